@@ -1,0 +1,30 @@
+# Two entry points for a newcomer: `make run` (install + start the app on the demo data) and
+# `make test` (install + run every test). Both create ./.venv on first use.
+PY ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+PORT ?= 8501
+
+.PHONY: install run test bench clean
+
+$(BIN)/mtlb: pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	@touch $@
+
+install: $(BIN)/mtlb
+
+run: install
+	$(BIN)/mtlb demo --if-empty
+	$(BIN)/streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+
+test: install
+	@$(BIN)/python -m pytest -q -rs $(PYTEST_ARGS); rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "error: pytest collected no tests" >&2; exit 1; fi; exit $$rc
+
+bench: install
+	@for b in bench/bench_*.py; do $(BIN)/python $$b; done
+
+clean:
+	rm -rf $(VENV) .pytest_cache test-artifacts

@@ -1,0 +1,55 @@
+"""Helpers shared by the sub-commands: JSON output, tables, progress."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+
+def add_json_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+
+def to_jsonable(obj: Any) -> Any:
+    """Convert numpy / pandas values (and NaN → null) into plain JSON types."""
+    if isinstance(obj, dict):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_jsonable(v) for v in obj]
+    if isinstance(obj, pd.DataFrame):
+        return to_jsonable(obj.to_dict(orient="records"))
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (np.floating, float)):
+        value = float(obj)
+        return None if math.isnan(value) or math.isinf(value) else value
+    if isinstance(obj, np.bool_):
+        return bool(obj)
+    if isinstance(obj, np.ndarray):
+        return to_jsonable(obj.tolist())
+    if obj is pd.NA or obj is None:
+        return None
+    return obj
+
+
+def print_json(obj: Any) -> None:
+    json.dump(to_jsonable(obj), sys.stdout, indent=2, ensure_ascii=False, allow_nan=False)
+    sys.stdout.write("\n")
+
+
+def print_table(frame: pd.DataFrame, floatfmt: str = "{:.4f}") -> None:
+    """Plain aligned text table for humans."""
+    if frame.empty:
+        print("(nothing)")
+        return
+    shown = frame.copy()
+    for col in shown.columns:
+        if pd.api.types.is_float_dtype(shown[col]):
+            shown[col] = shown[col].map(lambda v: "" if pd.isna(v) else floatfmt.format(v))
+    print(shown.to_string(index=False))

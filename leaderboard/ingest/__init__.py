@@ -1,0 +1,111 @@
+"""Turn user files into validated canonical judgment frames.
+
+``read_judgments`` is the single entry point used by the CLI, the app and the store: it detects
+the format from the content (or takes ``input_format``), parses, fills campaign / lp / assessment
+defaults, validates (:func:`leaderboard.schema.validate_judgments`) and returns the frame.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Callable
+
+import pandas as pd
+
+from ..errors import InputError
+from ..schema import validate_judgments
+from .appraise import looks_like_appraise, read_appraise
+from .canonical import looks_like_canonical, read_canonical
+from .textio import decode
+from .wmt_release import looks_like_stnd, read_stnd, read_worker_stats
+
+FORMATS: tuple[str, ...] = ("canonical", "wmt-stnd", "appraise", "mturk")
+
+
+def _mturk():
+    from . import mturk  # written alongside the HIT builder; imported lazily
+    return mturk
+
+
+def detect_format(path: str | os.PathLike, name: str | None = None) -> str:
+    """Name the format of ``path`` from its content (Parquet by extension)."""
+    label = name or str(path)
+    p = Path(path)
+    if p.suffix.lower() in (".parquet", ".pq"):
+        return "canonical"
+    if not p.exists():
+        raise InputError("file not found", file=label)
+    with open(p, "rb") as fh:
+        head = decode(fh.read(64 * 1024), label) if p.stat().st_size else decode(b"", label)
+    head = head[: head.rfind("\n") + 1] or head
+    if looks_like_stnd(head):
+        return "wmt-stnd"
+    try:
+        if _mturk().looks_like_mturk(head):
+            return "mturk"
+    except ImportError:
+        pass
+    if looks_like_canonical(head):
+        return "canonical"
+    if looks_like_appraise(head):
+        return "appraise"
+    raise InputError(
+        "cannot tell the format from the content; pass --input-format "
+        f"({' | '.join(FORMATS)})", file=label, line=1,
+    )
+
+
+def read_judgments(
+    path: str | os.PathLike,
+    input_format: str | None = None,
+    *,
+    worker_stats: str | os.PathLike | pd.DataFrame | None = None,
+    campaign: str | None = None,
+    lp: str | None = None,
+    assessment: str | None = None,
+    name: str | None = None,
+) -> pd.DataFrame:
+    """Read and validate one judgment file; ``name`` is the label used in error messages.
+
+    ``lp`` keeps only that language pair when the file names its pairs (an error if none
+    match) and sets it when the file does not. ``campaign`` defaults to the file's folder name.
+    """
+    label = name or str(path)
+    fmt = input_format or detect_format(path, label)
+    if fmt not in FORMATS:
+        raise InputError(f"unknown input format {fmt!r} (choose from {', '.join(FORMATS)})", file=label)
+    default_campaign = campaign or Path(path).resolve().parent.name or "campaign"
+    if fmt == "wmt-stnd":
+        stats = worker_stats
+        if stats is not None and not isinstance(stats, pd.DataFrame):
+            stats = read_worker_stats(str(stats))
+        frame = read_stnd(str(path), stats, campaign=default_campaign, name=label)
+        if stats is None:
+            frame["raw"] = float("nan")
+    elif fmt == "appraise":
+        frame = read_appraise(str(path), campaign=default_campaign, assessment=assessment, name=label)
+    elif fmt == "mturk":
+        frame = _mturk().read_mturk(str(path), campaign=default_campaign, name=label)
+    else:
+        frame = read_canonical(str(path), name=label, defaults={
+            "campaign": default_campaign, "lp": lp, "assessment": assessment or "adequacy"})
+    if worker_stats is not None and fmt != "wmt-stnd":
+        raise InputError("--worker-stats applies only to the WMT release format (wmt-stnd)", file=label)
+    if lp is not None and "lp" in frame.columns:
+        keep = frame["lp"].astype(str) == lp
+        if not keep.any():
+            found = sorted(frame["lp"].astype(str).unique())[:10]
+            raise InputError(f"no judgments for language pair {lp!r}; the file holds {', '.join(found)}",
+                             file=label)
+        frame = frame[keep]
+    return validate_judgments(frame, file=label)
+
+
+def read_many(paths: list[str], **kwargs) -> pd.DataFrame:
+    """Read several files into one frame; a key that repeats across files is an error."""
+    from ..schema import concat_judgments
+    return concat_judgments([read_judgments(p, **kwargs) for p in paths])
+
+
+ReadFn = Callable[..., pd.DataFrame]

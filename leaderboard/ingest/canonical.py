@@ -1,0 +1,74 @@
+"""The canonical format: CSV, TSV or Parquet whose header names the canonical columns."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from ..schema import COLUMNS, LINE
+from .textio import MAX_INPUT_BYTES, read_text
+
+#: Alternative header spellings accepted for canonical columns.
+ALIASES = {"score": "raw", "raw_score": "raw", "type": "item_type", "seg": "segment",
+           "segment_id": "segment", "sys": "system", "annotator": "worker", "z_score": "z",
+           "time": "seconds", "language_pair": "lp"}
+
+
+def looks_like_canonical(head: str) -> bool:
+    """True when the header line names canonical columns (with any delimiter)."""
+    lines = head.splitlines()
+    if not lines:
+        return False
+    cols = {c.strip().lower() for c in _split(lines[0])}
+    cols = {ALIASES.get(c, c) for c in cols}
+    return {"worker", "system", "segment", "item_type"} <= cols
+
+
+def _split(line: str) -> list[str]:
+    delim = "\t" if "\t" in line else ","
+    return next(csv.reader([line], delimiter=delim))
+
+
+def read_canonical(path: str, name: str | None = None, defaults: dict | None = None) -> pd.DataFrame:
+    """Read a canonical CSV/TSV/Parquet into canonical columns (plus ``_line``), unvalidated.
+
+    ``defaults`` fills columns the file lacks (campaign, lp, assessment from the command line).
+    """
+    label = name or str(path)
+    p = Path(path)
+    if p.suffix.lower() in (".parquet", ".pq"):
+        if p.stat().st_size > MAX_INPUT_BYTES:
+            raise InputError(f"file is larger than {MAX_INPUT_BYTES:,} bytes", file=label)
+        try:
+            frame = pd.read_parquet(p)
+        except Exception as exc:  # pyarrow raises many types for corrupt files
+            raise InputError(f"cannot read Parquet: {exc}", file=label) from None
+        frame = frame.rename(columns=lambda c: ALIASES.get(str(c).strip().lower(), str(c).strip().lower()))
+        frame[LINE] = np.arange(1, len(frame) + 1)  # Parquet has no header line: row numbers
+    else:
+        text = read_text(path, label)
+        first = text.splitlines()[0]
+        delim = "\t" if "\t" in first else ","
+        try:
+            frame = pd.read_csv(io.StringIO(text), sep=delim, dtype=str, keep_default_na=False,
+                                skip_blank_lines=True)
+        except pd.errors.ParserError as exc:
+            raise InputError(f"cannot parse: {exc}", file=label) from None
+        frame = frame.rename(columns=lambda c: ALIASES.get(c.strip().lower(), c.strip().lower()))
+        frame[LINE] = np.arange(2, len(frame) + 2)
+    dup_cols = frame.columns[frame.columns.duplicated()]
+    if len(dup_cols):
+        raise InputError(f"column {dup_cols[0]!r} appears twice in the header", file=label, line=1)
+    for col, value in (defaults or {}).items():
+        if value is not None and col not in frame.columns:
+            frame[col] = value
+    extra = [c for c in frame.columns if c not in COLUMNS and c != LINE]
+    if extra:
+        raise InputError("unknown column(s): " + ", ".join(extra)
+                         + f" (canonical columns: {', '.join(COLUMNS)})", file=label, line=1)
+    return frame

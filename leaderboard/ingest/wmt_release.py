@@ -1,0 +1,138 @@
+"""The WMT crowd-DA release (``ad-<lp>-good-stnd.csv`` + ``ad-<lp>-trk-mean-sd.txt``).
+
+The release publishes only worker z-scores; the per-worker mean and sd file (an R print-out)
+gives the raw score back: raw = z * sd + mean. Raw DA scores are whole numbers, and the print-out
+rounds mean and sd to 7 significant digits, so reconstructed values are snapped to the nearest
+integer when they lie within :data:`SNAP_TOLERANCE` of it (all of them do in the WMT21/22
+releases); anything further away is kept as computed.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from ..schema import LINE
+from .textio import read_text
+
+STND_COLUMNS = ("HITId", "WorkerId", "Input.src", "Input.trg", "Input.item", "hit", "sys_id",
+                "rid", "type", "sid", "score", "time")
+ASSESSMENTS = {"ad": "adequacy", "fl": "fluency", "da": "adequacy", "sr": "source-based"}
+SNAP_TOLERANCE = 0.01
+
+
+def looks_like_stnd(head: str) -> bool:
+    """True when the first line is the header of a release ``good-stnd`` file."""
+    first = head.splitlines()[0].split() if head.strip() else []
+    return first[:3] == ["HITId", "WorkerId", "Input.src"]
+
+
+def read_worker_stats(path: str, name: str | None = None) -> pd.DataFrame:
+    """Parse the R print-out of per-worker mean and sd: ``[1] "ID"`` / ``[1] mean`` / ``[1] sd``.
+
+    Returns a frame indexed by worker with float columns ``mean`` and ``sd`` (``NaN`` for ``NA``).
+    """
+    label = name or str(path)
+    text = read_text(path, label)
+    values: list[tuple[int, str]] = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        m = re.match(r'^\s*\[\d+\]\s+(.*?)\s*$', line)
+        if not m:
+            raise InputError("expected an R print-out line like '[1] \"M0001\"' or '[1] 61.5'",
+                             file=label, line=lineno)
+        values.append((lineno, m.group(1)))
+    if len(values) % 3:
+        raise InputError(f"expected triples of id / mean / sd, found {len(values)} values",
+                         file=label, line=values[-1][0] if values else None)
+    rows = []
+    for i in range(0, len(values), 3):
+        (l_id, wid), (l_mean, mean), (l_sd, sd) = values[i: i + 3]
+        if not (wid.startswith('"') and wid.endswith('"')):
+            raise InputError(f"expected a quoted worker id, got {wid}", file=label, line=l_id)
+        rows.append((wid.strip('"'), _num(mean, label, l_mean, "mean"), _num(sd, label, l_sd, "sd")))
+    stats = pd.DataFrame(rows, columns=["worker", "mean", "sd"])
+    dup = stats["worker"].duplicated()
+    if dup.any():
+        raise InputError(f"worker {stats['worker'][dup].iloc[0]} appears twice", file=label)
+    return stats.set_index("worker")
+
+
+def _num(text: str, label: str, line: int, what: str) -> float:
+    if text == "NA":
+        if what == "mean":
+            raise InputError("mean is NA", file=label, line=line)
+        return float("nan")
+    try:
+        return float(text)
+    except ValueError:
+        raise InputError(f"{what} is not a number: {text}", file=label, line=line) from None
+
+
+def read_stnd(path: str, worker_stats: pd.DataFrame | None = None, campaign: str | None = None,
+              name: str | None = None) -> pd.DataFrame:
+    """Read a ``good-stnd`` file into canonical columns (plus ``_line``), unvalidated.
+
+    ``position`` is the row's order inside its HIT (the release keeps HIT order); ``seconds`` is
+    the HIT time spread evenly over the HIT's rows, so the per-HIT sum gives the release's time.
+    """
+    label = name or str(path)
+    text = read_text(path, label)
+    header = text.splitlines()[0].split()
+    missing = [c for c in STND_COLUMNS if c not in header]
+    if missing:
+        raise InputError("not a WMT good-stnd file: missing column(s) " + ", ".join(missing),
+                         file=label, line=1)
+    try:
+        body = pd.read_csv(io.StringIO(text), sep=r"\s+", dtype=str, keep_default_na=False,
+                           header=0, names=header, skiprows=0)
+    except pd.errors.ParserError as exc:
+        m = re.search(r"line (\d+)", str(exc))
+        raise InputError(f"cannot parse: {exc}", file=label, line=int(m.group(1)) if m else None) from None
+    if body.empty:
+        raise InputError("no judgments found (only a header)", file=label)
+    n = len(body)
+    out = pd.DataFrame({
+        "campaign": campaign or "wmt",
+        "lp": body["Input.src"].str.strip() + "-" + body["Input.trg"].str.strip(),
+        "assessment": body["Input.item"].map(lambda s: ASSESSMENTS.get(s, s)),
+        "worker": body["WorkerId"],
+        "hit": body["HITId"],
+        "segment": body["sid"],
+        "system": body["sys_id"],
+        "item_type": body["type"],
+        "z": body["score"],
+        "doc": body["rid"],
+        LINE: np.arange(2, n + 2),
+    })
+    out["position"] = out.groupby("hit", sort=False).cumcount() + 1
+    z = pd.to_numeric(body["score"], errors="coerce").to_numpy()
+    bad = np.flatnonzero(np.isnan(z))
+    if bad.size:
+        raise InputError(f"score is not a number: {body['score'].iloc[bad[0]]!r}", file=label,
+                         line=int(bad[0]) + 2, column="score")
+    hit_time = pd.to_numeric(body["time"], errors="coerce")
+    out["seconds"] = hit_time / out.groupby("hit", sort=False)["hit"].transform("size")
+    if worker_stats is not None:
+        out["raw"] = reconstruct_raw(z, body["WorkerId"], worker_stats, label)
+    return out
+
+
+def reconstruct_raw(z: np.ndarray, workers: pd.Series, stats: pd.DataFrame, label: str) -> np.ndarray:
+    """raw = z * sd + mean per worker, snapped to whole numbers when within tolerance."""
+    mean = workers.map(stats["mean"])
+    unknown = np.flatnonzero(mean.isna().to_numpy())
+    if unknown.size:
+        i = int(unknown[0])
+        raise InputError(f"worker {workers.iloc[i]} has no entry in the worker mean/sd file",
+                         file=label, line=i + 2, column="WorkerId")
+    sd = workers.map(stats["sd"]).to_numpy(dtype=float)
+    raw = np.where(np.isnan(sd), mean.to_numpy(dtype=float), z * sd + mean.to_numpy(dtype=float))
+    snapped = np.round(raw)
+    close = np.abs(raw - snapped) <= SNAP_TOLERANCE
+    return np.where(close, snapped, raw)

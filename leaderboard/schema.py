@@ -1,0 +1,181 @@
+"""The canonical judgment table (METHOD.md §1) and its validation.
+
+Every importer produces a frame with these columns; everything downstream (store, QC, ranking)
+consumes only this frame. Validation is vectorised and reports the first offending row with the
+file line it came from.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError
+
+ITEM_TYPES: tuple[str, ...] = ("SYSTEM", "REPEAT", "REF", "BAD_REF")
+
+#: Columns every judgment must have (values non-empty).
+KEY_TEXT_COLUMNS: tuple[str, ...] = (
+    "campaign", "lp", "assessment", "worker", "hit", "segment", "system", "item_type",
+)
+#: The full canonical column order; ``raw``, ``z``, ``seconds`` and ``doc`` may hold missing values.
+COLUMNS: tuple[str, ...] = (
+    "campaign", "lp", "assessment", "worker", "hit", "position", "segment", "system",
+    "item_type", "raw", "z", "seconds", "doc",
+)
+#: A judgment is identified by these; two rows with the same key are duplicates.
+KEY: tuple[str, ...] = ("campaign", "lp", "assessment", "worker", "hit", "position")
+OPTIONAL_COLUMNS: tuple[str, ...] = ("z", "seconds", "doc")
+
+#: Name of the bookkeeping column importers may add: the 1-based file line of each row.
+LINE = "_line"
+
+
+def _line_of(frame: pd.DataFrame, row: int) -> int | None:
+    if LINE in frame.columns:
+        return int(frame[LINE].iloc[row])
+    return None
+
+
+def _first_bad(mask: np.ndarray) -> int | None:
+    idx = np.flatnonzero(mask)
+    return int(idx[0]) if idx.size else None
+
+
+def validate_judgments(frame: pd.DataFrame, file: str | None = None) -> pd.DataFrame:
+    """Check ``frame`` against the canonical model and return a normalised copy.
+
+    Raises :class:`InputError` naming the file, line and column of the first problem: missing
+    columns, empty input, empty key fields, non-numeric or out-of-range scores, unknown item
+    types, non-positive positions, and duplicate judgment keys. The returned frame has exactly
+    :data:`COLUMNS` (in order), string keys, float scores and integer positions.
+    """
+    if frame is None or len(frame) == 0:
+        raise InputError("no judgments found (the file is empty or holds only a header)", file=file)
+    missing = [c for c in (*KEY_TEXT_COLUMNS, "position") if c not in frame.columns]
+    if "raw" not in frame.columns and "z" not in frame.columns:
+        missing.append("raw (or z)")
+    if missing:
+        raise InputError(
+            "missing required column(s): " + ", ".join(missing)
+            + f"; found: {', '.join(str(c) for c in frame.columns if c != LINE)}",
+            file=file, line=1 if LINE in frame.columns else None,
+        )
+
+    out = pd.DataFrame(index=pd.RangeIndex(len(frame)))
+    src = frame.reset_index(drop=True)
+
+    for col in KEY_TEXT_COLUMNS:
+        values = src[col]
+        text = values.astype("string").str.strip()
+        bad = _first_bad((text.isna() | (text == "")).to_numpy())
+        if bad is not None:
+            raise InputError("empty value", file=file, line=_line_of(src, bad), column=col)
+        out[col] = text.astype(str)
+
+    item_type = out["item_type"].str.upper()
+    bad = _first_bad(~item_type.isin(ITEM_TYPES).to_numpy())
+    if bad is not None:
+        raise InputError(
+            f"unknown item type {out['item_type'].iloc[bad]!r} (expected one of {', '.join(ITEM_TYPES)})",
+            file=file, line=_line_of(src, bad), column="item_type",
+        )
+    out["item_type"] = item_type
+
+    position = pd.to_numeric(src["position"], errors="coerce")
+    pos = position.to_numpy(dtype=float)
+    bad = _first_bad(~np.isfinite(pos) | (pos < 1) | (pos != np.floor(pos)))
+    if bad is not None:
+        raise InputError(
+            f"position must be a whole number >= 1, got {src['position'].iloc[bad]!r}",
+            file=file, line=_line_of(src, bad), column="position",
+        )
+    out["position"] = pos.astype(np.int64)
+
+    have_raw = "raw" in src.columns
+    have_z = "z" in src.columns
+    raw = _numeric(src, "raw", file) if have_raw else np.full(len(src), np.nan)
+    z = _numeric(src, "z", file) if have_z else np.full(len(src), np.nan)
+    bad = _first_bad(np.isfinite(raw) & ((raw < 0) | (raw > 100)))
+    if bad is not None:
+        raise InputError(
+            f"raw score {raw[bad]:g} is outside 0-100", file=file, line=_line_of(src, bad), column="raw",
+        )
+    bad = _first_bad(np.isinf(z))
+    if bad is not None:
+        raise InputError("z score is infinite", file=file, line=_line_of(src, bad), column="z")
+    bad = _first_bad(np.isnan(raw) & np.isnan(z))
+    if bad is not None:
+        raise InputError(
+            "judgment has neither a raw score nor a z score", file=file, line=_line_of(src, bad),
+            column="raw" if have_raw else "z",
+        )
+    out["raw"] = raw
+    out["z"] = z
+
+    if "seconds" in src.columns:
+        seconds = _numeric(src, "seconds", file)
+        bad = _first_bad(seconds < 0)
+        if bad is not None:
+            raise InputError("negative time", file=file, line=_line_of(src, bad), column="seconds")
+        out["seconds"] = seconds
+    else:
+        out["seconds"] = np.nan
+    if "doc" in src.columns:
+        doc = src["doc"].astype("string").str.strip()
+        out["doc"] = doc.where(doc != "", pd.NA)
+    else:
+        out["doc"] = pd.Series(pd.NA, index=out.index, dtype="string")
+
+    dup = out.duplicated(list(KEY), keep=False).to_numpy()
+    bad = _first_bad(dup)
+    if bad is not None:
+        first = out.loc[bad, list(KEY)]
+        twins = np.flatnonzero(dup & (out[list(KEY)] == first).all(axis=1).to_numpy())
+        lines = [_line_of(src, int(i)) for i in twins[:3]]
+        where = ", ".join(str(x) for x in lines if x is not None)
+        raise InputError(
+            "duplicate judgment (same campaign, lp, assessment, worker, hit, position)"
+            + (f" on lines {where}" if where else ""),
+            file=file, line=_line_of(src, int(twins[-1]) if len(twins) else bad), column="position",
+        )
+    return out[list(COLUMNS)]
+
+
+def _numeric(src: pd.DataFrame, col: str, file: str | None) -> np.ndarray:
+    """Parse a score column; empty/NA cells become NaN, anything else non-numeric is an error."""
+    values = src[col]
+    if pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
+        return values.to_numpy(dtype=float, na_value=np.nan)
+    text = values.astype("string").str.strip()
+    blank = text.isna() | (text == "") | text.str.upper().isin(["NA", "NAN"])
+    parsed = pd.to_numeric(text.where(~blank, None), errors="coerce")
+    bad = _first_bad((parsed.isna() & ~blank).to_numpy())
+    if bad is not None:
+        raise InputError(
+            f"not a number: {values.iloc[bad]!r}", file=file, line=_line_of(src, bad), column=col,
+        )
+    return parsed.to_numpy(dtype=float, na_value=np.nan)
+
+
+def empty_judgments() -> pd.DataFrame:
+    """A zero-row frame with the canonical columns and dtypes."""
+    return pd.DataFrame({c: pd.Series(dtype="float64" if c in ("raw", "z", "seconds") else (
+        "int64" if c == "position" else "object")) for c in COLUMNS})
+
+
+def concat_judgments(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """Stack validated frames and re-check keys across them (two files may collide)."""
+    if not frames:
+        return empty_judgments()
+    both = pd.concat(frames, ignore_index=True)
+    dup = both.duplicated(list(KEY), keep="first").to_numpy()
+    if dup.any():
+        row = both.iloc[int(np.flatnonzero(dup)[0])]
+        raise InputError(
+            "the same judgment appears in two inputs: "
+            + ", ".join(f"{k}={row[k]}" for k in KEY)
+        )
+    return both

@@ -1,0 +1,62 @@
+"""Shared fixtures: paths to the real WMT data (skip when absent) and database URLs."""
+
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("MTLB_SHARED_DATA", ROOT.parent / "shared" / "data"))
+PG_URL = os.environ.get("MTLB_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+
+
+@pytest.fixture(scope="session")
+def shared() -> Path:
+    """The ../shared/data folder; tests using it skip in an outside clone."""
+    if not SHARED.is_dir():
+        pytest.skip("../shared/data is not present")
+    return SHARED
+
+
+def pg_available() -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", 5432), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+@pytest.fixture()
+def sqlite_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'store.sqlite'}"
+
+
+@pytest.fixture()
+def pg_url() -> str:
+    """A clean PostgreSQL schema for one test; skips when no server answers on 127.0.0.1:5432."""
+    if not pg_available():
+        pytest.skip("PostgreSQL is not reachable on 127.0.0.1:5432")
+    from sqlalchemy import create_engine, text
+    import uuid
+    schema = "t_" + uuid.uuid4().hex[:12]
+    engine = create_engine(PG_URL)
+    with engine.begin() as conn:
+        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    engine.dispose()
+    url = f"{PG_URL}?options=-csearch_path%3D{schema}"
+    yield url
+    engine = create_engine(PG_URL)
+    with engine.begin() as conn:
+        conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+    engine.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def db_url(request, tmp_path: Path) -> str:
+    """Run a store test on both back ends."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'store.sqlite'}"
+    return request.getfixturevalue("pg_url")
