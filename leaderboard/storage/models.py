@@ -1,0 +1,154 @@
+"""Table definitions of the store (SQLAlchemy Core). Migrations in ``migrations/`` create them.
+
+Judgments are normalised: systems, segments and workers are per (campaign, lp) dimension rows
+and judgments reference them by id, so a million judgments stay small and joins stay cheap.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    Boolean, Column, DateTime, Float, ForeignKey, Index, Integer, MetaData, String, Table, Text,
+    UniqueConstraint,
+)
+
+metadata = MetaData(naming_convention={
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+})
+
+campaigns = Table(
+    "campaigns", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", String(200), nullable=False, unique=True),
+    Column("description", Text, nullable=False, default=""),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+language_pairs = Table(
+    "language_pairs", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("campaign_id", ForeignKey("campaigns.id", ondelete="CASCADE"), nullable=False),
+    Column("lp", String(40), nullable=False),
+    UniqueConstraint("campaign_id", "lp"),
+)
+
+systems = Table(
+    "systems", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("lp_id", ForeignKey("language_pairs.id", ondelete="CASCADE"), nullable=False),
+    Column("name", String(200), nullable=False),
+    UniqueConstraint("lp_id", "name"),
+)
+
+segments = Table(
+    "segments", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("lp_id", ForeignKey("language_pairs.id", ondelete="CASCADE"), nullable=False),
+    Column("key", String(200), nullable=False),
+    Column("doc", String(200)),
+    UniqueConstraint("lp_id", "key"),
+)
+
+workers = Table(
+    "workers", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("campaign_id", ForeignKey("campaigns.id", ondelete="CASCADE"), nullable=False),
+    Column("name", String(200), nullable=False),
+    UniqueConstraint("campaign_id", "name"),
+)
+
+imports = Table(
+    "imports", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("campaign_id", ForeignKey("campaigns.id", ondelete="CASCADE"), nullable=False),
+    Column("kind", String(40), nullable=False),  # judgments | texts | metric
+    Column("file_name", String(500), nullable=False),
+    Column("sha256", String(64), nullable=False),
+    Column("input_format", String(40), nullable=False),
+    Column("rows", Integer, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("created_by", String(200)),
+)
+
+judgments = Table(
+    "judgments", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("import_id", ForeignKey("imports.id", ondelete="CASCADE"), nullable=False),
+    Column("lp_id", ForeignKey("language_pairs.id", ondelete="CASCADE"), nullable=False),
+    Column("assessment", String(40), nullable=False),
+    Column("worker_id", ForeignKey("workers.id", ondelete="CASCADE"), nullable=False),
+    Column("hit", String(200), nullable=False),
+    Column("position", Integer, nullable=False),
+    Column("segment_id", ForeignKey("segments.id", ondelete="CASCADE"), nullable=False),
+    Column("system_id", ForeignKey("systems.id", ondelete="CASCADE"), nullable=False),
+    Column("item_type", String(10), nullable=False),
+    Column("raw", Float),
+    Column("z", Float),
+    Column("seconds", Float),
+    UniqueConstraint("lp_id", "assessment", "worker_id", "hit", "position", name="uq_judgments_key"),
+)
+Index("ix_judgments_lp_system", judgments.c.lp_id, judgments.c.system_id)
+
+texts = Table(
+    "texts", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("import_id", ForeignKey("imports.id", ondelete="CASCADE"), nullable=False),
+    Column("lp_id", ForeignKey("language_pairs.id", ondelete="CASCADE"), nullable=False),
+    Column("kind", String(20), nullable=False),  # source | reference | hypothesis
+    Column("name", String(200), nullable=False),  # system name or reference label
+    Column("line", Integer, nullable=False),  # 1-based line in the aligned test set
+    Column("text", Text, nullable=False),
+    UniqueConstraint("lp_id", "kind", "name", "line", name="uq_texts_key"),
+)
+
+metric_submissions = Table(
+    "metric_submissions", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("campaign_id", ForeignKey("campaigns.id", ondelete="CASCADE"), nullable=False),
+    Column("metric", String(200), nullable=False),
+    Column("level", String(10), nullable=False),  # system | segment
+    Column("higher_is_better", Boolean, nullable=False, default=True),
+    Column("owner", String(200)),
+    Column("public", Boolean, nullable=False, default=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("sha256", String(64), nullable=False),
+)
+
+metric_scores = Table(
+    "metric_scores", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("submission_id", ForeignKey("metric_submissions.id", ondelete="CASCADE"), nullable=False),
+    Column("lp", String(40), nullable=False),
+    Column("system", String(200), nullable=False),
+    Column("segment", String(200)),
+    Column("score", Float, nullable=False),
+)
+Index("ix_metric_scores_submission", metric_scores.c.submission_id)
+
+snapshots = Table(
+    "snapshots", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("campaign_id", ForeignKey("campaigns.id", ondelete="RESTRICT"), nullable=False),
+    Column("lp", String(40), nullable=False),
+    Column("assessment", String(40), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("signature", Text, nullable=False),
+    Column("data_hash", String(64), nullable=False),
+    Column("payload", Text, nullable=False),  # the ranking JSON exactly as published
+    Column("payload_hash", String(64), nullable=False),
+    Column("note", Text, nullable=False, default=""),
+    Column("published_at", DateTime(timezone=True), nullable=False),
+    Column("published_by", String(200), nullable=False),
+    UniqueConstraint("campaign_id", "lp", "assessment", "version", name="uq_snapshots_version"),
+)
+
+users = Table(
+    "users", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", String(200), nullable=False, unique=True),
+    Column("password_hash", String(300), nullable=False),
+    Column("role", String(40), nullable=False),  # organiser | metric-developer
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)

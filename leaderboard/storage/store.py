@@ -1,0 +1,366 @@
+"""Reads and writes of campaigns, judgments, texts, metric submissions, snapshots and users.
+
+Every write method runs in one transaction: on any error nothing is written. Published
+snapshots are insert-only; their payload hash is checked on every read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime, timezone
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+from sqlalchemy import Connection, Engine, and_, func, insert, select
+from sqlalchemy.exc import IntegrityError
+
+from ..errors import InputError
+from ..schema import COLUMNS
+from . import models as m
+from .bulk import insert_frame
+from .db import get_engine
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def frame_hash(frame: pd.DataFrame) -> str:
+    """A stable SHA-256 of a judgments frame's content (row order independent)."""
+    canon = frame[list(COLUMNS)].sort_values(list(COLUMNS[:6])).reset_index(drop=True)
+    digest = pd.util.hash_pandas_object(canon, index=False).to_numpy()
+    return hashlib.sha256(digest.tobytes()).hexdigest()
+
+
+def payload_hash(payload: str) -> str:
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+class SnapshotIntegrityError(RuntimeError):
+    """A published snapshot's stored payload no longer matches its hash."""
+
+
+class Store:
+    """The product's database. ``Store()`` uses ``DATABASE_URL`` or the local SQLite file."""
+
+    def __init__(self, url: str | None = None, engine: Engine | None = None) -> None:
+        self.engine = engine or get_engine(url)
+
+    # ---- campaigns -----------------------------------------------------------------------
+    def _campaign_id(self, conn: Connection, name: str, create: bool = False) -> int | None:
+        cid = conn.execute(select(m.campaigns.c.id).where(m.campaigns.c.name == name)).scalar()
+        if cid is None and create:
+            cid = conn.execute(insert(m.campaigns).values(name=name, description="", created_at=_now())
+                               .returning(m.campaigns.c.id)).scalar_one()
+        return cid
+
+    def create_campaign(self, name: str, description: str = "") -> int:
+        """Create an empty campaign; refuses a name that exists."""
+        if not name.strip():
+            raise InputError("campaign name is empty")
+        with self.engine.begin() as conn:
+            if self._campaign_id(conn, name) is not None:
+                raise InputError(f"campaign {name!r} already exists")
+            return conn.execute(insert(m.campaigns).values(name=name, description=description,
+                                                           created_at=_now()).returning(m.campaigns.c.id)).scalar_one()
+
+    def campaigns(self) -> pd.DataFrame:
+        """One row per campaign and language pair with counts of judgments, systems and workers."""
+        j, lp, c = m.judgments, m.language_pairs, m.campaigns
+        q = (select(c.c.name.label("campaign"), lp.c.lp, j.c.assessment,
+                    func.count(j.c.id).label("judgments"),
+                    func.count(func.distinct(j.c.system_id)).label("systems"),
+                    func.count(func.distinct(j.c.worker_id)).label("workers"))
+             .select_from(c.join(lp, lp.c.campaign_id == c.c.id).join(j, j.c.lp_id == lp.c.id))
+             .group_by(c.c.name, lp.c.lp, j.c.assessment).order_by(c.c.name, lp.c.lp, j.c.assessment))
+        with self.engine.connect() as conn:
+            rows = conn.execute(q).all()
+            names = conn.execute(select(c.c.name).order_by(c.c.name)).scalars().all()
+        frame = pd.DataFrame(rows, columns=["campaign", "lp", "assessment", "judgments", "systems", "workers"])
+        empty = [n for n in names if n not in set(frame["campaign"])]
+        if empty:
+            frame = pd.concat([frame, pd.DataFrame({"campaign": empty, "judgments": 0})], ignore_index=True)
+        return frame
+
+    # ---- dimension rows ------------------------------------------------------------------
+    def _ids(self, conn: Connection, table, parent_col: str, parent_id: int, name_col: str,
+             names: pd.Series, extra: pd.Series | None = None) -> pd.Series:
+        """Map names to ids in a dimension table, inserting the missing ones."""
+        wanted = pd.unique(names.astype(str))
+        existing = dict(conn.execute(select(table.c[name_col], table.c.id)
+                                     .where(table.c[parent_col] == parent_id)).all())
+        missing = [n for n in wanted if n not in existing]
+        if missing:
+            rows = pd.DataFrame({parent_col: parent_id, name_col: missing})
+            if extra is not None:
+                first = extra.groupby(names.astype(str).to_numpy(), sort=False).first()
+                rows["doc"] = [first.get(n) for n in missing]
+            insert_frame(conn, table.name, rows)
+            existing = dict(conn.execute(select(table.c[name_col], table.c.id)
+                                         .where(table.c[parent_col] == parent_id)).all())
+        return names.astype(str).map(existing)
+
+    # ---- judgments -------------------------------------------------------------------------
+    def load_judgments(self, frame: pd.DataFrame, *, file_name: str, input_format: str,
+                       sha256: str | None = None, created_by: str | None = None,
+                       progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+        """Store a validated judgments frame in one transaction and return what was stored.
+
+        Refuses a file already imported into the same campaign (same SHA-256) and any judgment
+        whose key is already stored; in both cases nothing is written.
+        """
+        if frame.empty:
+            raise InputError("no judgments to store", file=file_name)
+        sha256 = sha256 or frame_hash(frame)
+        summary: dict[str, Any] = {"file": file_name, "judgments": 0, "campaigns": [], "lps": []}
+        try:
+            with self.engine.begin() as conn:
+                for campaign, part in frame.groupby("campaign", sort=True):
+                    cid = self._campaign_id(conn, str(campaign), create=True)
+                    seen = conn.execute(select(m.imports.c.id, m.imports.c.file_name, m.imports.c.created_at)
+                                        .where(and_(m.imports.c.campaign_id == cid, m.imports.c.sha256 == sha256,
+                                                    m.imports.c.kind == "judgments"))).first()
+                    if seen is not None:
+                        raise InputError(f"this data was already imported into campaign {campaign!r} "
+                                         f"(import #{seen.id} of {seen.file_name} at {seen.created_at:%Y-%m-%d %H:%M})",
+                                         file=file_name)
+                    import_id = conn.execute(insert(m.imports).values(
+                        campaign_id=cid, kind="judgments", file_name=file_name, sha256=sha256,
+                        input_format=input_format, rows=len(part), created_at=_now(), created_by=created_by,
+                    ).returning(m.imports.c.id)).scalar_one()
+                    worker_ids = self._ids(conn, m.workers, "campaign_id", cid, "name", part["worker"])
+                    for lp, rows in part.groupby("lp", sort=True):
+                        lp_id = self._lp_id(conn, cid, str(lp))
+                        out = pd.DataFrame({
+                            "import_id": import_id,
+                            "lp_id": lp_id,
+                            "assessment": rows["assessment"].to_numpy(),
+                            "worker_id": worker_ids.loc[rows.index].to_numpy(),
+                            "hit": rows["hit"].to_numpy(),
+                            "position": rows["position"].to_numpy(),
+                            "segment_id": self._ids(conn, m.segments, "lp_id", lp_id, "key", rows["segment"],
+                                                    extra=rows["doc"]).to_numpy(),
+                            "system_id": self._ids(conn, m.systems, "lp_id", lp_id, "name", rows["system"]).to_numpy(),
+                            "item_type": rows["item_type"].to_numpy(),
+                            "raw": rows["raw"].to_numpy(dtype=float),
+                            "z": rows["z"].to_numpy(dtype=float),
+                            "seconds": rows["seconds"].to_numpy(dtype=float),
+                        })
+                        summary["judgments"] += insert_frame(conn, "judgments", out, progress)
+                        summary["lps"].append(str(lp))
+                    summary["campaigns"].append(str(campaign))
+        except IntegrityError as exc:
+            raise self._explain_duplicate(frame, file_name) from exc
+        return summary
+
+    def _lp_id(self, conn: Connection, cid: int, lp: str) -> int:
+        lid = conn.execute(select(m.language_pairs.c.id).where(and_(
+            m.language_pairs.c.campaign_id == cid, m.language_pairs.c.lp == lp))).scalar()
+        if lid is None:
+            lid = conn.execute(insert(m.language_pairs).values(campaign_id=cid, lp=lp)
+                               .returning(m.language_pairs.c.id)).scalar_one()
+        return lid
+
+    def _explain_duplicate(self, frame: pd.DataFrame, file_name: str) -> InputError:
+        """Name the first uploaded judgment whose key is already in the store."""
+        keys = ["campaign", "lp", "assessment", "worker", "hit", "position"]
+        for campaign in frame["campaign"].unique():
+            stored = self.judgments(str(campaign))
+            if stored.empty:
+                continue
+            both = frame.reset_index(drop=True).merge(stored[keys], on=keys, how="left", indicator=True)
+            hit = np.flatnonzero((both["_merge"] == "both").to_numpy())
+            if hit.size:
+                row = both.iloc[int(hit[0])]
+                return InputError(
+                    "judgment already stored (campaign {campaign}, lp {lp}, worker {worker}, hit {hit}, "
+                    "position {position}); nothing was written".format(**row[keys].to_dict()),
+                    file=file_name, line=None, column="position")
+        return InputError("the upload conflicts with stored judgments; nothing was written", file=file_name)
+
+    def judgments(self, campaign: str, lp: str | None = None, assessment: str | None = None) -> pd.DataFrame:
+        """The stored judgments of a campaign as a canonical frame (empty when none)."""
+        j, c, lpt, w, s, sy = m.judgments, m.campaigns, m.language_pairs, m.workers, m.segments, m.systems
+        q = (select(c.c.name, lpt.c.lp, j.c.assessment, w.c.name, j.c.hit, j.c.position, s.c.key,
+                    sy.c.name, j.c.item_type, j.c.raw, j.c.z, j.c.seconds, s.c.doc)
+             .select_from(j.join(lpt, j.c.lp_id == lpt.c.id).join(c, lpt.c.campaign_id == c.c.id)
+                          .join(w, j.c.worker_id == w.c.id).join(s, j.c.segment_id == s.c.id)
+                          .join(sy, j.c.system_id == sy.c.id))
+             .where(c.c.name == campaign).order_by(j.c.id))
+        if lp is not None:
+            q = q.where(lpt.c.lp == lp)
+        if assessment is not None:
+            q = q.where(j.c.assessment == assessment)
+        with self.engine.connect() as conn:
+            rows = conn.execute(q).all()
+        frame = pd.DataFrame(rows, columns=list(COLUMNS))
+        for col in ("raw", "z", "seconds"):
+            frame[col] = pd.to_numeric(frame[col], errors="coerce").astype(float)
+        frame["position"] = frame["position"].astype("int64")
+        return frame
+
+    def imports(self, campaign: str) -> pd.DataFrame:
+        """The import log of a campaign."""
+        i, c = m.imports, m.campaigns
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(i.c.id, i.c.kind, i.c.file_name, i.c.input_format, i.c.rows,
+                                       i.c.sha256, i.c.created_at, i.c.created_by)
+                                .join(c, i.c.campaign_id == c.c.id).where(c.c.name == campaign)
+                                .order_by(i.c.id)).all()
+        return pd.DataFrame(rows, columns=["id", "kind", "file_name", "input_format", "rows", "sha256",
+                                           "created_at", "created_by"])
+
+    # ---- texts (sources, references, system outputs) --------------------------------------
+    def load_texts(self, campaign: str, lp: str, kind: str, name: str, lines: list[str], *,
+                   file_name: str, created_by: str | None = None) -> int:
+        """Store one aligned text file (source, reference or a system's output) in one transaction."""
+        if kind not in ("source", "reference", "hypothesis"):
+            raise InputError(f"unknown text kind {kind!r}", file=file_name)
+        if not lines:
+            raise InputError("the file is empty", file=file_name)
+        sha = hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
+        try:
+            with self.engine.begin() as conn:
+                cid = self._campaign_id(conn, campaign, create=True)
+                lp_id = self._lp_id(conn, cid, lp)
+                import_id = conn.execute(insert(m.imports).values(
+                    campaign_id=cid, kind="texts", file_name=file_name, sha256=sha, input_format=kind,
+                    rows=len(lines), created_at=_now(), created_by=created_by).returning(m.imports.c.id)).scalar_one()
+                rows = pd.DataFrame({"import_id": import_id, "lp_id": lp_id, "kind": kind, "name": name,
+                                     "line": np.arange(1, len(lines) + 1), "text": lines})
+                return insert_frame(conn, "texts", rows)
+        except IntegrityError:
+            raise InputError(f"{kind} {name!r} of {lp} is already stored in campaign {campaign!r}",
+                             file=file_name) from None
+
+    def texts(self, campaign: str, lp: str, kind: str | None = None) -> pd.DataFrame:
+        """Stored texts of a language pair: columns kind, name, line, text."""
+        t, lpt, c = m.texts, m.language_pairs, m.campaigns
+        q = (select(t.c.kind, t.c.name, t.c.line, t.c.text)
+             .join(lpt, t.c.lp_id == lpt.c.id).join(c, lpt.c.campaign_id == c.c.id)
+             .where(and_(c.c.name == campaign, lpt.c.lp == lp)).order_by(t.c.kind, t.c.name, t.c.line))
+        if kind:
+            q = q.where(t.c.kind == kind)
+        with self.engine.connect() as conn:
+            return pd.DataFrame(conn.execute(q).all(), columns=["kind", "name", "line", "text"])
+
+    # ---- metric submissions ----------------------------------------------------------------
+    def save_metric_submission(self, campaign: str, scores: pd.DataFrame, *, metric: str, level: str,
+                               higher_is_better: bool = True, owner: str | None = None,
+                               public: bool = False) -> int:
+        """Store a validated metric submission (columns lp, system, [segment], score); returns its id."""
+        if level not in ("system", "segment"):
+            raise InputError(f"level must be system or segment, not {level!r}")
+        body = scores.assign(segment=scores["segment"] if "segment" in scores else None)[
+            ["lp", "system", "segment", "score"]]
+        sha = hashlib.sha256(pd.util.hash_pandas_object(body, index=False).to_numpy().tobytes()).hexdigest()
+        with self.engine.begin() as conn:
+            cid = self._campaign_id(conn, campaign)
+            if cid is None:
+                raise InputError(f"no campaign named {campaign!r}")
+            sid = conn.execute(insert(m.metric_submissions).values(
+                campaign_id=cid, metric=metric, level=level, higher_is_better=higher_is_better, owner=owner,
+                public=public, created_at=_now(), sha256=sha).returning(m.metric_submissions.c.id)).scalar_one()
+            insert_frame(conn, "metric_scores", body.assign(submission_id=sid)[
+                ["submission_id", "lp", "system", "segment", "score"]])
+        return sid
+
+    def metric_submissions(self, campaign: str, viewer: str | None = None, include_private: bool = False) -> pd.DataFrame:
+        """Submissions visible to ``viewer``: public ones, the viewer's own, or all if ``include_private``."""
+        s, c = m.metric_submissions, m.campaigns
+        q = (select(s.c.id, s.c.metric, s.c.level, s.c.higher_is_better, s.c.owner, s.c.public, s.c.created_at)
+             .join(c, s.c.campaign_id == c.c.id).where(c.c.name == campaign).order_by(s.c.id))
+        with self.engine.connect() as conn:
+            frame = pd.DataFrame(conn.execute(q).all(), columns=["id", "metric", "level", "higher_is_better",
+                                                                 "owner", "public", "created_at"])
+        if not include_private:
+            frame = frame[frame["public"].astype(bool) | (frame["owner"] == viewer)]
+        return frame.reset_index(drop=True)
+
+    def metric_scores(self, submission_id: int) -> pd.DataFrame:
+        t = m.metric_scores
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(t.c.lp, t.c.system, t.c.segment, t.c.score)
+                                .where(t.c.submission_id == submission_id).order_by(t.c.id)).all()
+        return pd.DataFrame(rows, columns=["lp", "system", "segment", "score"])
+
+    def set_submission_public(self, submission_id: int, public: bool, actor: str, actor_role: str) -> None:
+        """Publish or hide a submission; only its owner or an organiser may."""
+        s = m.metric_submissions
+        with self.engine.begin() as conn:
+            owner = conn.execute(select(s.c.owner).where(s.c.id == submission_id)).first()
+            if owner is None:
+                raise InputError(f"no metric submission #{submission_id}")
+            if actor_role != "organiser" and owner.owner != actor:
+                raise PermissionError("only the submission's owner or an organiser can change its visibility")
+            conn.execute(s.update().where(s.c.id == submission_id).values(public=public))
+
+    # ---- published snapshots ---------------------------------------------------------------
+    def publish(self, campaign: str, lp: str, assessment: str, ranking: dict, *, data_hash: str,
+                publisher: str, note: str = "") -> int:
+        """Store ``ranking`` as the next immutable version for (campaign, lp, assessment)."""
+        payload = json.dumps(ranking, sort_keys=True, ensure_ascii=False, allow_nan=False)
+        snap = m.snapshots
+        with self.engine.begin() as conn:
+            cid = self._campaign_id(conn, campaign)
+            if cid is None:
+                raise InputError(f"no campaign named {campaign!r}")
+            last = conn.execute(select(func.max(snap.c.version)).where(and_(
+                snap.c.campaign_id == cid, snap.c.lp == lp, snap.c.assessment == assessment))).scalar()
+            version = (last or 0) + 1
+            conn.execute(insert(snap).values(
+                campaign_id=cid, lp=lp, assessment=assessment, version=version,
+                signature=str(ranking.get("signature", "")), data_hash=data_hash, payload=payload,
+                payload_hash=payload_hash(payload), note=note, published_at=_now(), published_by=publisher))
+        return version
+
+    def snapshots(self, campaign: str | None = None) -> pd.DataFrame:
+        """The list of published versions (without payloads)."""
+        snap, c = m.snapshots, m.campaigns
+        q = (select(c.c.name.label("campaign"), snap.c.lp, snap.c.assessment, snap.c.version, snap.c.signature,
+                    snap.c.data_hash, snap.c.published_at, snap.c.published_by, snap.c.note)
+             .join(c, snap.c.campaign_id == c.c.id)
+             .order_by(c.c.name, snap.c.lp, snap.c.assessment, snap.c.version))
+        if campaign:
+            q = q.where(c.c.name == campaign)
+        with self.engine.connect() as conn:
+            return pd.DataFrame(conn.execute(q).all(), columns=[
+                "campaign", "lp", "assessment", "version", "signature", "data_hash", "published_at",
+                "published_by", "note"])
+
+    def snapshot(self, campaign: str, lp: str, assessment: str, version: int | None = None) -> dict:
+        """A published ranking (the latest version unless ``version``), hash-verified."""
+        snap, c = m.snapshots, m.campaigns
+        q = (select(snap).join(c, snap.c.campaign_id == c.c.id)
+             .where(and_(c.c.name == campaign, snap.c.lp == lp, snap.c.assessment == assessment)))
+        q = q.where(snap.c.version == version) if version else q.order_by(snap.c.version.desc()).limit(1)
+        with self.engine.connect() as conn:
+            row = conn.execute(q).mappings().first()
+        if row is None:
+            raise InputError(f"nothing published for {campaign} {lp} {assessment}"
+                             + (f" version {version}" if version else ""))
+        if payload_hash(row["payload"]) != row["payload_hash"]:
+            raise SnapshotIntegrityError(f"snapshot {campaign}/{lp}/{assessment} v{row['version']} was altered")
+        return {"campaign": campaign, "lp": lp, "assessment": assessment, "version": row["version"],
+                "signature": row["signature"], "data_hash": row["data_hash"],
+                "published_at": row["published_at"].isoformat() if row["published_at"] else None,
+                "published_by": row["published_by"], "note": row["note"],
+                "ranking": json.loads(row["payload"])}
+
+    # ---- users -----------------------------------------------------------------------------
+    def add_user(self, name: str, password_hash: str, role: str) -> None:
+        if role not in ("organiser", "metric-developer"):
+            raise InputError(f"unknown role {role!r} (organiser | metric-developer)")
+        try:
+            with self.engine.begin() as conn:
+                conn.execute(insert(m.users).values(name=name, password_hash=password_hash, role=role,
+                                                    created_at=_now()))
+        except IntegrityError:
+            raise InputError(f"user {name!r} already exists") from None
+
+    def user(self, name: str) -> dict | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(select(m.users).where(m.users.c.name == name)).mappings().first()
+        return dict(row) if row else None
