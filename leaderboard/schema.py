@@ -160,6 +160,18 @@ def _numeric(src: pd.DataFrame, col: str, file: str | None) -> np.ndarray:
     return parsed.to_numpy(dtype=float, na_value=np.nan)
 
 
+def normalise_dtypes(frame: pd.DataFrame) -> pd.DataFrame:
+    """Give an already-valid canonical frame (e.g. read back from the store) the canonical dtypes."""
+    out = frame[list(COLUMNS)].copy()
+    for col in KEY_TEXT_COLUMNS:
+        out[col] = out[col].astype(str)
+    out["position"] = out["position"].astype("int64")
+    for col in ("raw", "z", "seconds"):
+        out[col] = pd.to_numeric(out[col], errors="coerce").astype(float)
+    out["doc"] = out["doc"].astype("string")
+    return out
+
+
 def empty_judgments() -> pd.DataFrame:
     """A zero-row frame with the canonical columns and dtypes."""
     return pd.DataFrame({c: pd.Series(dtype="float64" if c in ("raw", "z", "seconds") else (

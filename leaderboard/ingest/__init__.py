@@ -17,7 +17,7 @@ from ..errors import InputError
 from ..schema import validate_judgments
 from .appraise import looks_like_appraise, read_appraise
 from .canonical import looks_like_canonical, read_canonical
-from .textio import decode
+from .textio import decode, read_bytes
 from .wmt_release import looks_like_stnd, read_stnd, read_worker_stats
 
 FORMATS: tuple[str, ...] = ("canonical", "wmt-stnd", "appraise", "mturk")
@@ -36,8 +36,12 @@ def detect_format(path: str | os.PathLike, name: str | None = None) -> str:
         return "canonical"
     if not p.exists():
         raise InputError("file not found", file=label)
-    with open(p, "rb") as fh:
-        head = decode(fh.read(64 * 1024), label) if p.stat().st_size else decode(b"", label)
+    raw = read_bytes(p, label, limit=64 * 1024)
+    try:
+        head = decode(raw, label)
+    except InputError:
+        # the 64 KB cut may split a multi-byte character; sniff on the complete lines only
+        head = decode(raw[: raw.rfind(b"\n") + 1], label)
     head = head[: head.rfind("\n") + 1] or head
     if looks_like_stnd(head):
         return "wmt-stnd"

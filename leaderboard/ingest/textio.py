@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gzip
 import os
+import zlib
 from pathlib import Path
 
 from ..errors import InputError
@@ -23,8 +25,27 @@ def read_text(path: str | os.PathLike, name: str | None = None) -> str:
     size = p.stat().st_size
     if size > MAX_INPUT_BYTES:
         raise InputError(f"file is {size:,} bytes; the limit is {MAX_INPUT_BYTES:,}", file=label)
-    data = p.read_bytes()
-    return decode(data, label)
+    return decode(read_bytes(p, label), label)
+
+
+def read_bytes(path: str | os.PathLike, label: str, limit: int | None = None) -> bytes:
+    """The file's bytes, gunzipped when it is gzip-compressed (by content, not by name).
+
+    ``limit`` reads at most that many (decompressed) bytes, for format sniffing.
+    """
+    with open(path, "rb") as fh:
+        magic = fh.read(2)
+        fh.seek(0)
+        if magic != b"\x1f\x8b":
+            return fh.read() if limit is None else fh.read(limit)
+        try:
+            with gzip.GzipFile(fileobj=fh) as gz:
+                data = gz.read(MAX_INPUT_BYTES + 1 if limit is None else limit)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise InputError(f"corrupt gzip data: {exc}", file=label) from None
+    if limit is None and len(data) > MAX_INPUT_BYTES:
+        raise InputError(f"file decompresses to more than {MAX_INPUT_BYTES:,} bytes", file=label)
+    return data
 
 
 def decode(data: bytes, label: str) -> str:

@@ -17,7 +17,7 @@ from sqlalchemy import Connection, Engine, and_, func, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from ..errors import InputError
-from ..schema import COLUMNS
+from ..schema import COLUMNS, normalise_dtypes
 from . import models as m
 from .bulk import insert_frame
 from .db import get_engine
@@ -47,6 +47,8 @@ class Store:
 
     def __init__(self, url: str | None = None, engine: Engine | None = None) -> None:
         self.engine = engine or get_engine(url)
+        # bulk loads run on the DBAPI cursor, whose errors SQLAlchemy does not wrap
+        self._integrity_errors = (IntegrityError, self.engine.dialect.dbapi.IntegrityError)
 
     # ---- campaigns -----------------------------------------------------------------------
     def _campaign_id(self, conn: Connection, name: str, create: bool = False) -> int | None:
@@ -151,7 +153,7 @@ class Store:
                         summary["judgments"] += insert_frame(conn, "judgments", out, progress)
                         summary["lps"].append(str(lp))
                     summary["campaigns"].append(str(campaign))
-        except IntegrityError as exc:
+        except self._integrity_errors as exc:
             raise self._explain_duplicate(frame, file_name) from exc
         return summary
 
@@ -194,12 +196,18 @@ class Store:
         if assessment is not None:
             q = q.where(j.c.assessment == assessment)
         with self.engine.connect() as conn:
-            rows = conn.execute(q).all()
-        frame = pd.DataFrame(rows, columns=list(COLUMNS))
-        for col in ("raw", "z", "seconds"):
-            frame[col] = pd.to_numeric(frame[col], errors="coerce").astype(float)
-        frame["position"] = frame["position"].astype("int64")
-        return frame
+            # compile once, then fetch on the DBAPI cursor: SQLAlchemy's row objects cost ~10 s per 1M rows
+            compiled = q.compile(dialect=conn.dialect)
+            params = compiled.params
+            if compiled.positional:
+                params = tuple(params[name] for name in compiled.positiontup)
+            cur = conn.connection.driver_connection.cursor()
+            try:
+                cur.execute(str(compiled), params)
+                rows = cur.fetchall()
+            finally:
+                cur.close()
+        return normalise_dtypes(pd.DataFrame(rows, columns=list(COLUMNS)))
 
     def imports(self, campaign: str) -> pd.DataFrame:
         """The import log of a campaign."""
@@ -231,7 +239,7 @@ class Store:
                 rows = pd.DataFrame({"import_id": import_id, "lp_id": lp_id, "kind": kind, "name": name,
                                      "line": np.arange(1, len(lines) + 1), "text": lines})
                 return insert_frame(conn, "texts", rows)
-        except IntegrityError:
+        except self._integrity_errors:
             raise InputError(f"{kind} {name!r} of {lp} is already stored in campaign {campaign!r}",
                              file=file_name) from None
 
@@ -357,7 +365,7 @@ class Store:
             with self.engine.begin() as conn:
                 conn.execute(insert(m.users).values(name=name, password_hash=password_hash, role=role,
                                                     created_at=_now()))
-        except IntegrityError:
+        except self._integrity_errors:
             raise InputError(f"user {name!r} already exists") from None
 
     def user(self, name: str) -> dict | None:

@@ -1,0 +1,92 @@
+"""Import throughput: 1M synthetic judgments validated and stored into SQLite and PostgreSQL.
+
+Prints one JSON object. PostgreSQL is measured when 127.0.0.1:5432 answers (a scratch schema is
+created and dropped). Usage: python bench/bench_ingest.py [--rows N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import socket
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from leaderboard.schema import validate_judgments
+from leaderboard.storage import Store
+
+PG = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+
+
+def synthetic(rows: int, seed: int = 1) -> pd.DataFrame:
+    """Rows of 100-item HITs: 20 lps x 15 systems, 2000 segments, raw scores 0-100."""
+    rng = np.random.default_rng(seed)
+    hit = np.arange(rows) // 100
+    lps = np.array([f"l{i:02d}-en" for i in range(20)])
+    types = np.array(["SYSTEM"] * 7 + ["REPEAT", "REF", "BAD_REF"])
+    return pd.DataFrame({
+        "campaign": "bench", "lp": lps[hit % 20], "assessment": "adequacy",
+        "worker": np.char.add("W", (hit // 10).astype(str)), "hit": np.char.add("H", hit.astype(str)),
+        "position": np.arange(rows) % 100 + 1, "segment": rng.integers(1, 2001, rows).astype(str),
+        "system": np.char.add("sys", rng.integers(0, 15, rows).astype(str)),
+        "item_type": types[rng.integers(0, 10, rows)], "raw": rng.integers(0, 101, rows).astype(float),
+        "seconds": rng.uniform(2, 40, rows),
+    })
+
+
+def pg_up() -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", 5432), timeout=0.5).close()
+        return True
+    except OSError:
+        return False
+
+
+def measure(url: str, frame: pd.DataFrame) -> dict:
+    store = Store(url)
+    t0 = time.perf_counter()
+    store.load_judgments(frame, file_name="bench", input_format="canonical")
+    seconds = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    back = store.judgments("bench")
+    read = time.perf_counter() - t1
+    assert len(back) == len(frame)
+    return {"store_seconds": round(seconds, 3), "judgments_per_second": round(len(frame) / seconds),
+            "read_back_seconds": round(read, 3)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    args = parser.parse_args()
+    raw = synthetic(args.rows)
+    t0 = time.perf_counter()
+    frame = validate_judgments(raw)
+    result = {"benchmark": "ingest", "rows": args.rows, "validate_seconds": round(time.perf_counter() - t0, 3)}
+    with tempfile.TemporaryDirectory() as tmp:
+        result["sqlite"] = measure(f"sqlite:///{Path(tmp) / 'bench.sqlite'}", frame)
+    if pg_up():
+        from sqlalchemy import create_engine, text
+        schema = "bench_" + uuid.uuid4().hex[:8]
+        engine = create_engine(PG)
+        with engine.begin() as conn:
+            conn.execute(text(f"CREATE SCHEMA {schema}"))
+        try:
+            result["postgresql"] = measure(f"{PG}?options=-csearch_path%3D{schema}", frame)
+        finally:
+            with engine.begin() as conn:
+                conn.execute(text(f"DROP SCHEMA {schema} CASCADE"))
+    else:
+        result["postgresql"] = "skipped: no server on 127.0.0.1:5432"
+    json.dump(result, sys.stdout, indent=2)
+    print()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,53 @@
+"""The shipped demo campaign: loaded and published on first start so a newcomer sees results.
+
+``data/demo/wmt22-cs-en/`` holds a credited excerpt of the WMT22 into-English crowd DA release
+(Czech→English judgments of the workers who passed QC, with their mean/sd file) and the WMT22 general
+test set's cs-en sources, references and system outputs (Kocmi et al., 2022, "Findings of the 2022
+Conference on Machine Translation (WMT22)"). Everything is gzip-compressed.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .ingest import read_judgments
+from .ingest.texts import parse_text_name, read_lines
+from .storage.store import Store, frame_hash
+
+DEMO_CAMPAIGN = "WMT22 cs-en (demo)"
+DEMO_PUBLISHER = "demo"
+
+
+def demo_dir() -> Path:
+    """Where the demo files are: ``MTLB_DEMO_DIR`` or the repository's ``data/demo``."""
+    env = os.environ.get("MTLB_DEMO_DIR")
+    return Path(env) if env else Path(__file__).resolve().parents[1] / "data" / "demo"
+
+
+def ensure_demo(store: Store, *, publish: bool = True) -> dict | None:
+    """Load and publish the demo campaign unless it is already stored; returns what was done."""
+    names = set(store.campaigns()["campaign"]) if not store.campaigns().empty else set()
+    if DEMO_CAMPAIGN in names:
+        return None
+    return load_demo(store, publish=publish)
+
+
+def load_demo(store: Store, *, publish: bool = True) -> dict:
+    folder = demo_dir() / "wmt22-cs-en"
+    frame = read_judgments(folder / "ad-csen-good-stnd.csv.gz", "wmt-stnd",
+                           worker_stats=folder / "ad-csen-trk-mean-sd.txt", campaign=DEMO_CAMPAIGN)
+    summary = store.load_judgments(frame, file_name="ad-csen-good-stnd.csv.gz", input_format="wmt-stnd",
+                                   sha256=frame_hash(frame), created_by=DEMO_PUBLISHER)
+    texts = 0
+    for path in sorted((folder / "texts").glob("*.gz")):
+        info = parse_text_name(path.name)
+        texts += store.load_texts(DEMO_CAMPAIGN, info.lp, info.kind, info.name, read_lines(path),
+                                  file_name=path.name, created_by=DEMO_PUBLISHER)
+    result = {"campaign": DEMO_CAMPAIGN, "judgments": summary["judgments"], "text_lines": texts,
+              "published": []}
+    if publish:
+        from .publish import publish_rankings
+        result["published"] = publish_rankings(store, DEMO_CAMPAIGN, DEMO_PUBLISHER,
+                                               note="demo excerpt of the WMT22 release")
+    return result
