@@ -39,11 +39,11 @@ def load_demo(store: Store, *, publish: bool = True) -> dict:
                            worker_stats=folder / "ad-csen-trk-mean-sd.txt", campaign=DEMO_CAMPAIGN)
     summary = store.load_judgments(frame, file_name="ad-csen-good-stnd.csv.gz", input_format="wmt-stnd",
                                    sha256=frame_hash(frame), created_by=DEMO_PUBLISHER)
-    texts = 0
+    files = []
     for path in sorted((folder / "texts").glob("*.gz")):
         info = parse_text_name(path.name)
-        texts += store.load_texts(DEMO_CAMPAIGN, info.lp, info.kind, info.name, read_lines(path),
-                                  file_name=path.name, created_by=DEMO_PUBLISHER)
+        files.append((info.lp, info.kind, info.name, read_lines(path), path.name))
+    texts = store.load_texts(DEMO_CAMPAIGN, files, created_by=DEMO_PUBLISHER)
     result = {"campaign": DEMO_CAMPAIGN, "judgments": summary["judgments"], "text_lines": texts,
               "published": []}
     if publish:

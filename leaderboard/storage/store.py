@@ -221,27 +221,36 @@ class Store:
                                            "created_at", "created_by"])
 
     # ---- texts (sources, references, system outputs) --------------------------------------
-    def load_texts(self, campaign: str, lp: str, kind: str, name: str, lines: list[str], *,
-                   file_name: str, created_by: str | None = None) -> int:
-        """Store one aligned text file (source, reference or a system's output) in one transaction."""
-        if kind not in ("source", "reference", "hypothesis"):
-            raise InputError(f"unknown text kind {kind!r}", file=file_name)
-        if not lines:
-            raise InputError("the file is empty", file=file_name)
-        sha = hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
+    def load_texts(self, campaign: str, files: list[tuple[str, str, str, list[str], str]], *,
+                   created_by: str | None = None) -> int:
+        """Store aligned text files in one transaction; ``files`` holds (lp, kind, name, lines, file_name).
+
+        ``kind`` is source | reference | hypothesis; returns the number of lines stored.
+        """
+        total = 0
+        current = ""
         try:
             with self.engine.begin() as conn:
                 cid = self._campaign_id(conn, campaign, create=True)
-                lp_id = self._lp_id(conn, cid, lp)
-                import_id = conn.execute(insert(m.imports).values(
-                    campaign_id=cid, kind="texts", file_name=file_name, sha256=sha, input_format=kind,
-                    rows=len(lines), created_at=_now(), created_by=created_by).returning(m.imports.c.id)).scalar_one()
-                rows = pd.DataFrame({"import_id": import_id, "lp_id": lp_id, "kind": kind, "name": name,
-                                     "line": np.arange(1, len(lines) + 1), "text": lines})
-                return insert_frame(conn, "texts", rows)
+                for lp, kind, name, lines, file_name in files:
+                    current = file_name
+                    if kind not in ("source", "reference", "hypothesis"):
+                        raise InputError(f"unknown text kind {kind!r}", file=file_name)
+                    if not lines:
+                        raise InputError("the file is empty", file=file_name)
+                    lp_id = self._lp_id(conn, cid, lp)
+                    sha = hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
+                    import_id = conn.execute(insert(m.imports).values(
+                        campaign_id=cid, kind="texts", file_name=file_name, sha256=sha, input_format=kind,
+                        rows=len(lines), created_at=_now(), created_by=created_by)
+                        .returning(m.imports.c.id)).scalar_one()
+                    rows = pd.DataFrame({"import_id": import_id, "lp_id": lp_id, "kind": kind, "name": name,
+                                         "line": np.arange(1, len(lines) + 1), "text": lines})
+                    total += insert_frame(conn, "texts", rows)
         except self._integrity_errors:
-            raise InputError(f"{kind} {name!r} of {lp} is already stored in campaign {campaign!r}",
-                             file=file_name) from None
+            raise InputError(f"these texts are already stored in campaign {campaign!r}; nothing was written",
+                             file=current) from None
+        return total
 
     def texts(self, campaign: str, lp: str, kind: str | None = None) -> pd.DataFrame:
         """Stored texts of a language pair: columns kind, name, line, text."""
