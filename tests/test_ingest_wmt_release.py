@@ -66,3 +66,25 @@ def test_worker_missing_from_stats_is_refused(shared, tmp_path):
     with pytest.raises(InputError, match=first_worker) as err:
         read_judgments(base / "ad-csen-good-stnd.csv", "wmt-stnd", worker_stats=tmp_path / "stats.txt")
     assert err.value.column == "WorkerId" and err.value.line >= 2
+
+
+def test_cli_ingest_of_the_release_into_each_store(shared, db_url, capsys):
+    import json
+
+    from leaderboard.cli import main
+
+    base = shared / "wmt22-toen-da"
+    rc = main(["ingest", str(base / "ad-csen-good-stnd.csv"), "--worker-stats",
+               str(base / "ad-csen-trk-mean-sd.txt"), "--input-format", "wmt-stnd", "--lp", "cs-en",
+               "--database-url", db_url, "--json"])
+    assert rc == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["campaign"] == "wmt22-toen-da" and out["lp"] == "cs-en" and out["judgments"] == 25070
+    assert out["item_types"] == {"BAD_REF": 2493, "REF": 2483, "REPEAT": 2431, "SYSTEM": 17663}
+    # a second identical import is refused and stores nothing more
+    assert main(["ingest", str(base / "ad-csen-good-stnd.csv"), "--worker-stats",
+                 str(base / "ad-csen-trk-mean-sd.txt"), "--database-url", db_url]) == 2
+    assert "already imported" in capsys.readouterr().err
+    assert main(["campaigns", "--database-url", db_url, "--json"]) == 0
+    listing = json.loads(capsys.readouterr().out)
+    assert [row["judgments"] for row in listing] == [25070]
