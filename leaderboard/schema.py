@@ -68,12 +68,7 @@ def validate_judgments(frame: pd.DataFrame, file: str | None = None) -> pd.DataF
     src = frame.reset_index(drop=True)
 
     for col in KEY_TEXT_COLUMNS:
-        values = src[col]
-        text = values.astype("string").str.strip()
-        bad = _first_bad((text.isna() | (text == "")).to_numpy())
-        if bad is not None:
-            raise InputError("empty value", file=file, line=_line_of(src, bad), column=col)
-        out[col] = text.astype(str)
+        out[col] = _clean_text(src, col, file)
 
     item_type = out["item_type"].str.upper()
     bad = _first_bad(~item_type.isin(ITEM_TYPES).to_numpy())
@@ -142,6 +137,21 @@ def validate_judgments(frame: pd.DataFrame, file: str | None = None) -> pd.DataF
             file=file, line=_line_of(src, int(twins[-1]) if len(twins) else bad), column="position",
         )
     return out[list(COLUMNS)]
+
+
+def _clean_text(src: pd.DataFrame, col: str, file: str | None) -> pd.Series:
+    """Strip a key column and refuse empty cells; works on the distinct values (fast on 1M rows)."""
+    codes, uniques = pd.factorize(src[col], use_na_sentinel=True)
+    stripped = pd.Series(uniques, dtype="object").astype(str).str.strip()
+    empty_codes = np.flatnonzero((stripped == "").to_numpy())
+    bad = _first_bad((codes < 0) | np.isin(codes, empty_codes))
+    if bad is not None:
+        raise InputError("empty value", file=file, line=_line_of(src, bad), column=col)
+    values = src[col]
+    if pd.api.types.is_string_dtype(values.dtype) and values.dtype != object \
+            and (stripped.to_numpy(dtype=object) == uniques.astype(object)).all():
+        return values.reset_index(drop=True)  # already clean text: no copy of a million strings
+    return pd.Series(stripped.to_numpy(dtype=object)[codes], dtype="str")
 
 
 def _numeric(src: pd.DataFrame, col: str, file: str | None) -> np.ndarray:

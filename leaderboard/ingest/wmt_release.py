@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..errors import InputError
 from ..schema import LINE
-from .textio import read_text
+from .textio import decode, read_bytes, read_text
 
 STND_COLUMNS = ("HITId", "WorkerId", "Input.src", "Input.trg", "Input.item", "hit", "sys_id",
                 "rid", "type", "sid", "score", "time")
@@ -82,31 +82,36 @@ def read_stnd(path: str, worker_stats: pd.DataFrame | None = None, campaign: str
     the HIT time spread evenly over the HIT's rows, so the per-HIT sum gives the release's time.
     """
     label = name or str(path)
-    text = read_text(path, label)
-    header = text.splitlines()[0].split()
+    data = read_bytes(path, label)
+    decode(data, label)  # refuses undecodable bytes with their line
+    header = data[: data.find(b"\n") if b"\n" in data else len(data)].decode("utf-8-sig").split()
     missing = [c for c in STND_COLUMNS if c not in header]
     if missing:
         raise InputError("not a WMT good-stnd file: missing column(s) " + ", ".join(missing),
                          file=label, line=1)
-    try:
-        body = pd.read_csv(io.StringIO(text), sep=r"\s+", dtype=str, keep_default_na=False,
-                           header=0, names=header, skiprows=0)
-    except pd.errors.ParserError as exc:
-        m = re.search(r"line (\d+)", str(exc))
-        raise InputError(f"cannot parse: {exc}", file=label, line=int(m.group(1)) if m else None) from None
+    text_cols = {c: str for c in ("HITId", "WorkerId", "Input.src", "Input.trg", "Input.item", "sys_id",
+                                   "rid", "type", "sid")}  # score and time: inferred, checked below
+    body = _parse_fast(data, header, text_cols)
+    if body is None:  # not plain tab-separated, or damaged: the C parser reports line numbers
+        try:
+            body = pd.read_csv(io.BytesIO(data), sep=r"\s+", dtype=text_cols, keep_default_na=False,
+                               header=0, names=header, encoding="utf-8-sig")
+        except (pd.errors.ParserError, ValueError) as exc:
+            m = re.search(r"line (\d+)", str(exc))
+            raise InputError(f"cannot parse: {exc}", file=label, line=int(m.group(1)) if m else None) from None
     if body.empty:
         raise InputError("no judgments found (only a header)", file=label)
     n = len(body)
+    item = body["Input.item"]
     out = pd.DataFrame({
         "campaign": campaign or "wmt",
         "lp": body["Input.src"].str.strip() + "-" + body["Input.trg"].str.strip(),
-        "assessment": body["Input.item"].map(lambda s: ASSESSMENTS.get(s, s)),
+        "assessment": item.map({k: ASSESSMENTS.get(k, k) for k in item.unique()}),
         "worker": body["WorkerId"],
         "hit": body["HITId"],
         "segment": body["sid"],
         "system": body["sys_id"],
         "item_type": body["type"],
-        "z": body["score"],
         "doc": body["rid"],
         LINE: np.arange(2, n + 2),
     })
@@ -116,11 +121,27 @@ def read_stnd(path: str, worker_stats: pd.DataFrame | None = None, campaign: str
     if bad.size:
         raise InputError(f"score is not a number: {body['score'].iloc[bad[0]]!r}", file=label,
                          line=int(bad[0]) + 2, column="score")
+    out["z"] = z
     hit_time = pd.to_numeric(body["time"], errors="coerce")
     out["seconds"] = hit_time / out.groupby("hit", sort=False)["hit"].transform("size")
     if worker_stats is not None:
         out["raw"] = reconstruct_raw(z, body["WorkerId"], worker_stats, label)
     return out
+
+
+def _parse_fast(data: bytes, header: list[str], text_cols: dict) -> pd.DataFrame | None:
+    """Parse a tab-separated body with pyarrow's multi-threaded reader; ``None`` when it does not fit."""
+    first_nl = data.find(b"\n")
+    second = data[first_nl + 1: data.find(b"\n", first_nl + 1)]
+    if first_nl < 0 or b"\t" not in second or second.count(b"\t") != len(header) - 1:
+        return None
+    try:
+        import pyarrow  # noqa: F401  (optional fast path)
+        body = pd.read_csv(io.BytesIO(data), sep="\t", skiprows=1, header=None, names=header,
+                           dtype=text_cols, keep_default_na=False, engine="pyarrow")
+    except Exception:  # any parse trouble: fall back to the reporting parser
+        return None
+    return body
 
 
 def reconstruct_raw(z: np.ndarray, workers: pd.Series, stats: pd.DataFrame, label: str) -> np.ndarray:
