@@ -1,0 +1,48 @@
+"""``mtlb published``: list published ranking versions or export one as JSON, LaTeX or CSV."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ._common import add_json_flag, print_json, print_table
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("published", help="list or export published rankings (read-only)",
+                       description="Without --lp, list every published version of the campaign(s). With "
+                                   "--lp, print that ranking (latest version unless --version) as JSON, "
+                                   "a LaTeX table or CSV. The stored hash is verified on every read.")
+    p.add_argument("--campaign")
+    p.add_argument("--lp")
+    p.add_argument("--assessment", default="adequacy")
+    p.add_argument("--version", type=int)
+    p.add_argument("--format", choices=["json", "latex", "csv"], default="json")
+    p.add_argument("--database-url", help="override DATABASE_URL")
+    add_json_flag(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..publish import ranking_table, ranking_to_latex
+    from ..storage import Store
+    from ..tables import write_table
+
+    store = Store(args.database_url)
+    if not args.lp:
+        listing = store.snapshots(args.campaign)
+        if args.json:
+            print_json(listing.assign(published_at=listing["published_at"].astype(str)))
+        else:
+            print_table(listing)
+        return 0
+    if not args.campaign:
+        raise SystemExit("mtlb published: --lp needs --campaign")
+    snap = store.snapshot(args.campaign, args.lp, args.assessment, args.version)
+    if args.format == "latex" and not args.json:
+        sys.stdout.write(ranking_to_latex(snap["ranking"]))
+    elif args.format == "csv" and not args.json:
+        write_table(ranking_table(snap["ranking"]), sys.stdout)
+    else:
+        print_json(snap)
+    return 0
