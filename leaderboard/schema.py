@@ -44,14 +44,28 @@ def _first_bad(mask: np.ndarray) -> int | None:
     return int(idx[0]) if idx.size else None
 
 
-def validate_judgments(frame: pd.DataFrame, file: str | None = None) -> pd.DataFrame:
+def validate_judgments(frame: pd.DataFrame, file: str | None = None,
+                       source_columns: dict[str, str] | None = None) -> pd.DataFrame:
     """Check ``frame`` against the canonical model and return a normalised copy.
 
     Raises :class:`InputError` naming the file, line and column of the first problem: missing
     columns, empty input, empty key fields, non-numeric or out-of-range scores, unknown item
     types, non-positive positions, and duplicate judgment keys. The returned frame has exactly
     :data:`COLUMNS` (in order), string keys, float scores and integer positions.
+    ``source_columns`` (default: ``frame.attrs["source_columns"]``) maps canonical column names to
+    the names the user's file uses, so errors point at the file's own column.
     """
+    names = dict(frame.attrs.get("source_columns", {}) if frame is not None else {})
+    names.update(source_columns or {})
+    try:
+        return _validate(frame, file)
+    except InputError as exc:
+        if exc.column in names:
+            exc.column = names[exc.column]
+        raise
+
+
+def _validate(frame: pd.DataFrame, file: str | None) -> pd.DataFrame:
     if frame is None or len(frame) == 0:
         raise InputError("no judgments found (the file is empty or holds only a header)", file=file)
     missing = [c for c in (*KEY_TEXT_COLUMNS, "position") if c not in frame.columns]

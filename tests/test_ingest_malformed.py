@@ -128,7 +128,7 @@ def test_malformed_wmt_release_variants(tmp_path):
     bad.write_text("\n".join(text_bad) + "\n")
     with pytest.raises(InputError) as err:
         read_judgments(bad, "wmt-stnd", worker_stats=sd)
-    assert err.value.line == 4 and err.value.column == "item_type"
+    assert err.value.line == 4 and err.value.column == "type"
     # a missing column in the header
     bad.write_text("\n".join([text[0].replace("sys_id ", "")] + text[1:]) + "\n")
     with pytest.raises(InputError, match="sys_id"):
@@ -152,7 +152,7 @@ def test_malformed_appraise_variants(tmp_path):
     bad.write_text("\n".join(lines[:2] + [",".join(cells)] + lines[3:]) + "\n")
     with pytest.raises(InputError) as err:
         read_judgments(bad, "appraise")
-    assert err.value.line == 3 and err.value.column == "raw"
+    assert err.value.line == 3 and err.value.column == "score (field 7)"
     cells = lines[2].split(","); cells[3] = "XYZ"
     bad.write_text("\n".join(lines[:2] + [",".join(cells)] + lines[3:]) + "\n")
     with pytest.raises(InputError) as err:
@@ -173,3 +173,42 @@ def test_gzip_input_is_read(tmp_path):
     packed = tmp_path / "j.csv.gz"
     packed.write_bytes(gzip.compress(plain.read_bytes()))
     assert len(read_judgments(packed)) == len(read_judgments(plain))
+
+
+def _damage(lines: list[str], sep: str, row: int, field: int, value: str) -> list[str]:
+    cells = lines[row].split(sep)
+    cells[field] = value
+    return lines[:row] + [sep.join(cells)] + lines[row + 1:]
+
+
+# (format, field index, replacement, expected column) per damage kind
+STND_DAMAGE = {"score": (10, "n/a", "score"), "type": (8, "GOLD", "type"), "worker": (1, "", "WorkerId")}
+APPRAISE_DAMAGE = {"score": (6, "x1", "score (field 7)"), "range": (6, "250", "score (field 7)"), "type": (3, "GOLD", "type (field 4)"),
+                   "fields": (9, "[],extra", None)}
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(fmt=st.sampled_from(["wmt-stnd", "appraise"]), kind=st.sampled_from(["a", "b", "c", "d"]),
+       row=st.integers(1, 35), seed=st.integers(0, 1000))
+def test_malformed_release_and_appraise_files_are_refused(tmp_path, fmt, kind, row, seed):
+    url = f"sqlite:///{tmp_path / 'r.sqlite'}"
+    frame = small_campaign(seed=seed)
+    if fmt == "wmt-stnd":
+        path, stats = write_wmt_stnd(frame, tmp_path)
+        damage = list(STND_DAMAGE.values())[("abcd".index(kind)) % len(STND_DAMAGE)]
+        lines, sep, line_no, extra = path.read_text().splitlines(), "\t", row + 1, ["--worker-stats", str(stats)]
+    else:
+        path = write_appraise(frame, tmp_path / "appraise.csv")
+        damage = list(APPRAISE_DAMAGE.values())["abcd".index(kind)]
+        lines, sep, line_no, extra = path.read_text().splitlines(), ",", row, []
+    field, value, column = damage
+    bad = tmp_path / f"bad.{fmt}.csv"
+    bad.write_text("\n".join(_damage(lines, sep, line_no - 1, field, value)) + "\n")
+    assert _ingest(url, str(bad), "--input-format", fmt, *extra) == 2
+    assert _store_rows(url) == 0
+    with pytest.raises(InputError) as err:
+        read_judgments(bad, fmt, worker_stats=extra[1] if extra else None)
+    assert err.value.file and "bad." in err.value.file
+    assert err.value.line == line_no, str(err.value)
+    if column is not None:
+        assert err.value.column == column, str(err.value)

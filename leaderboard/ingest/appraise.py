@@ -25,6 +25,10 @@ from .textio import read_text
 N_COLUMNS = 12
 COLUMN_NAMES = ("annotator", "system", "item", "type", "src_lang", "tgt_lang", "score", "doc",
                 "complete", "spans", "start", "end")
+#: canonical column -> the export's field, for error messages
+SOURCE_COLUMNS = {"worker": "annotator (field 1)", "hit": "annotator (field 1)", "system": "system (field 2)",
+                  "segment": "item id (field 3)", "item_type": "type (field 4)", "lp": "languages (fields 5-6)",
+                  "raw": "score (field 7)", "doc": "document (field 8)", "seconds": "times (fields 11-12)"}
 TYPE_MAP = {"TGT": "SYSTEM", "BAD": "BAD_REF", "CHK": "REPEAT", "REF": "REF"}
 ISO3_TO_2 = {
     "eng": "en", "jpn": "ja", "zho": "zh", "deu": "de", "ces": "cs", "fra": "fr", "spa": "es",
@@ -98,4 +102,5 @@ def read_appraise(path: str, campaign: str | None = None, assessment: str | None
         LINE: body[LINE],
     })
     out["position"] = out.groupby("hit", sort=False).cumcount() + 1
+    out.attrs["source_columns"] = SOURCE_COLUMNS
     return out

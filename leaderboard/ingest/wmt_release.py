@@ -23,6 +23,10 @@ STND_COLUMNS = ("HITId", "WorkerId", "Input.src", "Input.trg", "Input.item", "hi
                 "rid", "type", "sid", "score", "time")
 ASSESSMENTS = {"ad": "adequacy", "fl": "fluency", "da": "adequacy", "sr": "source-based"}
 SNAP_TOLERANCE = 0.01
+#: canonical column -> the release's column, for error messages
+SOURCE_COLUMNS = {"lp": "Input.src/Input.trg", "assessment": "Input.item", "worker": "WorkerId",
+                  "hit": "HITId", "segment": "sid", "system": "sys_id", "item_type": "type", "z": "score",
+                  "seconds": "time", "doc": "rid"}
 
 
 def looks_like_stnd(head: str) -> bool:
@@ -126,6 +130,7 @@ def read_stnd(path: str, worker_stats: pd.DataFrame | None = None, campaign: str
     out["seconds"] = hit_time / out.groupby("hit", sort=False)["hit"].transform("size")
     if worker_stats is not None:
         out["raw"] = reconstruct_raw(z, body["WorkerId"], worker_stats, label)
+    out.attrs["source_columns"] = SOURCE_COLUMNS
     return out
 
 
@@ -146,6 +151,9 @@ def _parse_fast(data: bytes, header: list[str], text_cols: dict) -> pd.DataFrame
 
 def reconstruct_raw(z: np.ndarray, workers: pd.Series, stats: pd.DataFrame, label: str) -> np.ndarray:
     """raw = z * sd + mean per worker, snapped to whole numbers when within tolerance."""
+    empty = np.flatnonzero((workers.astype(str).str.strip() == "").to_numpy())
+    if empty.size:
+        raise InputError("empty value", file=label, line=int(empty[0]) + 2, column="WorkerId")
     mean = workers.map(stats["mean"])
     unknown = np.flatnonzero(mean.isna().to_numpy())
     if unknown.size:
