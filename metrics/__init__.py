@@ -1,0 +1,1 @@
+"""Automatic metrics, metric submissions and their validation against human judgments."""

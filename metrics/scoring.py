@@ -1,0 +1,104 @@
+"""Automatic scores (BLEU, chrF, chrF++, TER) through sacrebleu's metric objects.
+
+Corpus scores are sacrebleu's own (default settings, so they match ``sacrebleu REF -i HYP``),
+computed once per reference set: the references are pre-processed once and every system is
+scored against that cache. Each result carries sacrebleu's signature, prefixed with the score
+name as sacrebleu prints it (``BLEU|nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0``).
+
+Segment scores reuse the per-segment statistics of the corpus pass. For BLEU they are computed
+with ``effective_order=True`` (sacrebleu's advice for sentence BLEU), so they have their own
+signature (``segment_signature``); for chrF, chrF++ and TER the segment settings equal the
+corpus ones and each segment score equals ``metric.sentence_score(hyp, refs)``.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+from sacrebleu.metrics import BLEU, CHRF, TER
+
+from leaderboard.errors import InputError
+
+#: Metric names accepted by :func:`score_systems` (and ``mtlb score --metric``).
+METRICS = ("bleu", "chrf", "chrf++", "ter")
+#: Direction of each metric: True when a higher score is better.
+HIGHER_IS_BETTER = {"bleu": True, "chrf": True, "chrf++": True, "ter": False}
+
+
+def make_metric(name: str, *, segment: bool = False, references: Sequence[Sequence[str]] | None = None):
+    """A sacrebleu metric object with default settings (``segment`` → sentence-level BLEU settings)."""
+    key = name.lower()
+    if key == "bleu":
+        return BLEU(effective_order=segment, references=references)
+    if key == "chrf":
+        return CHRF(references=references)
+    if key == "chrf++":
+        return CHRF(word_order=2, references=references)
+    if key == "ter":
+        return TER(references=references)
+    raise InputError(f"unknown metric {name!r} (choose from {', '.join(METRICS)})", column="metric")
+
+
+def signature(metric_obj, score_name: str) -> str:
+    """sacrebleu's full signature, prefixed with the score's name (``chrF2|nrefs:1|...``)."""
+    return f"{score_name}|{metric_obj.get_signature().format()}"
+
+
+def _check_lengths(hyps: Mapping[str, Sequence[str]], refs: Sequence[Sequence[str]]) -> int:
+    if not refs:
+        raise InputError("at least one reference is needed")
+    if not hyps:
+        raise InputError("no system outputs to score")
+    n = len(refs[0])
+    for i, ref in enumerate(refs[1:], start=2):
+        if len(ref) != n:
+            raise InputError(f"reference {i} has {len(ref)} segments but reference 1 has {n}")
+    for system, lines in hyps.items():
+        if len(lines) != n:
+            raise InputError(f"system {system!r} has {len(lines)} segments but the references have {n}")
+        if not any(line.strip() for line in lines):
+            raise InputError(f"system {system!r} has only empty segments")
+    return n
+
+
+def score_systems(
+    hyps: Mapping[str, Sequence[str]],
+    refs: Sequence[Sequence[str]],
+    metric: str,
+    segments: bool = False,
+    *,
+    progress: bool = False,
+) -> dict:
+    """Score every system against the same references (one or several reference streams).
+
+    Returns ``{"metric", "signature", "higher_is_better", "systems": {system: corpus score}}``,
+    plus ``"segments": {system: [segment scores]}`` and ``"segment_signature"`` when
+    ``segments`` is true. ``progress`` shows a tqdm bar over systems on stderr.
+    """
+    _check_lengths(hyps, refs)
+    key = metric.lower()
+    corpus_metric = make_metric(key, references=refs)
+    seg_metric = make_metric(key, segment=True) if segments and key == "bleu" else corpus_metric
+    systems: dict[str, float] = {}
+    seg_scores: dict[str, list[float]] = {}
+    score_name = ""
+    items = list(hyps.items())
+    if progress:
+        from tqdm import tqdm
+        items = tqdm(items, desc=f"{key} systems", unit="system", disable=None, leave=False)
+    for system, lines in items:
+        # per-segment statistics against the cached references; the corpus score sums them
+        stats = corpus_metric._extract_corpus_statistics(list(lines), None)
+        score = corpus_metric._aggregate_and_compute(stats)
+        score_name = score.name
+        systems[system] = float(score.score)
+        if segments:
+            seg_scores[system] = [float(seg_metric._compute_score_from_stats(s).score) for s in stats]
+    result = {"metric": key, "signature": signature(corpus_metric, score_name),
+              "higher_is_better": HIGHER_IS_BETTER[key], "systems": systems}
+    if segments:
+        if seg_metric is not corpus_metric:
+            seg_metric.num_refs = corpus_metric.num_refs  # the signature needs it; set by the ref cache
+        result["segments"] = seg_scores
+        result["segment_signature"] = signature(seg_metric, score_name)
+    return result

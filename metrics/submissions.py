@@ -1,0 +1,396 @@
+"""Metric submissions: reading the WMT Metrics task formats and validating them against a campaign.
+
+Accepted files (UTF-8, optionally gzip-compressed):
+
+* WMT TSV, no header, tab-separated (whitespace when the first line has no tab):
+  - system level, 5 columns: ``metric lp testset system score``
+  - system level, 6 columns: ``metric lp testset refset system score`` (the WMT20 release form)
+  - segment level, 6 columns: ``metric lp testset system seg-id score``
+  - segment level, 7 columns: ``metric lp testset doc system seg-id score``
+  Six columns are ambiguous; ``level`` decides, else a file named ``*.seg.score`` is segment level
+  and ``*.sys.score`` system level, else the file is segment level when every value of the fifth
+  column is an integer (a segment number) and system level otherwise.
+* canonical CSV (or TSV) with a header: ``metric, lp, system, [segment], score`` plus the optional
+  columns ``testset``, ``refset`` and ``doc``; a ``segment`` column makes it segment level.
+
+:func:`read_submission` refuses structural problems (wrong number of columns, empty fields,
+scores that are not finite numbers, duplicate keys); :func:`validate_submission` checks the
+scores against the campaign (language pairs, systems, segments, completeness, direction).
+Every refusal is an :class:`InputError` naming the file, the line and the column.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+import re
+from pathlib import Path
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+
+from leaderboard.errors import InputError
+from leaderboard.ingest.textio import read_text
+
+#: Columns of the frame returned by :func:`read_submission` (``line`` = 1-based source line).
+COLUMNS = ["metric", "lp", "testset", "refset", "doc", "system", "segment", "score", "line"]
+#: The key that must be unique within a submission.
+KEY = ["metric", "lp", "testset", "refset", "system", "segment"]
+
+TSV_LAYOUTS: dict[tuple[str, int], list[str]] = {
+    ("system", 5): ["metric", "lp", "testset", "system", "score"],
+    ("system", 6): ["metric", "lp", "testset", "refset", "system", "score"],
+    ("segment", 6): ["metric", "lp", "testset", "system", "segment", "score"],
+    ("segment", 7): ["metric", "lp", "testset", "doc", "system", "segment", "score"],
+}
+CANONICAL_REQUIRED = ["metric", "lp", "system", "score"]
+CANONICAL_OPTIONAL = ["testset", "refset", "doc", "segment"]
+
+#: Metrics whose direction is known from their definition (lower-cased exact names). Error rates
+#: (``lower``) are non-negative in their raw form; releases sometimes negate them (all ≤ 0), which
+#: makes higher better. See :func:`validate_submission`.
+KNOWN_DIRECTIONS: dict[str, str] = {
+    **{m: "higher" for m in ("bleu", "sentbleu", "chrf", "chrf+", "chrf++", "meteor", "parbleu", "parchrf++")},
+    **{m: "lower" for m in ("ter", "hter", "wer", "per", "cder", "character", "eed")},
+}
+_MISSING = {"", "na", "nan", "null", "none", "n/a"}
+_INT = re.compile(r"^[+-]?\d+$")
+
+
+def _label(path: str | os.PathLike, name: str | None) -> str:
+    return name or str(path)
+
+
+def _parse_score(text: str, file: str, line: int) -> float:
+    value = text.strip()
+    if value.lower() in _MISSING:
+        raise InputError(f"score is missing ({value or 'empty'}); every row needs a finite number",
+                         file=file, line=line, column="score")
+    try:
+        score = float(value)
+    except ValueError:
+        raise InputError(f"score {value!r} is not a number", file=file, line=line, column="score") from None
+    if not math.isfinite(score):
+        raise InputError(f"score is {value}; every row needs a finite number", file=file, line=line, column="score")
+    return score
+
+
+def _norm_segment(value: str) -> str:
+    """Segment ids are compared as text; integer ids lose leading zeros ("007" → "7")."""
+    value = value.strip()
+    return str(int(value)) if _INT.match(value) else value
+
+
+def _tsv_level(rows: list[tuple[int, list[str]]], ncols: int, label: str) -> str:
+    if ncols == 5:
+        return "system"
+    if ncols == 7:
+        return "segment"
+    base = Path(label).name.lower().removesuffix(".gz")
+    if base.endswith(".seg.score"):
+        return "segment"
+    if base.endswith(".sys.score"):
+        return "system"
+    return "segment" if all(_INT.match(fields[4].strip()) for _, fields in rows) else "system"
+
+
+def _read_tsv(text: str, label: str, level: str | None) -> pd.DataFrame:
+    lines = text.split("\n")
+    first = next((ln for ln in lines if ln.strip()), "")
+    split = (lambda s: s.rstrip("\r").split("\t")) if "\t" in first else (lambda s: s.split())
+    rows = [(i, split(ln)) for i, ln in enumerate(lines, start=1) if ln.strip()]
+    ncols = len(rows[0][1])
+    layouts = {n for (_, n) in TSV_LAYOUTS}
+    if ncols not in layouts:
+        raise InputError(
+            f"found {ncols} columns; a WMT metric file has 5 or 6 (system level: metric lp testset [refset] "
+            "system score) or 6 or 7 (segment level: metric lp testset [doc] system seg-id score), "
+            "or use a CSV with a header (metric, lp, system, [segment], score)", file=label, line=rows[0][0])
+    for lineno, fields in rows:
+        if len(fields) != ncols:
+            raise InputError(f"found {len(fields)} columns but line {rows[0][0]} has {ncols}",
+                             file=label, line=lineno)
+    level = level or _tsv_level(rows, ncols, label)
+    names = TSV_LAYOUTS.get((level, ncols))
+    if names is None:
+        wanted = " or ".join(str(n) for (lv, n) in TSV_LAYOUTS if lv == level)
+        raise InputError(f"a {level}-level WMT file has {wanted} columns, not {ncols}", file=label, line=rows[0][0])
+    return _build(rows, names, label)
+
+
+def _read_canonical(text: str, label: str, level: str | None, delimiter: str) -> pd.DataFrame:
+    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+    header: list[str] | None = None
+    rows: list[tuple[int, list[str]]] = []
+    header_line = 1
+    for fields in reader:
+        if not any(f.strip() for f in fields):
+            continue
+        if header is None:
+            header = [f.strip().lower() for f in fields]
+            header_line = reader.line_num
+            continue
+        rows.append((reader.line_num, fields))
+    assert header is not None
+    for col in header:
+        if col not in CANONICAL_REQUIRED + CANONICAL_OPTIONAL:
+            raise InputError(f"unknown column {col!r}; expected metric, lp, system, [segment], score "
+                             "(optional: testset, refset, doc)", file=label, line=header_line, column=col)
+    for col in CANONICAL_REQUIRED:
+        if col not in header:
+            raise InputError(f"the header lacks the column {col!r}", file=label, line=header_line, column=col)
+    if len(set(header)) != len(header):
+        dup = next(c for c in header if header.count(c) > 1)
+        raise InputError(f"column {dup!r} appears twice in the header", file=label, line=header_line, column=dup)
+    if level == "segment" and "segment" not in header:
+        raise InputError("segment-level scores need a 'segment' column", file=label, line=header_line,
+                         column="segment")
+    if level == "system" and "segment" in header:
+        raise InputError("system-level scores must not have a 'segment' column", file=label, line=header_line,
+                         column="segment")
+    if not rows:
+        raise InputError("the file has a header but no scores", file=label, line=header_line)
+    for lineno, fields in rows:
+        if len(fields) != len(header):
+            raise InputError(f"found {len(fields)} columns but the header has {len(header)}", file=label, line=lineno)
+    return _build(rows, header, label)
+
+
+def _build(rows: list[tuple[int, list[str]]], names: list[str], label: str) -> pd.DataFrame:
+    """Frame from split rows; checks empty fields and scores, normalises segment ids."""
+    data: dict[str, list] = {c: [] for c in COLUMNS}
+    index = {c: names.index(c) for c in names}
+    for lineno, fields in rows:
+        for col in names:
+            if col != "score" and col not in ("doc", "testset", "refset") and not fields[index[col]].strip():
+                raise InputError(f"the {col} is empty", file=label, line=lineno, column=col)
+        for col in COLUMNS:
+            if col == "line":
+                data[col].append(lineno)
+            elif col == "score":
+                data[col].append(_parse_score(fields[index[col]], label, lineno))
+            elif col in index:
+                value = fields[index[col]].strip()
+                data[col].append(_norm_segment(value) if col == "segment" else (value or None))
+            else:
+                data[col].append(None)
+    frame = pd.DataFrame(data)
+    frame["score"] = frame["score"].astype(float)
+    frame["line"] = frame["line"].astype(int)
+    return frame
+
+
+def read_submission(path: str | os.PathLike, level: str | None = None, name: str | None = None) -> pd.DataFrame:
+    """Read one metric-score file (any accepted format, see the module docstring).
+
+    ``level`` is ``"system"``, ``"segment"`` or ``None`` (detect); ``name`` labels the file in
+    errors. Returns the :data:`COLUMNS` frame (absent fields are None) with ``attrs["level"]`` and
+    ``attrs["format"]`` set. Duplicate keys are refused here already.
+    """
+    label = _label(path, name)
+    if level not in (None, "system", "segment"):
+        raise InputError(f"level must be system or segment, not {level!r}", file=label)
+    text = read_text(path, label)
+    first = next(ln for ln in text.split("\n") if ln.strip())
+    delimiter = "\t" if "\t" in first else ","
+    head = {f.strip().strip('"').lower() for f in first.split(delimiter)}
+    if {"metric", "score"} <= head:
+        frame = _read_canonical(text, label, level, delimiter)
+        fmt = "canonical"
+    else:
+        frame = _read_tsv(text, label, level)
+        fmt = "wmt-tsv"
+    found_level = "segment" if frame["segment"].notna().any() else "system"
+    frame.attrs.update(level=found_level, format=fmt, file=label)
+    check_duplicates(frame, label)
+    return frame
+
+
+def _where(frame: pd.DataFrame, i: int) -> int | None:
+    return int(frame["line"].iloc[i]) if "line" in frame.columns else None
+
+
+def check_duplicates(frame: pd.DataFrame, file: str | None = None) -> None:
+    """Refuse two scores for the same (metric, lp, testset, refset, system, segment)."""
+    keys = frame[KEY].astype(object).where(frame[KEY].notna(), "")
+    dup = keys.duplicated(keep=False).to_numpy()
+    if not dup.any():
+        return
+    later = keys.duplicated(keep="first").to_numpy()
+    i = int(np.flatnonzero(later)[0])
+    row = keys.iloc[i]
+    firsts = np.flatnonzero(dup & (keys == row).all(axis=1).to_numpy())
+    what = f"metric {row['metric']}, lp {row['lp']}, system {row['system']}"
+    if row["segment"]:
+        what += f", segment {row['segment']}"
+    first_line = _where(frame, int(firsts[0]))
+    raise InputError(f"duplicate score for {what} (first given on line {first_line})",
+                     file=file, line=_where(frame, i), column="segment" if row["segment"] else "system")
+
+
+def human_system_scores(judgments: pd.DataFrame) -> pd.DataFrame:
+    """Ave z per (lp, system) from canonical judgments: SYSTEM/REPEAT items, averaged per segment first."""
+    keep = judgments[judgments["item_type"].isin(["SYSTEM", "REPEAT"]) & judgments["z"].notna()]
+    per_seg = keep.groupby(["lp", "system", "segment"], observed=True)["z"].mean()
+    return per_seg.groupby(level=["lp", "system"], observed=True).mean().rename("z").reset_index()
+
+
+def _human_column(human: pd.DataFrame) -> str:
+    for col in ("z", "ave_z", "Z.SCR", "human", "score"):
+        if col in human.columns:
+            return col
+    raise InputError("the human scores need a column z (Ave z), ave_z, Z.SCR, human or score")
+
+
+def _did_you_mean(system: str, known: set[str]) -> str:
+    close = sorted(k for k in known if k.split(".")[0] == system.split(".")[0] or k.lower() == system.lower())
+    return f" (did you mean {', '.join(close[:3])}?)" if close else ""
+
+
+def _direction_from_name(metric: str, scores: np.ndarray) -> str | None:
+    """The direction implied by a known metric's definition and the sign of its scores."""
+    kind = KNOWN_DIRECTIONS.get(metric.strip().lower())
+    if kind is None:
+        return None
+    if kind == "higher":
+        return "higher" if (scores >= 0).all() else None
+    if (scores >= 0).all() and (scores > 0).any():
+        return "lower"  # raw error rate
+    if (scores <= 0).all() and (scores < 0).any():
+        return "higher"  # negated error rate, as in the WMT releases
+    return None
+
+
+def validate_submission(
+    frame: pd.DataFrame,
+    systems: Mapping[str, set[str]],
+    segments: Mapping[str, set[str]] | None = None,
+    higher_is_better: bool | None = None,
+    human: pd.DataFrame | None = None,
+    *,
+    file: str | None = None,
+    alpha: float = 0.05,
+    min_systems: int = 5,
+) -> dict:
+    """Check a submission against a campaign; raise :class:`InputError` on the first problem.
+
+    * ``systems``: the campaign's systems per language pair. A language pair or system the
+      campaign lacks is an error (line, column); a campaign system without a score is an error
+      for every (metric, lp, testset, refset) group.
+    * ``segments``: the test set's segment ids per language pair (segment level). Unknown ids are
+      errors; every system must score every id. Without it, every system must score the same ids.
+    * NaN / infinite scores and duplicate keys are errors.
+    * Direction (``higher_is_better``, None = not declared, no check). A declared direction is
+      refused when (a) the metric is one whose direction is fixed by its definition
+      (:data:`KNOWN_DIRECTIONS`: BLEU, chrF… higher; TER, CharacTER, EED… lower as raw
+      non-negative error rates, higher once negated as in the WMT releases) and the declaration
+      contradicts it, or (b) ``human`` system scores (columns lp, system, z) are given for at
+      least ``min_systems`` systems and the system-level scores, oriented by the declared
+      direction, correlate negatively with them with one-sided Pearson p < ``alpha``. A real
+      metric that is significantly *anti*-correlated with human judgment is far less plausible
+      than a flipped sign (every WMT20 system-level metric has r > 0.7 on cs-en and en-cs).
+      Segment-level scores are averaged per system for (b).
+
+    Returns a summary: ``{"level", "rows", "groups": [{metric, lp, testset, refset, systems,
+    segments, rows, higher_is_better, pearson_human, n_human}]}``.
+    """
+    from scipy import stats
+
+    label = file or frame.attrs.get("file")
+    if frame.empty:
+        raise InputError("the submission holds no scores", file=label)
+    frame = frame.reset_index(drop=True)
+    level = "segment" if frame["segment"].notna().any() else "system"
+    if level == "segment" and frame["segment"].isna().any():
+        i = int(np.flatnonzero(frame["segment"].isna().to_numpy())[0])
+        raise InputError("segment-level rows need a segment id", file=label, line=_where(frame, i), column="segment")
+    scores = frame["score"].to_numpy(dtype=float)
+    bad = ~np.isfinite(scores)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError("score is NaN or infinite", file=label, line=_where(frame, i), column="score")
+    check_duplicates(frame, label)
+
+    lps = frame["lp"].astype(str).to_numpy()
+    unknown_lp = ~np.isin(lps, list(systems))
+    if unknown_lp.any():
+        i = int(np.flatnonzero(unknown_lp)[0])
+        raise InputError(f"language pair {lps[i]!r} is not in the campaign (it has {', '.join(sorted(systems))})",
+                         file=label, line=_where(frame, i), column="lp")
+    sys_names = frame["system"].astype(str).to_numpy()
+    for lp in pd.unique(lps):
+        known = set(systems[lp])
+        rows = np.flatnonzero((lps == lp) & ~np.isin(sys_names, list(known)))
+        if rows.size:
+            i = int(rows[0])
+            raise InputError(f"unknown system {sys_names[i]!r} for {lp}{_did_you_mean(sys_names[i], known)}",
+                             file=label, line=_where(frame, i), column="system")
+        if segments is not None and level == "segment":
+            seg_known = {str(s) for s in segments.get(lp, set())}
+            rows = np.flatnonzero((lps == lp) & ~frame["segment"].astype(str).isin(seg_known).to_numpy())
+            if rows.size:
+                i = int(rows[0])
+                raise InputError(f"unknown segment {frame['segment'].iloc[i]!r} for {lp} "
+                                 f"(the test set has {len(seg_known)} segments)",
+                                 file=label, line=_where(frame, i), column="segment")
+
+    keyed = frame.assign(testset=frame["testset"].fillna(""), refset=frame["refset"].fillna(""))
+    human_col = _human_column(human) if human is not None else None
+    groups = []
+    for (metric, lp, testset, refset), grp in keyed.groupby(["metric", "lp", "testset", "refset"], sort=False):
+        where = f"metric {metric}, lp {lp}" + (f", test set {testset}" if testset else "") + \
+                (f", reference {refset}" if refset else "")
+        missing = sorted(set(systems[lp]) - set(grp["system"]))
+        if missing:
+            shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+            raise InputError(f"no scores for {len(missing)} campaign system(s) ({where}): {shown}",
+                             file=label, column="system")
+        n_segments = 0
+        if level == "segment":
+            expected = ({str(s) for s in segments[lp]} if segments is not None and lp in segments
+                        else set(grp["segment"]))
+            n_segments = len(expected)
+            counts = grp.groupby("system")["segment"].nunique()
+            short = counts[counts < len(expected)]
+            if not short.empty:
+                system = short.index[0]
+                lacking = sorted(expected - set(grp.loc[grp["system"] == system, "segment"]),
+                                 key=lambda s: (len(s), s))
+                raise InputError(f"system {system!r} lacks scores for {len(lacking)} segment(s) ({where}), "
+                                 f"e.g. {', '.join(lacking[:5])}", file=label, column="segment")
+        per_system = grp.groupby("system")["score"].mean()
+        first_line = int(grp["line"].min()) if "line" in grp.columns else None  # where the group starts
+
+        named = _direction_from_name(str(metric), per_system.to_numpy())
+        if higher_is_better is not None and named is not None and named != ("higher" if higher_is_better else "lower"):
+            declared = "higher" if higher_is_better else "lower"
+            kind = KNOWN_DIRECTIONS[str(metric).strip().lower()]
+            form = ("an error rate (all scores >= 0)" if named == "lower" else
+                    "a negated error rate (all scores <= 0)" if kind == "lower" else "a similarity score")
+            raise InputError(
+                f"{metric} is declared {declared}-is-better, but as {form} it is {named}-is-better "
+                f"({where}); the direction flag is probably wrong", file=label, line=first_line, column="score")
+
+        r = np.nan
+        n_h = 0
+        if human_col is not None:
+            h = human[human["lp"] == lp].set_index("system")[human_col].astype(float)
+            both = pd.concat([per_system.rename("m"), h.rename("h")], axis=1, join="inner").dropna()
+            n_h = len(both)
+            if n_h >= 3 and both["m"].std() > 0 and both["h"].std() > 0:
+                sign = -1.0 if higher_is_better is False else 1.0
+                res = stats.pearsonr(sign * both["m"], both["h"], alternative="less")
+                r = float(res.statistic)
+                if higher_is_better is not None and n_h >= min_systems and r < 0 and res.pvalue < alpha:
+                    declared = "higher" if higher_is_better else "lower"
+                    raise InputError(
+                        f"the scores are declared {declared}-is-better but correlate negatively with the human "
+                        f"scores (Pearson r = {r:.3f} over {n_h} systems, one-sided p = {res.pvalue:.2g}; {where}); "
+                        "the direction flag is probably wrong", file=label, line=first_line, column="score")
+        groups.append({"metric": metric, "lp": lp, "testset": testset or None, "refset": refset or None,
+                       "systems": int(per_system.size), "segments": n_segments, "rows": int(len(grp)),
+                       "higher_is_better": higher_is_better, "pearson_human": r, "n_human": n_h})
+    return {"level": level, "rows": int(len(frame)), "groups": groups}
