@@ -146,19 +146,10 @@ def run(args: argparse.Namespace) -> int:
 
     stored: list[int] = []
     if args.campaign:
-        from .. import storage
-        save = getattr(storage, "save_metric_submission", None)
-        if store is None and save is None:
-            store = storage.Store(args.database_url)
-        for metric, grp in frame.groupby("metric", sort=False):
-            body = grp[["lp", "system", "segment", "score"]].reset_index(drop=True)
-            if save is not None:
-                meta = {"campaign": args.campaign, "metric": metric, "level": level, "higher_is_better": higher,
-                        "file": Path(label).name}
-                stored.append(save(args.database_url, body, meta))
-            else:
-                stored.append(store.save_metric_submission(args.campaign, body, metric=metric, level=level,
-                                                           higher_is_better=higher))
+        from ..storage import Store
+        store = store or Store(args.database_url)
+        # every metric of the file in one transaction: all stored or none
+        stored = store.save_metric_submissions(args.campaign, frame, level=level, higher_is_better=higher)
     result = {"file": label, "level": level, "higher_is_better": higher, "rows": summary["rows"],
               "groups": summary["groups"], "stored": stored if args.campaign else None}
     if args.json:

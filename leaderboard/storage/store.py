@@ -267,22 +267,34 @@ class Store:
     def save_metric_submission(self, campaign: str, scores: pd.DataFrame, *, metric: str, level: str,
                                higher_is_better: bool = True, owner: str | None = None,
                                public: bool = False) -> int:
-        """Store a validated metric submission (columns lp, system, [segment], score); returns its id."""
+        """Store one metric's validated scores (columns lp, system, [segment], score); returns its id."""
+        return self.save_metric_submissions(campaign, scores.assign(metric=metric), level=level,
+                                            higher_is_better=higher_is_better, owner=owner, public=public)[0]
+
+    def save_metric_submissions(self, campaign: str, scores: pd.DataFrame, *, level: str,
+                                higher_is_better: bool = True, owner: str | None = None,
+                                public: bool = False) -> list[int]:
+        """Store every metric of a validated upload (column ``metric``) in one transaction."""
         if level not in ("system", "segment"):
             raise InputError(f"level must be system or segment, not {level!r}")
-        body = scores.assign(segment=scores["segment"] if "segment" in scores else None)[
-            ["lp", "system", "segment", "score"]]
-        sha = hashlib.sha256(pd.util.hash_pandas_object(body, index=False).to_numpy().tobytes()).hexdigest()
+        ids = []
         with self.engine.begin() as conn:
             cid = self._campaign_id(conn, campaign)
             if cid is None:
                 raise InputError(f"no campaign named {campaign!r}")
-            sid = conn.execute(insert(m.metric_submissions).values(
-                campaign_id=cid, metric=metric, level=level, higher_is_better=higher_is_better, owner=owner,
-                public=public, created_at=_now(), sha256=sha).returning(m.metric_submissions.c.id)).scalar_one()
-            insert_frame(conn, "metric_scores", body.assign(submission_id=sid)[
-                ["submission_id", "lp", "system", "segment", "score"]])
-        return sid
+            for metric, part in scores.groupby("metric", sort=False):
+                body = part.assign(segment=part["segment"] if "segment" in part else None)[
+                    ["lp", "system", "segment", "score"]].reset_index(drop=True)
+                body["segment"] = body["segment"].astype(object).where(body["segment"].notna(), None)
+                sha = hashlib.sha256(pd.util.hash_pandas_object(body, index=False).to_numpy().tobytes()).hexdigest()
+                sid = conn.execute(insert(m.metric_submissions).values(
+                    campaign_id=cid, metric=str(metric), level=level, higher_is_better=higher_is_better,
+                    owner=owner, public=public, created_at=_now(), sha256=sha)
+                    .returning(m.metric_submissions.c.id)).scalar_one()
+                insert_frame(conn, "metric_scores", body.assign(submission_id=sid)[
+                    ["submission_id", "lp", "system", "segment", "score"]])
+                ids.append(sid)
+        return ids
 
     def metric_submissions(self, campaign: str, viewer: str | None = None, include_private: bool = False) -> pd.DataFrame:
         """Submissions visible to ``viewer``: public ones, the viewer's own, or all if ``include_private``."""
