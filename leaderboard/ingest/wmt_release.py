@@ -82,8 +82,9 @@ def read_stnd(path: str, worker_stats: pd.DataFrame | None = None, campaign: str
               name: str | None = None) -> pd.DataFrame:
     """Read a ``good-stnd`` file into canonical columns (plus ``_line``), unvalidated.
 
-    ``position`` is the row's order inside its HIT (the release keeps HIT order); ``seconds`` is
-    the HIT time spread evenly over the HIT's rows, so the per-HIT sum gives the release's time.
+    ``position`` is the row's order inside its HIT assignment (HIT and worker; the release keeps
+    HIT order); ``seconds`` is the HIT time spread evenly over the assignment's rows, so the sum
+    over an assignment gives the release's time.
     """
     label = name or str(path)
     data = read_bytes(path, label)
@@ -119,7 +120,9 @@ def read_stnd(path: str, worker_stats: pd.DataFrame | None = None, campaign: str
         "doc": body["rid"],
         LINE: np.arange(2, n + 2),
     })
-    out["position"] = out.groupby("hit", sort=False).cumcount() + 1
+    # a HIT can be done by several workers (MTurk assignments): order and time are per assignment
+    assignment = out.groupby(["hit", "worker"], sort=False)
+    out["position"] = assignment.cumcount() + 1
     z = pd.to_numeric(body["score"], errors="coerce").to_numpy()
     bad = np.flatnonzero(np.isnan(z))
     if bad.size:
@@ -127,7 +130,7 @@ def read_stnd(path: str, worker_stats: pd.DataFrame | None = None, campaign: str
                          line=int(bad[0]) + 2, column="score")
     out["z"] = z
     hit_time = pd.to_numeric(body["time"], errors="coerce")
-    out["seconds"] = hit_time / out.groupby("hit", sort=False)["hit"].transform("size")
+    out["seconds"] = hit_time / assignment["hit"].transform("size")
     if worker_stats is not None:
         out["raw"] = reconstruct_raw(z, body["WorkerId"], worker_stats, label)
     out.attrs["source_columns"] = SOURCE_COLUMNS

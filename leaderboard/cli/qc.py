@@ -1,0 +1,93 @@
+"""``mtlb qc``: worker quality control (METHOD.md §3) with a per-worker report."""
+
+from __future__ import annotations
+
+import argparse
+
+import pandas as pd
+
+from ..errors import InputError
+from ..ingest import FORMATS, read_judgments
+from ..schema import concat_judgments
+from ._common import add_json_flag, print_json, print_table
+
+SHOWN = ["worker", "assessment", "lp", "n", "n_pairs", "mean_ref", "mean_system", "mean_bad_ref",
+         "p_value", "p_repeat", "passed", "reason", "flags"]
+
+
+def add_input_arguments(p: argparse.ArgumentParser) -> None:
+    """--input / --worker-stats / --input-format, shared by qc, agreement and power."""
+    p.add_argument("--input", nargs="+", action="extend", required=True, metavar="FILE",
+                   help="judgment file(s); several files are pooled (e.g. all language pairs)")
+    p.add_argument("--worker-stats", nargs="+", action="extend", metavar="FILE",
+                   help="WMT release per-worker mean/sd file(s) (raw = z*sd + mean): one for all "
+                        "inputs or one per input, in the same order")
+    p.add_argument("--input-format", choices=FORMATS, help="skip format detection")
+
+
+def load_inputs(args: argparse.Namespace) -> pd.DataFrame:
+    """Read and pool the --input files."""
+    stats = args.worker_stats or []
+    if len(stats) not in (0, 1, len(args.input)):
+        raise InputError(f"give one --worker-stats file for all inputs or one per input "
+                         f"({len(args.input)}), not {len(stats)}", column="worker-stats")
+    frames = []
+    for i, path in enumerate(args.input):
+        ws = stats[0] if len(stats) == 1 else (stats[i] if stats else None)
+        frames.append(read_judgments(path, args.input_format, worker_stats=ws))
+    return concat_judgments(frames) if len(frames) > 1 else frames[0]
+
+
+def add_qc_arguments(p: argparse.ArgumentParser, default: str | None) -> None:
+    from ..qc import DEFAULT_MIN_PAIRS, METHODS
+    p.add_argument("--method", choices=METHODS, default=default,
+                   help="Assumption A test: paired-t (WMT organisers, default), bad-ref-vs-repeat "
+                        "(seed 000), welch / mwu (unpaired; mwu = Appraise's check)")
+    p.add_argument("--alpha", type=float, default=0.05, help="a worker passes when p < alpha (default 0.05)")
+    p.add_argument("--per-lp", action="store_true",
+                   help="judge each (lp, worker) separately instead of pooling a worker's language pairs")
+    p.add_argument("--min-pairs", type=int, default=DEFAULT_MIN_PAIRS,
+                   help=f"fewest bad-reference pairs a passing worker needs (default {DEFAULT_MIN_PAIRS})")
+    p.add_argument("--require-b", action="store_true",
+                   help="also remove workers whose repeat scores differ significantly (Assumption B)")
+
+
+def apply_qc(frame: pd.DataFrame, args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame]:
+    from ..qc import filter_judgments
+    if not 0 < args.alpha < 1:
+        raise InputError("--alpha must lie strictly between 0 and 1", column="alpha")
+    return filter_judgments(frame, args.method, args.alpha, pool_lps=not args.per_lp,
+                            min_pairs=args.min_pairs, require_b=args.require_b)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("qc", help="worker quality control: per-worker tests, report and filtering",
+                       description="Test every worker's consistency on degraded (BAD_REF) and "
+                                   "repeated items (METHOD.md §3), print the per-worker report and "
+                                   "how many workers and judgments pass.")
+    add_input_arguments(p)
+    from ..qc import DEFAULT_METHOD
+    add_qc_arguments(p, DEFAULT_METHOD)
+    p.add_argument("--out-kept", metavar="FILE.csv", help="write the judgments of passing workers here")
+    add_json_flag(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..qc import qc_summary
+    frame = load_inputs(args)
+    kept, report = apply_qc(frame, args)
+    summary = qc_summary(report)
+    if args.out_kept:
+        kept.to_csv(args.out_kept, index=False)
+        summary["out_kept"] = args.out_kept
+    if args.json:
+        print_json({"summary": summary, "workers": report})
+        return 0
+    print_table(report[SHOWN], floatfmt="{:.4g}")
+    print()
+    print(f"method {summary['method']}, alpha {summary['alpha']:g}: "
+          f"{summary['workers_kept']} of {summary['workers_total']} workers pass; "
+          f"{summary['judgments_kept']:,} of {summary['judgments_total']:,} judgments kept; "
+          f"{summary['flagged_workers']} workers flagged for payment review")
+    return 0
