@@ -27,8 +27,7 @@ def demo_dir() -> Path:
 
 def ensure_demo(store: Store, *, publish: bool = True) -> dict | None:
     """Load and publish the demo campaign unless it is already stored; returns what was done."""
-    names = set(store.campaigns()["campaign"]) if not store.campaigns().empty else set()
-    if DEMO_CAMPAIGN in names:
+    if DEMO_CAMPAIGN in set(store.campaigns()["campaign"]):
         return None
     return load_demo(store, publish=publish)
 

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from ..errors import InputError
-from ..ingest.texts import parse_text_name, read_lines
+from ..ingest.texts import check_aligned, parse_text_name, read_lines
 from ._common import add_json_flag, print_json
 
 
@@ -38,12 +38,7 @@ def run(args: argparse.Namespace) -> int:
         parsed.append((info, read_lines(path), path))
     if not parsed:
         raise InputError("no files found", file=", ".join(args.paths))
-    lengths: dict[str, tuple[int, Path]] = {}
-    for info, lines, path in parsed:
-        first = lengths.setdefault(info.lp, (len(lines), path))
-        if len(lines) != first[0]:
-            raise InputError(f"has {len(lines)} lines but {first[1].name} has {first[0]}; "
-                             "aligned files must have equal line counts", file=str(path))
+    check_aligned([(info, lines, str(path)) for info, lines, path in parsed])
     Store(args.database_url).load_texts(
         args.campaign, [(info.lp, info.kind, info.name, lines, path.name) for info, lines, path in parsed])
     stored = [{"lp": info.lp, "kind": info.kind, "name": info.name, "lines": len(lines)}

@@ -54,3 +54,13 @@ def read_lines(path: str | Path, name: str | None = None) -> list[str]:
     if not lines:
         raise InputError("the file is empty", file=label)
     return [line.rstrip("\r") for line in lines]
+
+
+def check_aligned(files: list[tuple[TextFile, list[str], str]]) -> None:
+    """Refuse a set of (info, lines, label) whose files of one language pair differ in line count."""
+    first: dict[str, tuple[int, str]] = {}
+    for info, lines, label in files:
+        n, other = first.setdefault(info.lp, (len(lines), label))
+        if len(lines) != n:
+            raise InputError(f"has {len(lines)} lines but {Path(other).name} has {n}; aligned files must "
+                             "have equal line counts", file=label)

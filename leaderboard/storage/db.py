@@ -35,10 +35,13 @@ def _alembic_config(url: str) -> Config:
     return cfg
 
 
-@lru_cache(maxsize=16)
 def get_engine(url: str | None = None) -> Engine:
-    """One engine per URL, migrated to the newest schema on first use."""
-    url = url or default_url()
+    """One engine per URL (``DATABASE_URL`` / the default file when None), migrated on first use."""
+    return _engine(url or default_url())
+
+
+@lru_cache(maxsize=16)
+def _engine(url: str) -> Engine:
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"timeout": 30})
 

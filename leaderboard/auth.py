@@ -1,0 +1,118 @@
+"""Passwords (argon2) and login throttling for the web app and ``mtlb user``.
+
+Passwords are stored only as argon2id hashes (argon2-cffi's defaults). Failed logins are counted per
+user name and per client in memory; after ``max_failures`` failures inside ``window`` seconds further
+attempts are refused for a lock time that doubles with every further failure (capped).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+
+ROLES: tuple[str, ...] = ("organiser", "metric-developer")
+MIN_PASSWORD_LENGTH = 8
+
+_hasher = PasswordHasher()
+# verifying against this hash for unknown users keeps the response time the same as for known ones
+_DUMMY_HASH = _hasher.hash("not a real password, only for timing")
+
+
+def hash_password(password: str) -> str:
+    """The argon2id hash of ``password`` (refuses passwords shorter than MIN_PASSWORD_LENGTH)."""
+    if len(password) < MIN_PASSWORD_LENGTH:
+        raise ValueError(f"a password needs at least {MIN_PASSWORD_LENGTH} characters")
+    return _hasher.hash(password)
+
+
+def verify_password(password_hash: str, password: str) -> bool:
+    """True when ``password`` matches ``password_hash``; never raises on a malformed hash."""
+    try:
+        return _hasher.verify(password_hash, password)
+    except (VerifyMismatchError, VerificationError, InvalidHashError):
+        return False
+
+
+class LoginThrottled(Exception):
+    """Too many failed logins; ``retry_after`` seconds until the next attempt is accepted."""
+
+    def __init__(self, retry_after: float) -> None:
+        self.retry_after = retry_after
+        super().__init__(f"too many failed logins; try again in {int(retry_after) + 1} s")
+
+
+@dataclass
+class _Record:
+    failures: list[float] = field(default_factory=list)
+    locked_until: float = 0.0
+    locks: int = 0
+
+
+class Throttle:
+    """Counts failed logins per key (user name, client) and locks a key that fails too often."""
+
+    def __init__(self, max_failures: int = 5, window: float = 900.0, lock: float = 30.0,
+                 max_lock: float = 3600.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.max_failures, self.window, self.lock, self.max_lock = max_failures, window, lock, max_lock
+        self.clock = clock
+        self._records: dict[str, _Record] = {}
+        self._mutex = threading.Lock()
+
+    def check(self, *keys: str) -> None:
+        """Raise LoginThrottled when any of ``keys`` is locked."""
+        now = self.clock()
+        with self._mutex:
+            wait = max((self._records[k].locked_until - now for k in keys if k in self._records), default=0.0)
+        if wait > 0:
+            raise LoginThrottled(wait)
+
+    def failure(self, *keys: str) -> None:
+        now = self.clock()
+        with self._mutex:
+            for key in keys:
+                rec = self._records.setdefault(key, _Record())
+                rec.failures = [t for t in rec.failures if now - t < self.window] + [now]
+                if len(rec.failures) >= self.max_failures:
+                    rec.locked_until = now + min(self.lock * 2 ** rec.locks, self.max_lock)
+                    rec.locks += 1
+                    rec.failures = []
+
+    def success(self, *keys: str) -> None:
+        with self._mutex:
+            for key in keys:
+                self._records.pop(key, None)
+
+
+THROTTLE = Throttle()
+
+
+def authenticate(store, name: str, password: str, *, client: str = "",
+                 throttle: Throttle | None = None) -> dict | None:
+    """The user ``{"name", "role"}`` when the password is right, else None.
+
+    Raises LoginThrottled (before checking the password) while the name or the client is locked.
+    """
+    throttle = throttle or THROTTLE
+    keys = ("user:" + name.strip().lower(),) + (("client:" + client,) if client else ())
+    throttle.check(*keys)
+    user = store.user(name.strip()) if name.strip() else None
+    ok = verify_password(user["password_hash"] if user else _DUMMY_HASH, password) and user is not None
+    if not ok:
+        throttle.failure(*keys)
+        return None
+    throttle.success(*keys)
+    return {"name": user["name"], "role": user["role"]}
+
+
+def create_user(store, name: str, password: str, role: str) -> None:
+    """Add a user with a hashed password (the name must be new, the role one of ROLES)."""
+    if role not in ROLES:
+        raise ValueError(f"unknown role {role!r} ({' | '.join(ROLES)})")
+    if not name.strip() or name != name.strip():
+        raise ValueError("a user name must be non-empty with no surrounding spaces")
+    store.add_user(name, hash_password(password), role)

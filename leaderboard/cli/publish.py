@@ -1,0 +1,61 @@
+"""``mtlb publish``: rank a stored campaign and publish it as a new immutable version (organisers only)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from ..errors import InputError
+from ._common import add_json_flag, print_json
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("publish", help="publish the ranking of a stored campaign (organiser login needed)",
+                       description="Ranks the stored judgments and stores each (lp, assessment) ranking as the "
+                                   "next version: earlier versions are never changed. Needs an organiser account "
+                                   "(see `mtlb user add`); the password comes from --password-stdin, the "
+                                   "MTLB_PASSWORD environment variable, or a prompt.")
+    p.add_argument("--campaign", required=True)
+    p.add_argument("--lp")
+    p.add_argument("--assessment")
+    p.add_argument("--user", required=True, help="organiser account name")
+    p.add_argument("--password-stdin", action="store_true", help="read the password from standard input")
+    p.add_argument("--note", default="", help="a note stored with the version (e.g. what was corrected)")
+    p.add_argument("--protocol", default="wmt-da", help="ranking protocol (see `mtlb rank --help`)")
+    p.add_argument("--alpha", type=float, default=0.05)
+    p.add_argument("--cluster-rule", default="organisers", choices=["organisers", "strict"])
+    p.add_argument("--qc", default="none",
+                   help="worker QC before ranking: none (judgments already filtered) or a method of `mtlb qc`")
+    p.add_argument("--database-url", help="override DATABASE_URL")
+    add_json_flag(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..auth import LoginThrottled, authenticate
+    from ..publish import publish_rankings
+    from ..storage import Store
+    from .user import _read_password
+
+    store = Store(args.database_url)
+    password = os.environ.get("MTLB_PASSWORD") if not args.password_stdin else None
+    if password is None:
+        password = _read_password(args.password_stdin)
+    try:
+        user = authenticate(store, args.user, password, client="cli")
+    except LoginThrottled as exc:
+        raise InputError(f"too many failed logins; try again in {exc.retry_after:.0f} s") from None
+    if user is None:
+        raise InputError(f"wrong user name or password for {args.user!r}")
+    if user["role"] != "organiser":
+        raise InputError(f"user {args.user!r} is a {user['role']}; only organisers can publish")
+    published = publish_rankings(store, args.campaign, user["name"], lp=args.lp, assessment=args.assessment,
+                                 note=args.note, protocol=args.protocol, alpha=args.alpha,
+                                 cluster_rule=args.cluster_rule, qc=args.qc)
+    if args.json:
+        print_json({"campaign": args.campaign, "published": published})
+    else:
+        for row in published:
+            print(f"published {args.campaign} {row['lp']} {row['assessment']} as version {row['version']} "
+                  f"({row['signature']})")
+    return 0

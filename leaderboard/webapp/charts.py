@@ -1,0 +1,213 @@
+"""Plotly figure builders of the web app: plain data in, figures out (no Streamlit, no I/O)."""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+# significance shades as in the WMT findings heat maps: darker = smaller p
+P_LEVELS: tuple[tuple[float, str, str], ...] = (
+    (0.001, "p < 0.001", "#1a7f37"),
+    (0.01, "p < 0.01", "#4cae5b"),
+    (0.05, "p < 0.05", "#a6dba0"),
+)
+NOT_SIGNIFICANT = ("not significant", "#f2f2f2")
+SAME = ("same system", "#bdbdbd")
+
+
+def _layout(fig: go.Figure, title: str, height: int | None = None) -> go.Figure:
+    fig.update_layout(title={"text": title, "x": 0.0, "xanchor": "left"}, template="plotly_white",
+                      margin={"l": 10, "r": 10, "t": 50, "b": 10}, height=height)
+    return fig
+
+
+def ranking_figure(ranking: Mapping) -> go.Figure:
+    """Ave z per system, best on top, clusters shaded alternately (the table's cluster lines)."""
+    systems = list(ranking["systems"])
+    names = [s["system"] for s in systems]
+    fig = go.Figure()
+    clusters = [s.get("cluster") for s in systems]
+    # shapes in one layout update: plotly's add_hrect / add_hline are ~20 ms each
+    shapes = []
+    start = 0
+    band = 0
+    for i in range(1, len(systems) + 1):
+        if i == len(systems) or clusters[i] != clusters[start]:
+            if band % 2 == 0:
+                shapes.append({"type": "rect", "xref": "paper", "x0": 0, "x1": 1, "yref": "y", "y0": start - 0.5,
+                               "y1": i - 0.5, "fillcolor": "#e8eef7", "line": {"width": 0}, "layer": "below"})
+            if i < len(systems):
+                shapes.append({"type": "line", "xref": "paper", "x0": 0, "x1": 1, "yref": "y", "y0": i - 0.5,
+                               "y1": i - 0.5, "line": {"color": "#555", "width": 1, "dash": "dot"}})
+            start, band = i, band + 1
+    fig.update_layout(shapes=shapes)
+    hover = [f"{s['system']}<br>rank {s.get('rank_lo')}–{s.get('rank_hi')}<br>Ave z {s['ave_z']:.3f}"
+             + (f"<br>Ave {s['ave']:.1f}" if s.get("ave") is not None else "") + f"<br>N {s.get('n')}"
+             for s in systems]
+    fig.add_trace(go.Scatter(x=[s["ave_z"] for s in systems], y=list(range(len(systems))), mode="markers",
+                             marker={"size": 11, "color": "#1f4e99"}, hovertext=hover, hoverinfo="text",
+                             showlegend=False))
+    fig.update_yaxes(tickvals=list(range(len(systems))), ticktext=names, autorange="reversed")
+    fig.update_xaxes(title="Ave z", zeroline=True, zerolinecolor="#999")
+    return _layout(fig, f"{ranking.get('lp', '')} — Ave z by system (shaded bands = clusters)",
+                   height=max(260, 34 * len(systems) + 90))
+
+
+def significance_matrix(ranking: Mapping) -> tuple[list[str], np.ndarray]:
+    """Systems in table order and the matrix P[i, j] = p(row i better than column j) (NaN if absent)."""
+    names = [s["system"] for s in ranking["systems"]]
+    pvalues = ranking.get("pvalues") or {}
+    mat = np.full((len(names), len(names)), np.nan)
+    for i, a in enumerate(names):
+        row = pvalues.get(a) or {}
+        for j, b in enumerate(names):
+            value = row.get(b)
+            if i != j and value is not None:
+                mat[i, j] = float(value)
+    return names, mat
+
+
+def significance_level(p: float) -> int:
+    """0 = p < 0.001, 1 = p < 0.01, 2 = p < 0.05, 3 = not significant (or untested)."""
+    for k, (cut, _, _) in enumerate(P_LEVELS):
+        if p < cut:
+            return k
+    return len(P_LEVELS)
+
+
+def heatmap_figure(ranking: Mapping) -> go.Figure:
+    """Pairwise significance heat map (as seed 000 Fig. 3): row system beats column system."""
+    names, mat = significance_matrix(ranking)
+    n = len(names)
+    levels = np.full((n, n), float(len(P_LEVELS)))
+    finite = np.isfinite(mat)
+    levels[finite] = np.select([mat[finite] < cut for cut, _, _ in P_LEVELS],
+                               list(range(len(P_LEVELS))), default=len(P_LEVELS))
+    np.fill_diagonal(levels, len(P_LEVELS) + 1)
+    colours = [c for _, _, c in P_LEVELS] + [NOT_SIGNIFICANT[1], SAME[1]]
+    k = len(colours)
+    scale = []
+    for i, c in enumerate(colours):
+        scale += [[i / k, c], [(i + 1) / k, c]]
+    labels = [lab for _, lab, _ in P_LEVELS] + [NOT_SIGNIFICANT[0], SAME[0]]
+    text = np.where(np.isfinite(mat), np.vectorize(lambda v: f"p = {v:.2g}")(np.nan_to_num(mat)), "")
+    custom = np.array([[labels[int(v)] for v in row] for row in levels]) if n else np.empty((0, 0))
+    fig = go.Figure(go.Heatmap(
+        z=levels, x=names, y=names, zmin=-0.5, zmax=k - 0.5, colorscale=scale, xgap=1, ygap=1,
+        text=text, customdata=custom,
+        hovertemplate="%{y} better than %{x}<br>%{customdata}<br>%{text}<extra></extra>",
+        colorbar={"tickvals": list(range(k)), "ticktext": labels, "title": "one-sided test"},
+    ))
+    fig.update_yaxes(autorange="reversed", title="better system (row)")
+    fig.update_xaxes(title="worse system (column)", tickangle=-45)
+    return _layout(fig, f"{ranking.get('lp', '')} — is the row system significantly better than the column system?",
+                   height=max(360, 34 * n + 200))
+
+
+def distribution_figure(seg: pd.DataFrame, system: str, value: str = "z") -> go.Figure:
+    """Histogram of the system's per-segment scores over the pooled segments of every system."""
+    fig = go.Figure()
+    fig.add_trace(go.Histogram(x=seg[value], name="all systems", histnorm="probability density",
+                               marker_color="#c7c7c7", opacity=0.7, nbinsx=40))
+    fig.add_trace(go.Histogram(x=seg.loc[seg["system"] == system, value], name=system,
+                               histnorm="probability density", marker_color="#1f4e99", opacity=0.75, nbinsx=40))
+    fig.update_layout(barmode="overlay", legend={"orientation": "h", "y": -0.2})
+    fig.update_xaxes(title="segment score (" + ("z" if value == "z" else "raw 0–100") + ")")
+    fig.update_yaxes(title="density")
+    return _layout(fig, f"Score distribution of {system}", height=360)
+
+
+def head_to_head_figure(pairs: pd.DataFrame, a: str, b: str, value: str = "z") -> go.Figure:
+    """Per-segment scores of system a (x) against system b (y) over their common segments."""
+    x, y = pairs[f"{value}_a"], pairs[f"{value}_b"]
+    lo = float(np.nanmin([x.min(), y.min()])) if len(pairs) else 0.0
+    hi = float(np.nanmax([x.max(), y.max()])) if len(pairs) else 1.0
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=[lo, hi], y=[lo, hi], mode="lines", line={"color": "#999", "dash": "dash"},
+                             name="equal", hoverinfo="skip"))
+    fig.add_trace(go.Scatter(x=x, y=y, mode="markers", name="segment", marker={"size": 6, "opacity": 0.6,
+                                                                                "color": "#1f4e99"},
+                             text=pairs["segment"], hovertemplate="segment %{text}<br>"
+                             + a + " %{x:.2f}<br>" + b + " %{y:.2f}<extra></extra>"))
+    fig.update_xaxes(title=a)
+    fig.update_yaxes(title=b, scaleanchor="x")
+    fig.update_layout(showlegend=False)
+    return _layout(fig, f"{a} vs {b}: per-segment {value} scores ({len(pairs)} common segments)", height=460)
+
+
+def regression_line(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """Least-squares slope and intercept of y on x (NaN when fewer than two distinct x)."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    ok = np.isfinite(x) & np.isfinite(y)
+    x, y = x[ok], y[ok]
+    if x.size < 2 or np.ptp(x) == 0:
+        return float("nan"), float("nan")
+    slope, intercept = np.polyfit(x, y, 1)
+    return float(slope), float(intercept)
+
+
+def metric_scatter(frame: pd.DataFrame, metric: str, lp: str, human: str = "human") -> go.Figure:
+    """System-level scatter: metric score (x) against human Ave z (y) with the regression line."""
+    fig = go.Figure(go.Scatter(x=frame[metric], y=frame[human], mode="markers+text", text=frame["system"],
+                               textposition="top center", textfont={"size": 10},
+                               marker={"size": 9, "color": "#1f4e99"}, name="system",
+                               hovertemplate="%{text}<br>metric %{x:.4g}<br>human %{y:.3f}<extra></extra>"))
+    slope, intercept = regression_line(frame[metric].to_numpy(), frame[human].to_numpy())
+    if np.isfinite(slope):
+        xs = np.linspace(float(frame[metric].min()), float(frame[metric].max()), 2)
+        fig.add_trace(go.Scatter(x=xs, y=slope * xs + intercept, mode="lines", name="least squares",
+                                 line={"color": "#d62728"}))
+    fig.update_xaxes(title=metric)
+    fig.update_yaxes(title="human Ave z")
+    fig.update_layout(showlegend=False)
+    return _layout(fig, f"{lp}: {metric} against human scores", height=420)
+
+
+def williams_figure(williams: Mapping[str, Mapping[str, float]], order: list[str] | None = None) -> go.Figure:
+    """Williams-test p-values: does the row metric correlate significantly better than the column one?"""
+    names = order or list(williams)
+    ranking = {"lp": "", "systems": [{"system": n} for n in names], "pvalues": williams}
+    fig = heatmap_figure(ranking)
+    fig.update_yaxes(title="metric (row)")
+    fig.update_xaxes(title="compared metric (column)")
+    fig.update_traces(hovertemplate="%{y} correlates better than %{x}<br>%{customdata}<br>%{text}<extra></extra>")
+    return _layout(fig, "Williams test: row metric's correlation with humans is significantly higher",
+                   height=max(320, 34 * len(names) + 200))
+
+
+def qc_figure(summary: pd.DataFrame) -> go.Figure:
+    """Stacked percentage bars of kept / removed (rows: what; columns kept, removed); counts as labels."""
+    total = (summary["kept"] + summary["removed"]).clip(lower=1)
+    fig = go.Figure()
+    for col, colour in (("kept", "#1a7f37"), ("removed", "#d62728")):
+        fig.add_trace(go.Bar(y=summary["what"], x=100 * summary[col] / total, orientation="h", name=col,
+                             marker_color=colour, text=[f"{v:,}" for v in summary[col]], textposition="inside",
+                             hovertemplate="%{y} " + col + ": %{text} (%{x:.1f}%)<extra></extra>"))
+    fig.update_layout(barmode="stack", legend={"orientation": "h", "y": -0.3})
+    fig.update_xaxes(title="% of all", range=[0, 100])
+    return _layout(fig, "Quality control: what was kept", height=240)
+
+
+def longitudinal_figure(frame: pd.DataFrame, x: str, y: str, label: str, title: str,
+                        x_title: str | None = None, y_title: str | None = None) -> go.Figure:
+    """Labelled scatter for the longitudinal page (e.g. gain against test-set difficulty per lp)."""
+    fig = go.Figure(go.Scatter(x=frame[x], y=frame[y], mode="markers+text", text=frame[label],
+                               textposition="top center", marker={"size": 10, "color": "#1f4e99"}))
+    fig.update_layout(shapes=[{"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": 0, "y1": 0,
+                               "line": {"color": "#999", "width": 1}}])
+    fig.update_xaxes(title=x_title or x)
+    fig.update_yaxes(title=y_title or y)
+    return _layout(fig, title, height=420)
+
+
+def year_lines_figure(frame: pd.DataFrame, x: str, y: str, group: str, title: str) -> go.Figure:
+    """One line per group (system or lp) across years."""
+    fig = go.Figure()
+    for name, part in frame.sort_values(x).groupby(group, sort=True):
+        fig.add_trace(go.Scatter(x=part[x], y=part[y], mode="lines+markers", name=str(name)))
+    fig.update_xaxes(title=x, type="category")
+    fig.update_yaxes(title=y)
+    return _layout(fig, title, height=420)

@@ -1,0 +1,193 @@
+"""Helpers shared by the pages: the view selection (synced with the URL), downloads, roles, errors."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from ..cli._common import to_jsonable
+from ..errors import InputError
+from ..tables import to_csv_bytes
+from . import state
+
+# query parameters that make a view reproducible from its URL
+VIEW_KEYS = ("campaign", "lp", "assessment", "version")
+
+
+@dataclass(frozen=True)
+class View:
+    """What the participant pages show: a published snapshot."""
+    campaign: str
+    lp: str
+    assessment: str
+    version: int
+    latest: int
+
+    @property
+    def key(self) -> tuple[str, str, str, str, int]:
+        return (state.store_url(), self.campaign, self.lp, self.assessment, self.version)
+
+
+def slug(text: str) -> str:
+    """A safe file-name part."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", str(text)).strip("_") or "table"
+
+
+def _pick(label: str, options: list, key: str, param: str, fmt: Callable[[Any], str] = str,
+          container=st.sidebar) -> Any:
+    """A selectbox whose value comes from the URL when the page is opened and goes back into it."""
+    if not options:
+        return None
+    wanted = st.query_params.get(param)
+    current = st.session_state.get(key)
+    if current not in options:
+        # a widget's state is dropped on pages that do not show it: fall back to the kept copy
+        match = [o for o in options if str(o) == wanted] or \
+            [o for o in options if o == st.session_state.get("_keep_" + key)]
+        st.session_state[key] = match[0] if match else options[0]
+    value = container.selectbox(label, options, key=key, format_func=fmt)
+    st.session_state["_keep_" + key] = value
+    st.query_params[param] = str(value)
+    return value
+
+
+def sidebar_view() -> View | None:
+    """Campaign / language pair / assessment / version pickers over the published snapshots."""
+    snaps = state.snapshots(state.store_url())
+    if snaps.empty:
+        return None
+    st.sidebar.markdown("**Published results**")
+    campaign = _pick("Campaign", sorted(snaps["campaign"].unique()), "view_campaign", "campaign")
+    part = snaps[snaps["campaign"] == campaign]
+    lp = _pick("Language pair", sorted(part["lp"].unique()), "view_lp", "lp")
+    part = part[part["lp"] == lp]
+    assessment = _pick("Assessment", sorted(part["assessment"].unique()), "view_assessment", "assessment")
+    part = part[part["assessment"] == assessment]
+    versions = sorted((int(v) for v in part["version"]), reverse=True)
+    latest = versions[0]
+    # an older version is kept only when the URL asks for it; otherwise follow the latest
+    if st.session_state.get("view_version") not in versions or st.session_state.get("_view_latest") != latest:
+        wanted = st.query_params.get("version")
+        st.session_state["view_version"] = int(wanted) if wanted and wanted.isdigit() and int(wanted) in versions \
+            else latest
+        st.session_state["_view_latest"] = latest
+    version = st.sidebar.selectbox("Version", versions, key="view_version",
+                                   format_func=lambda v: f"v{v}" + (" (latest)" if v == latest else ""))
+    st.query_params["version"] = str(version)
+    return View(campaign, lp, assessment, int(version), latest)
+
+
+def current_view() -> View | None:
+    return st.session_state.get("_view")
+
+
+def require_view() -> View | None:
+    """The selected snapshot, or a note that nothing is published yet."""
+    view = current_view()
+    if view is None:
+        st.info("Nothing has been published yet. Organisers publish rankings on the **Organiser** page; "
+                "`mtlb demo` loads and publishes the shipped demo campaign.")
+    return view
+
+
+def snapshot_caption(snap: dict, view: View) -> None:
+    older = "" if view.version == view.latest else f" — an older version; the latest is v{view.latest}"
+    st.caption(f"Version v{snap['version']}{older} · published {snap.get('published_at', '')[:19].replace('T', ' ')} "
+               f"UTC by {snap.get('published_by') or 'unknown'} · signature `{snap.get('signature', '')}` · "
+               f"data hash `{(snap.get('data_hash') or '')[:16]}…`")
+    if snap.get("note"):
+        st.caption(f"Note: {snap['note']}")
+
+
+# ---- downloads ---------------------------------------------------------------------------
+def csv_download(frame: pd.DataFrame, name: str, label: str = "Download CSV", key: str | None = None) -> None:
+    """A CSV download of ``frame`` with spreadsheet formulas neutralised."""
+    st.download_button(label, to_csv_bytes(frame), file_name=f"{slug(name)}.csv", mime="text/csv",
+                       key=key or f"csv-{name}", on_click="ignore")
+
+
+def figure_downloads(fig: go.Figure, name: str) -> None:
+    """PNG and SVG downloads of a chart (rendered on click by kaleido), else standalone HTML."""
+    cols = st.columns(3)
+    if state.static_export_available():
+        import plotly.io as pio
+        cols[0].download_button("PNG", lambda: pio.to_image(fig, format="png", width=1100, scale=2),
+                                file_name=f"{slug(name)}.png", mime="image/png", key=f"png-{name}",
+                                on_click="ignore", icon=":material/image:")
+        cols[1].download_button("SVG", lambda: pio.to_image(fig, format="svg", width=1100),
+                                file_name=f"{slug(name)}.svg", mime="image/svg+xml", key=f"svg-{name}",
+                                on_click="ignore", icon=":material/image:")
+    cols[2].download_button("HTML", lambda: fig.to_html(include_plotlyjs=True, full_html=True).encode("utf-8"),
+                            file_name=f"{slug(name)}.html", mime="text/html", key=f"html-{name}",
+                            on_click="ignore", icon=":material/code:")
+
+
+def chart(fig: go.Figure, name: str) -> None:
+    """Show a plotly figure with its PNG/SVG/HTML downloads."""
+    st.plotly_chart(fig, key=f"chart-{name}", config={"displaylogo": False,
+                                                      "toImageButtonOptions": {"filename": slug(name)}})
+    figure_downloads(fig, name)
+
+
+def json_bytes(obj: Any) -> bytes:
+    return json.dumps(to_jsonable(obj), indent=2, ensure_ascii=False, allow_nan=False).encode("utf-8")
+
+
+# ---- users and roles ---------------------------------------------------------------------
+def current_user() -> dict | None:
+    return st.session_state.get("user")
+
+
+def require_role(*roles: str, action: str) -> dict | None:
+    """The logged-in user when their role is one of ``roles``; otherwise explain and return None."""
+    user = current_user()
+    if user is None:
+        st.warning(f"Log in to {action}.")
+        st.page_link(LOGIN_PAGE, label="Log in", icon=":material/login:")
+        return None
+    if user["role"] not in roles:
+        st.error(f"Refused: only {' or '.join(r.replace('-', ' ') + 's' for r in roles)} can {action}; "
+                 f"you are logged in as {user['name']} ({user['role'].replace('-', ' ')}).")
+        return None
+    return user
+
+
+LOGIN_PAGE = "leaderboard/webapp/pages/login.py"
+
+
+# ---- errors ------------------------------------------------------------------------------
+def show_input_error(exc: InputError, container=st) -> None:
+    """An upload / input error with the file, line and column, next to where it happened."""
+    parts = []
+    if exc.file:
+        parts.append(f"file **{_md_escape(str(exc.file))}**")
+    if exc.line is not None:
+        parts.append(f"line **{exc.line}**")
+    if exc.column:
+        parts.append(f"column **{_md_escape(str(exc.column))}**")
+    where = (", ".join(parts) + ": ") if parts else ""
+    container.error(f"{where}{_md_escape(exc.message)}", icon=":material/error:")
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+
+
+def _md_escape(text: str) -> str:
+    """Escape Markdown so user text (file names, messages) is shown literally."""
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+md_escape = _md_escape
+
+
+def options_or_note(values: Iterable[str], note: str) -> list[str]:
+    out = sorted({str(v) for v in values})
+    if not out:
+        st.info(note)
+    return out

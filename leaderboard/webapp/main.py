@@ -1,0 +1,56 @@
+"""The app's frame: page config, demo on first start, navigation, the sidebar view picker and login box."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from . import common, state
+
+PAGES_DIR = Path(__file__).resolve().parent / "pages"
+
+# (file, title, icon, url path); the first one is the default page
+PUBLIC = [
+    ("leaderboard.py", "Leaderboard", ":material/leaderboard:", "leaderboard"),
+    ("heatmap.py", "Significance", ":material/grid_on:", "significance"),
+    ("system.py", "System", ":material/search:", "system"),
+    ("longitudinal.py", "Across years", ":material/timeline:", "longitudinal"),
+    ("qc.py", "Quality control", ":material/verified:", "qc"),
+]
+MEMBERS = [
+    ("metrics.py", "Metrics", ":material/functions:", "metrics"),
+    ("organiser.py", "Organiser", ":material/admin_panel_settings:", "organiser"),
+    ("login.py", "Log in", ":material/login:", "login"),
+]
+# pages that show one published snapshot and therefore get the sidebar picker
+VIEW_PAGES = {"leaderboard", "significance", "system", "qc", "metrics", ""}
+
+
+def _page(spec: tuple[str, str, str, str], default: bool = False) -> st.Page:
+    file, title, icon, url = spec
+    return st.Page(PAGES_DIR / file, title=title, icon=icon, url_path=url, default=default)
+
+
+def main() -> None:
+    st.set_page_config(page_title="MT leaderboard", page_icon=":material/leaderboard:", layout="wide")
+    state.ensure_demo()
+    pages = {"Results": [_page(PUBLIC[0], default=True)] + [_page(p) for p in PUBLIC[1:]],
+             "Members": [_page(p) for p in MEMBERS]}
+    current = st.navigation(pages)
+    st.session_state["_view"] = common.sidebar_view() if current.url_path in VIEW_PAGES else \
+        st.session_state.get("_view")
+    _login_box()
+    current.run()
+
+
+def _login_box() -> None:
+    user = common.current_user()
+    st.sidebar.divider()
+    if user:
+        st.sidebar.caption(f"Logged in as **{common.md_escape(user['name'])}** ({user['role'].replace('-', ' ')})")
+        if st.sidebar.button("Log out", key="logout", icon=":material/logout:"):
+            st.session_state.pop("user", None)
+            st.rerun()
+    else:
+        st.sidebar.caption("Participants need no login. Organisers and metric developers: **Log in**.")

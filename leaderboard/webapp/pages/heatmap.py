@@ -1,0 +1,46 @@
+"""Significance: the pairwise Wilcoxon rank-sum heat map of the selected snapshot."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from leaderboard.webapp import charts, common, state
+
+
+def pvalue_table(ranking: dict) -> pd.DataFrame:
+    """Long table of the published one-sided p-values (row system better than column system)."""
+    names, mat = charts.significance_matrix(ranking)
+    i, j = np.nonzero(np.isfinite(mat))
+    labels = [lab for _, lab, _ in charts.P_LEVELS] + [charts.NOT_SIGNIFICANT[0]]
+    return pd.DataFrame({"better": [names[a] for a in i], "worse": [names[b] for b in j],
+                         "p_value": mat[i, j],
+                         "significance": [labels[charts.significance_level(p)] for p in mat[i, j]]})
+
+
+def render() -> None:
+    st.title("Pairwise significance")
+    view = common.require_view()
+    if view is None:
+        return
+    snap = state.snapshot(*view.key)
+    ranking = snap["ranking"]
+    st.subheader(f"{view.campaign} · {view.lp} · {view.assessment}")
+    common.snapshot_caption(snap, view)
+    if not ranking.get("pvalues"):
+        st.info("This snapshot has no pairwise p-values.")
+        return
+    st.caption("A cell is green when the row system's segment scores are significantly higher than the column "
+               "system's (one-sided Wilcoxon rank-sum / Mann-Whitney U on per-segment Ave z); darker = smaller p. "
+               "Systems are in leaderboard order.")
+    name = f"significance-{view.campaign}-{view.lp}-{view.assessment}-v{view.version}"
+    common.chart(state.figure("heatmap", *view.key), name)
+    table = pvalue_table(ranking)
+    with st.expander(f"All p-values ({len(table)} tests)"):
+        st.dataframe(table, hide_index=True, column_config={"p_value": st.column_config.NumberColumn(format="%.3g")})
+        common.csv_download(table, name, key="dl-pvalues")
+
+
+if __name__ == "__main__":
+    render()

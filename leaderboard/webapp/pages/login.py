@@ -1,0 +1,49 @@
+"""Log in (organisers and metric developers); participants need no account."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from leaderboard.auth import LoginThrottled, authenticate
+from leaderboard.webapp import common, state
+
+
+def _client() -> str:
+    try:
+        return st.context.ip_address or ""
+    except Exception:  # not available in every runtime (e.g. tests)
+        return ""
+
+
+def render() -> None:
+    st.title("Log in")
+    user = common.current_user()
+    if user:
+        st.success(f"You are logged in as {common.md_escape(user['name'])} ({user['role'].replace('-', ' ')}).")
+        if st.button("Log out", key="logout-page"):
+            st.session_state.pop("user", None)
+            st.rerun()
+        return
+    st.caption("Accounts are created by an administrator with `mtlb user add NAME --role organiser|metric-developer`.")
+    with st.form("login", clear_on_submit=False):
+        name = st.text_input("User name", key="login_name", autocomplete="username")
+        password = st.text_input("Password", type="password", key="login_password", autocomplete="current-password")
+        submitted = st.form_submit_button("Log in", type="primary")
+    if not submitted:
+        return
+    try:
+        found = authenticate(state.get_store(), name, password, client=_client())
+    except LoginThrottled as exc:
+        st.error(f"Too many failed logins. Try again in {int(exc.retry_after) + 1} seconds.")
+        return
+    if found is None:
+        st.error("Wrong user name or password.")
+        return
+    st.session_state["user"] = found
+    target = "leaderboard/webapp/pages/organiser.py" if found["role"] == "organiser" \
+        else "leaderboard/webapp/pages/metrics.py"
+    st.switch_page(target)
+
+
+if __name__ == "__main__":
+    render()

@@ -1,0 +1,120 @@
+"""Across years: best-system scores per year and the calibrated gain per language pair (seed 002)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from leaderboard.errors import InputError
+from leaderboard.webapp import charts, common, state
+
+
+@st.cache_data(show_spinner="Comparing years…", max_entries=32)
+def _compare(url: str, campaigns: tuple[str, ...], versions: tuple[tuple, ...], tokens: tuple[str, ...],
+             calibration: str | None, best_by: str, alternative: str) -> dict:
+    """``longitudinal`` over the latest snapshots of the chosen campaigns (cached on their versions)."""
+    from leaderboard import longitudinal as lg
+    years = []
+    for campaign, token in zip(campaigns, tokens):
+        rankings = []
+        for c, lp, assessment, version in versions:
+            if c == campaign:
+                rankings.append({**state.snapshot(url, c, lp, assessment, version)["ranking"], "campaign": c,
+                                 "lp": lp, "assessment": assessment})
+        data = lg.years_from_rankings(campaign, rankings)
+        for (lp, assessment), year in data.items():
+            frame = state.judgments(url, campaign, lp, assessment, token) if token != "empty" else None
+            if frame is not None and len(frame):
+                year.segments = lg.segment_table(frame)
+        years.append((campaign, data))
+    return lg.longitudinal(years, calibration=calibration or None, best_by=best_by, alternative=alternative)
+
+
+def comparison_table(result: dict) -> pd.DataFrame:
+    """One row per language pair and pair of years: best systems, raw difference, Δ and calibrated gain."""
+    rows = []
+    for c in result["comparisons"]:
+        best = c["best"]
+        cal = (c.get("calibration") or {}).get("raw") or {}
+        raw = best.get("raw") or {}
+        rows.append({
+            "lp": c["lp"], "assessment": c["assessment"], "from": c["from"], "to": c["to"],
+            "best_from": (best.get("from") or {}).get("system"), "best_to": (best.get("to") or {}).get("system"),
+            "best_difference": raw.get("difference"), "best_difference_stars": raw.get("stars", ""),
+            "calibration_system": ((c.get("calibration") or {}).get("system") or {}).get("from", {}).get("system"),
+            "delta": cal.get("delta"), "delta_stars": cal.get("delta_stars", ""), "gain": cal.get("gain"),
+        })
+    return pd.DataFrame(rows)
+
+
+def track_table(result: dict) -> pd.DataFrame:
+    rows = []
+    for t in result["tracks"]:
+        for y in t["years"]:
+            best = y.get("best") or {}
+            rows.append({"lp": t["lp"], "assessment": t["assessment"], "year": y["label"],
+                         "best_system": best.get("system"), "ave": best.get("ave"), "ave_z": best.get("ave_z")})
+    return pd.DataFrame(rows)
+
+
+def render() -> None:
+    st.title("Across years")
+    st.caption("Test sets differ in difficulty between years, so the difference between two years' best systems "
+               "is not a gain by itself. A benchmark system judged in both years calibrates it (seed 002): "
+               "Δ = score(CURR, earlier) − score(CURR, later); gain = (BEST later − BEST earlier) + Δ.")
+    url = state.store_url()
+    snaps = state.snapshots(url)
+    names = sorted(snaps["campaign"].unique()) if not snaps.empty else []
+    if len(names) < 2:
+        st.info("A comparison across years needs published results of at least two campaigns.")
+        return
+    wanted = [c for c in st.query_params.get_all("year") if c in names]
+    if "years" not in st.session_state:
+        st.session_state["years"] = wanted or names[:2]
+    chosen = st.multiselect("Campaigns in time order (earliest first)", names, key="years")
+    st.query_params["year"] = list(chosen)
+    cols = st.columns(3)
+    calibration = cols[0].text_input("Calibration system (CURR), e.g. Online-B", key="calibration",
+                                     help="a system judged in both years; base names match 'Online-B.0' and "
+                                          "'Online-B.11'").strip()
+    best_by = cols[1].selectbox("Best system by", ["z", "raw"], key="best_by",
+                                format_func=lambda s: "Ave z" if s == "z" else "Ave (raw)")
+    alternative = cols[2].selectbox("Test", ["one-sided", "two-sided"], key="alternative")
+    if len(chosen) < 2:
+        st.info("Choose at least two campaigns.")
+        return
+    latest = snaps[snaps["campaign"].isin(chosen)].sort_values("version").groupby(
+        ["campaign", "lp", "assessment"], as_index=False).last()
+    versions = tuple((r.campaign, r.lp, r.assessment, int(r.version)) for r in latest.itertuples())
+    tokens = tuple(state.data_token(url, c) for c in chosen)
+    try:
+        result = _compare(url, tuple(chosen), versions, tokens, calibration, best_by, alternative)
+    except InputError as exc:
+        common.show_input_error(exc)
+        return
+    tracks = track_table(result)
+    st.markdown("**Best system per year**")
+    score = "ave_z" if best_by == "z" else "ave"
+    common.chart(charts.year_lines_figure(tracks.assign(group=tracks["lp"] + " " + tracks["assessment"].astype(str)),
+                                          "year", score, "group", "Best system's score per year"),
+                 "longitudinal-best")
+    st.dataframe(tracks, hide_index=True)
+    common.csv_download(tracks, "longitudinal-best", key="dl-tracks")
+    table = comparison_table(result)
+    st.markdown("**Year-to-year comparison** (raw Ave; stars: * p<0.05, ** p<0.01, *** p<0.001)")
+    st.dataframe(table, hide_index=True)
+    common.csv_download(table, "longitudinal-gains", key="dl-gains")
+    with_gain = table.dropna(subset=["gain"]) if "gain" in table else table.iloc[0:0]
+    if with_gain.empty:
+        st.warning(result["comparisons"][0].get("statement", ""))
+    else:
+        common.chart(charts.longitudinal_figure(
+            with_gain.assign(label=with_gain["lp"] + " " + with_gain["from"] + "→" + with_gain["to"]),
+            "delta", "gain", "label", "Calibrated gain per language pair (seed 002 Fig. 1)",
+            "test set harder by Δ (CURR earlier − later)", "gain (raw points)"), "longitudinal-gain")
+    for note in result.get("notes", []):
+        st.caption(note)
+
+
+if __name__ == "__main__":
+    render()

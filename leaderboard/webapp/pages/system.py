@@ -1,0 +1,122 @@
+"""System: one system's score distribution, per-segment scores with texts, and head-to-head comparisons."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import streamlit as st
+
+from leaderboard.webapp import charts, common, state
+
+
+def text_name(system: str, names: list[str]) -> str | None:
+    """The stored hypothesis / reference name of a judged system ("Online-B.0" → "Online-B",
+    "HUMAN-C" → reference "C"), or None."""
+    if system in names:
+        return system
+    base = re.sub(r"\.\d+$", "", system)
+    if base in names:
+        return base
+    human = re.match(r"^(?:HUMAN|REF|ref)[-_.]?([A-Za-z0-9]+)$", base)
+    if human and human.group(1) in names:
+        return human.group(1)
+    return None
+
+
+def segment_texts(texts: pd.DataFrame, system: str) -> pd.DataFrame:
+    """Columns line, source, reference, output for a system (empty when no texts are stored)."""
+    if texts.empty:
+        return pd.DataFrame(columns=["line", "source", "reference", "output"])
+    out = pd.DataFrame({"line": sorted(texts["line"].unique())})
+    src = texts[texts["kind"] == "source"]
+    if not src.empty:
+        out = out.merge(src[["line", "text"]].rename(columns={"text": "source"}), on="line", how="left")
+    refs = texts[texts["kind"] == "reference"]
+    ref_name = sorted(refs["name"].unique())[0] if not refs.empty else None
+    if ref_name:
+        out = out.merge(refs.loc[refs["name"] == ref_name, ["line", "text"]].rename(columns={"text": "reference"}),
+                        on="line", how="left")
+    for kind in ("hypothesis", "reference"):
+        part = texts[texts["kind"] == kind]
+        name = text_name(system, sorted(part["name"].unique()))
+        if name:
+            out = out.merge(part.loc[part["name"] == name, ["line", "text"]].rename(columns={"text": "output"}),
+                            on="line", how="left")
+            break
+    return out
+
+
+def with_texts(seg: pd.DataFrame, texts: pd.DataFrame) -> pd.DataFrame:
+    """Attach texts to per-segment scores when segment ids are line numbers of the test set."""
+    if texts.empty or seg.empty:
+        return seg
+    line = pd.to_numeric(seg["segment"], errors="coerce")
+    if line.isna().any():
+        return seg
+    return seg.assign(line=line.astype(int)).merge(texts, on="line", how="left").drop(columns="line")
+
+
+def head_to_head(seg: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
+    """Segments scored for both systems: z_a, z_b, raw_a, raw_b."""
+    left = seg[seg["system"] == a][["segment", "z", "raw"]]
+    right = seg[seg["system"] == b][["segment", "z", "raw"]]
+    return left.merge(right, on="segment", suffixes=("_a", "_b"))
+
+
+def render() -> None:
+    st.title("System")
+    view = common.require_view()
+    if view is None:
+        return
+    snap = state.snapshot(*view.key)
+    ranking = snap["ranking"]
+    systems = [s["system"] for s in ranking["systems"]]
+    system = common._pick("System", systems, "system_pick", "system", container=st)
+    row = next(s for s in ranking["systems"] if s["system"] == system)
+    st.subheader(f"{system} · {view.lp} · {view.assessment}")
+    common.snapshot_caption(snap, view)
+    cols = st.columns(5)
+    cols[0].metric("Rank", f"{row.get('rank_lo')}" + ("" if row.get("rank_lo") == row.get("rank_hi")
+                                                       else f"–{row.get('rank_hi')}"))
+    cols[1].metric("Ave. z", f"{row['ave_z']:.3f}")
+    cols[2].metric("Ave.", "–" if row.get("ave") is None else f"{row['ave']:.1f}")
+    cols[3].metric("Segments (N)", f"{row.get('n', 0):,}")
+    cols[4].metric("Judgments", f"{row.get('n_all', 0):,}" if row.get("n_all") is not None else "–")
+
+    token = state.data_token(state.store_url(), view.campaign)
+    seg = state.segment_scores(state.store_url(), view.campaign, view.lp, view.assessment, token)
+    if seg.empty:
+        st.info("The judgments behind this snapshot are not stored, so per-segment scores are not available.")
+        return
+    common.chart(charts.distribution_figure(seg, system), f"distribution-{view.lp}-{system}")
+
+    texts = segment_texts(state.texts(state.store_url(), view.campaign, view.lp, token), system)
+    mine = with_texts(seg[seg["system"] == system].drop(columns="system"), texts)
+    mine = mine.sort_values("z", ascending=False).reset_index(drop=True)
+    st.markdown("**Per-segment scores** (mean over the segment's judgments; texts when the test set is stored)")
+    st.dataframe(mine, hide_index=True, height=320,
+                 column_config={"z": st.column_config.NumberColumn("z", format="%.3f"),
+                                "raw": st.column_config.NumberColumn("raw", format="%.1f")})
+    common.csv_download(mine, f"segments-{view.lp}-{system}", key="dl-segments")
+
+    st.markdown("### Head to head")
+    others = [s for s in systems if s != system]
+    if not others:
+        return
+    other = common._pick("Against", others, "system_vs", "vs", container=st)
+    pairs = head_to_head(seg, system, other)
+    p_ab = (ranking.get("pvalues") or {}).get(system, {}).get(other)
+    p_ba = (ranking.get("pvalues") or {}).get(other, {}).get(system)
+    cols = st.columns(4)
+    cols[0].metric("Common segments", f"{len(pairs):,}")
+    cols[1].metric(f"Mean z difference", f"{(pairs['z_a'] - pairs['z_b']).mean():+.3f}" if len(pairs) else "–")
+    cols[2].metric(f"p ({system} better)", "–" if p_ab is None else f"{p_ab:.3g}")
+    cols[3].metric(f"p ({other} better)", "–" if p_ba is None else f"{p_ba:.3g}")
+    st.caption("p-values are the published one-sided Wilcoxon rank-sum tests over all segments of each system.")
+    if len(pairs):
+        common.chart(charts.head_to_head_figure(pairs, system, other), f"h2h-{view.lp}-{system}-{other}")
+
+
+if __name__ == "__main__":
+    render()

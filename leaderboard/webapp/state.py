@@ -1,0 +1,195 @@
+"""Cached loaders of the web app.
+
+Everything heavy is cached process-wide with ``st.cache_data`` and keyed on what identifies the data:
+a published snapshot by (campaign, lp, assessment, version); stored judgments by the campaign's
+import log (a new upload changes the key). The store itself is a ``st.cache_resource``. Writes from
+the app call :func:`invalidate` so every session sees them at once; writes from the command line show
+up after ``LIST_TTL`` seconds.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from ..storage import Store, default_url
+from ..storage.store import frame_hash
+
+LIST_TTL = 30  # seconds: lists of campaigns / snapshots may lag a CLI write by this much
+
+
+def store_url() -> str:
+    """The database URL this process uses (DATABASE_URL / MTLB_DATA_DIR are read by the store)."""
+    return default_url()
+
+
+@st.cache_resource(show_spinner=False)
+def _store(url: str) -> Store:
+    return Store(url)
+
+
+def get_store() -> Store:
+    return _store(store_url())
+
+
+def has_module(name: str) -> bool:
+    """True when an optional module of the project is importable (some are written later)."""
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+@st.cache_resource(show_spinner="Loading the demo campaign (first start only)…")
+def _demo_once(url: str) -> dict | None:
+    from .. import demo
+    if not hasattr(demo, "ensure_demo") or not has_module("leaderboard.ranking"):
+        return None
+    store = _store(url)
+    if not store.snapshots().empty:
+        return None
+    return demo.ensure_demo(store)
+
+
+def ensure_demo() -> dict | None:
+    """Load and publish the shipped demo when nothing is published yet (once per process).
+
+    ``MTLB_NO_DEMO=1`` turns this off (tests that need an empty store).
+    """
+    if os.environ.get("MTLB_NO_DEMO"):
+        return None
+    try:
+        result = _demo_once(store_url())
+    except Exception as exc:  # a broken demo must not take the app down
+        st.warning(f"The demo campaign could not be loaded: {exc}")
+        return None
+    if result:
+        invalidate()
+    return result
+
+
+# ---- lists --------------------------------------------------------------------------------
+@st.cache_data(ttl=LIST_TTL, show_spinner=False)
+def snapshots(url: str) -> pd.DataFrame:
+    """Every published version (no payloads)."""
+    return _store(url).snapshots()
+
+
+@st.cache_data(ttl=LIST_TTL, show_spinner=False)
+def campaigns(url: str) -> pd.DataFrame:
+    return _store(url).campaigns()
+
+
+@st.cache_data(ttl=LIST_TTL, show_spinner=False)
+def data_token(url: str, campaign: str) -> str:
+    """Identifies the stored data of a campaign: changes whenever an import is added."""
+    imports = _store(url).imports(campaign)
+    return "empty" if imports.empty else f"{len(imports)}-{int(imports['id'].max())}"
+
+
+# ---- published snapshots ----------------------------------------------------------------
+@st.cache_data(show_spinner=False, max_entries=256)
+def snapshot(url: str, campaign: str, lp: str, assessment: str, version: int) -> dict:
+    """One published version, hash-verified by the store (immutable, so cached for good)."""
+    return _store(url).snapshot(campaign, lp, assessment, int(version))
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def ranking_table(url: str, campaign: str, lp: str, assessment: str, version: int) -> pd.DataFrame:
+    from ..publish import ranking_table as table
+    return table(snapshot(url, campaign, lp, assessment, version)["ranking"])
+
+
+@st.cache_resource(show_spinner=False, max_entries=256)
+def figure(kind: str, url: str, campaign: str, lp: str, assessment: str, version: int):
+    """A chart of a published snapshot, built once per version (callers must not modify it)."""
+    from . import charts
+    ranking = snapshot(url, campaign, lp, assessment, version)["ranking"]
+    return {"ranking": charts.ranking_figure, "heatmap": charts.heatmap_figure}[kind](ranking)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def exports(url: str, campaign: str, lp: str, assessment: str, version: int) -> dict[str, bytes]:
+    """CSV, JSON and LaTeX bytes of a published snapshot."""
+    from ..cli._common import to_jsonable
+    from ..publish import ranking_to_latex
+    from ..tables import to_csv_bytes
+    import json
+    snap = snapshot(url, campaign, lp, assessment, version)
+    return {"csv": to_csv_bytes(ranking_table(url, campaign, lp, assessment, version)),
+            "json": json.dumps(to_jsonable(snap), indent=2, ensure_ascii=False, allow_nan=False).encode("utf-8"),
+            "tex": ranking_to_latex(snap["ranking"]).encode("utf-8")}
+
+
+# ---- stored data ------------------------------------------------------------------------
+@st.cache_data(show_spinner="Reading judgments…", max_entries=8)
+def judgments(url: str, campaign: str, lp: str | None, assessment: str | None, token: str) -> pd.DataFrame:
+    """Stored judgments (``token`` = :func:`data_token`, so a new import refreshes them)."""
+    return _store(url).judgments(campaign, lp, assessment)
+
+
+@st.cache_data(show_spinner="Computing segment scores…", max_entries=16)
+def segment_scores(url: str, campaign: str, lp: str, assessment: str, token: str) -> pd.DataFrame:
+    """Per (system, segment) averages (system, segment, raw, z, n) of the scoring items.
+
+    :func:`leaderboard.longitudinal.segment_table` uses :func:`leaderboard.scores.segment_scores`
+    when that module exists (the ranking's own averages) and the same METHOD.md §4 rule otherwise.
+    """
+    from ..longitudinal import segment_table
+    frame = judgments(url, campaign, lp, assessment, token)
+    return segment_table(frame)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def texts(url: str, campaign: str, lp: str, token: str) -> pd.DataFrame:
+    return _store(url).texts(campaign, lp)
+
+
+@st.cache_data(show_spinner="Running worker quality control…", max_entries=16)
+def qc(url: str, campaign: str, lp: str | None, assessment: str | None, token: str, method: str,
+       alpha: float) -> tuple[pd.DataFrame, Any, dict, str]:
+    """(kept judgments, per-worker report, summary, data hash of the kept judgments)."""
+    from ..qc import filter_judgments, qc_summary
+    frame = judgments(url, campaign, lp, assessment, token)
+    kept, report = filter_judgments(frame, method, alpha)
+    return kept, report, qc_summary(report), (frame_hash(kept) if len(kept) else "")
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def metric_scores(url: str, submission_id: int) -> pd.DataFrame:
+    return _store(url).metric_scores(int(submission_id))
+
+
+def invalidate() -> None:
+    """Drop the cached lists after a write (published snapshots stay cached: they never change)."""
+    snapshots.clear()
+    campaigns.clear()
+    data_token.clear()
+
+
+# ---- chart export ------------------------------------------------------------------------
+def chrome_path() -> str | None:
+    """A Chrome/Chromium for kaleido's static export, or None."""
+    env = os.environ.get("BROWSER_PATH")
+    if env and os.path.exists(env):
+        return env
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+@st.cache_resource(show_spinner=False)
+def static_export_available() -> bool:
+    """kaleido (≥ 1 drives a local Chromium) can turn figures into PNG / SVG here."""
+    path = chrome_path()
+    if not path or not has_module("kaleido"):
+        return False
+    os.environ.setdefault("BROWSER_PATH", path)
+    return True

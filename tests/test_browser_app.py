@@ -1,0 +1,230 @@
+"""One long browser scenario: Chromium (Debian's) drives the real app started with ``streamlit run``.
+
+Screenshots of each page go to test-artifacts/screenshots/; the leaderboard one is copied to
+docs/screenshot.png for the README.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+SHOTS = ROOT / "test-artifacts" / "screenshots"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def _has(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _prepare_store(folder: Path) -> str:
+    """The demo campaign (published) plus a small second language pair, and an organiser account."""
+    os.environ["MTLB_DATA_DIR"] = str(folder)
+    from leaderboard.auth import create_user
+    from leaderboard.demo import DEMO_CAMPAIGN, load_demo
+    from leaderboard.storage import Store, default_url
+    from leaderboard.storage.store import frame_hash
+    url = default_url()
+    store = Store(url)
+    has_ranking = _has("leaderboard.ranking")
+    load_demo(store, publish=has_ranking)
+    frame = store.judgments(DEMO_CAMPAIGN)
+    sub = frame[frame["system"].isin(["Online-B.0", "Online-W.2", "Lan-Bridge.1", "Online-Y.4"])].assign(lp="xx-en")
+    store.load_judgments(sub, file_name="xx-en.csv", input_format="canonical")
+    if has_ranking:
+        from leaderboard.publish import publish_rankings
+        publish_rankings(store, DEMO_CAMPAIGN, "organisers", lp="xx-en")
+    else:  # a ranking computed here (METHOD.md §9) until leaderboard.ranking exists
+        from test_app_pages import hand_ranking
+        for lp, part in (("cs-en", frame), ("xx-en", sub)):
+            scoring = part[part["item_type"].isin(["SYSTEM", "REPEAT"])]
+            store.publish(DEMO_CAMPAIGN, lp, "adequacy", hand_ranking(scoring, lp, "wmt-da|test"),
+                          data_hash=frame_hash(part), publisher="organisers")
+    create_user(store, "olga", "organiser-pass", "organiser")
+    return DEMO_CAMPAIGN
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    if not Path(CHROMIUM).exists():
+        pytest.skip("/usr/bin/chromium is not installed")
+    pytest.importorskip("playwright.sync_api")
+    folder = tmp_path_factory.mktemp("app-store")
+    old = os.environ.get("MTLB_DATA_DIR")
+    try:
+        campaign = _prepare_store(folder)
+    finally:
+        if old is None:
+            os.environ.pop("MTLB_DATA_DIR", None)
+        else:
+            os.environ["MTLB_DATA_DIR"] = old
+    port = _free_port()
+    env = {**os.environ, "MTLB_DATA_DIR": str(folder), "MTLB_NO_DEMO": "1", "BROWSER_PATH": CHROMIUM}
+    env.pop("DATABASE_URL", None)
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port",
+                             str(port), "--server.headless", "true", "--server.address", "127.0.0.1"],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            urllib.request.urlopen(base + "/_stcore/health", timeout=1)
+            break
+        except OSError:
+            time.sleep(0.3)
+    else:
+        proc.kill()
+        pytest.fail("streamlit did not start: " + proc.stdout.read().decode(errors="replace")[-2000:])
+    yield {"base": base, "campaign": campaign, "folder": folder}
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def _shot(page, name: str) -> Path:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.wait_for_timeout(600)
+    path = SHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def _wait_idle(page) -> None:
+    """Wait until Streamlit has finished the current script run."""
+    page.wait_for_timeout(300)
+    page.wait_for_selector("[data-testid='stStatusWidget']", state="detached", timeout=60000)
+
+
+def _select(page, scope, label: str, option: str) -> None:
+    scope.locator("[data-testid='stSelectbox']").filter(has_text=label).first.click()
+    page.get_by_role("option", name=option, exact=True).click()
+    _wait_idle(page)
+
+
+def _canonical_upload(path: Path, bad: bool = False) -> Path:
+    rows = ["lp,assessment,worker,hit,position,segment,system,item_type,raw,z"]
+    for w in range(2):
+        for i, (seg, sys_) in enumerate([(s, y) for s in range(1, 6) for y in ("sysA", "sysB")]):
+            raw = "oops" if bad and w == 1 and i == 2 else str(50 + 10 * (sys_ == "sysA") + seg)
+            rows.append(f"fr-en,adequacy,W{w},H{w},{i + 1},{seg},{sys_},SYSTEM,{raw},")
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+def test_participant_and_organiser_scenario(server, tmp_path):
+    from playwright.sync_api import expect, sync_playwright
+
+    base, campaign = server["base"], server["campaign"]
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1500})
+        page.set_default_timeout(60000)
+
+        # participant: the leaderboard of the demo campaign
+        page.goto(base + "/")
+        expect(page.get_by_role("heading", name="Leaderboard")).to_be_visible()
+        table = page.locator("[data-testid='stTable']")
+        expect(table).to_contain_text("Online-W.2")
+        expect(table).to_contain_text("HUMAN-C")
+        _wait_idle(page)
+        shutil.copy(_shot(page, "01-leaderboard"), ROOT / "docs" / "screenshot.png") if (ROOT / "docs").is_dir() \
+            else None
+        # switch the language pair
+        _select(page, page.locator("[data-testid='stSidebar']"), "Language pair", "xx-en")
+        expect(table).not_to_contain_text("HUMAN-C")
+        expect(table).to_contain_text("Lan-Bridge.1")
+        assert "lp=xx-en" in page.url
+        _shot(page, "02-leaderboard-xx-en")
+
+        # significance heat map and a system page (stable links)
+        page.goto(base + "/significance?lp=cs-en")
+        expect(page.get_by_role("heading", name="Pairwise significance")).to_be_visible()
+        expect(page.locator(".js-plotly-plot").first).to_be_visible()
+        _wait_idle(page)
+        _shot(page, "03-significance")
+        page.goto(base + "/system?lp=cs-en&system=Online-B.0&vs=Online-W.2")
+        expect(page.get_by_text("Online-B.0 · cs-en · adequacy")).to_be_visible()
+        _wait_idle(page)
+        _shot(page, "04-system")
+        page.goto(base + "/qc?lp=cs-en")
+        expect(page.get_by_role("heading", name="Quality control")).to_be_visible()
+        _wait_idle(page)
+        _shot(page, "05-qc")
+
+        # the organiser page refuses anonymous visitors
+        page.goto(base + "/organiser")
+        expect(page.get_by_text("Log in to create campaigns")).to_be_visible()
+
+        # log in as organiser
+        page.goto(base + "/login")
+        page.get_by_label("User name").fill("olga")
+        page.get_by_role("textbox", name="Password").fill("organiser-pass")
+        page.get_by_role("button", name="Log in").click()
+        expect(page.get_by_role("heading", name="Organiser")).to_be_visible()
+        _wait_idle(page)
+
+        # a failing upload shows its error with file, line and column; nothing is stored
+        page.get_by_role("tab", name="Upload judgments").click()
+        panel = page.locator("[role='tabpanel']:visible")
+        _select(page, panel, "Campaign", campaign)
+        uploader = panel.locator("[data-testid='stFileUploader'] input[type='file']").first
+        uploader.set_input_files(str(_canonical_upload(tmp_path / "bad-upload.csv", bad=True)))
+        _wait_idle(page)
+        panel.get_by_role("button", name="Validate and store").click()
+        error = page.locator("[data-testid='stAlertContentError']")
+        expect(error).to_contain_text("bad-upload")
+        expect(error).to_contain_text("line 14")
+        expect(error).to_contain_text("raw")
+        _shot(page, "06-upload-error")
+        # a good upload is stored with a progress bar
+        uploader.set_input_files(str(_canonical_upload(tmp_path / "good-upload.csv")))
+        _wait_idle(page)
+        panel.get_by_role("button", name="Validate and store").click()
+        expect(page.get_by_text("Stored 20 judgments")).to_be_visible()
+        _shot(page, "07-upload-ok")
+
+        if _has("leaderboard.ranking"):
+            # preview and publish a new version of cs-en
+            page.get_by_role("tab", name="QC, preview and publish").click()
+            panel = page.locator("[role='tabpanel']:visible")
+            _select(page, panel, "Language pair", "cs-en")
+            panel.get_by_role("button", name="Preview ranking").click()
+            expect(panel.locator("[data-testid='stTable']")).to_contain_text("Online-W.2")
+            panel.get_by_label("Note for this version").fill("browser test correction")
+            panel.get_by_label("Note for this version").press("Enter")
+            _wait_idle(page)
+            panel.get_by_role("button", name="Publish as version v2").click()
+            expect(page.get_by_text("as version v2")).to_be_visible()
+            _shot(page, "08-published")
+            # a participant (fresh browser context, no login) sees v2 as the latest version
+            other = browser.new_page(viewport={"width": 1400, "height": 1200})
+            other.goto(base + "/?lp=cs-en")
+            expect(other.locator("[data-testid='stSidebar']")).to_contain_text("v2 (latest)")
+            expect(other.get_by_text("browser test correction")).to_be_visible()
+            _shot(other, "09-participant-sees-v2")
+        browser.close()
