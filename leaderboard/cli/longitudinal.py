@@ -1,0 +1,244 @@
+"""``mtlb longitudinal``: compare language pairs across years / campaigns (METHOD.md §7, seed 002)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..errors import InputError
+from ._common import add_json_flag, print_json, print_table
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "longitudinal", help="compare a language pair across years with test-set calibration (seed 002)",
+        description="Compare each language pair from one year (campaign) to the next: each year's best "
+                    "system, the systems present in both years (matched by name without the trailing "
+                    "'.N' index), raw differences with Mann-Whitney U significance stars, and the "
+                    "calibrated gain of METHOD.md §7 when --calibration names a fixed benchmark system "
+                    "judged in both years: gain = (BEST_to - BEST_from) + (CURR_from - CURR_to).",
+        epilog="Example: mtlb longitudinal --year 2021=wmt21/ad-csen-good-stnd.csv:wmt21/ad-csen-trk-mean-sd.txt "
+               "--year 2022=wmt22/ad-csen-good-stnd.csv:wmt22/ad-csen-trk-mean-sd.txt --lp cs-en --json")
+    p.add_argument("--year", action="append", required=True, metavar="LABEL=FILE[:WORKER_STATS]",
+                   help="judgments of one year (any format of mtlb ingest; for the WMT release append "
+                        "':' and the worker mean/sd file), or the JSON of 'mtlb rank --json' (then no "
+                        "significance tests). Repeat the option for more files or years; years are "
+                        "compared in the order first given.")
+    p.add_argument("--metrics", action="append", default=[], metavar="LABEL=FILE",
+                   help="automatic metric scores of a year: the WMT metrics TSV (metric lp testset refset "
+                        "system score), a table with system / metric / score columns, or 'mtlb score --json'")
+    p.add_argument("--lp", action="append", metavar="LP", help="only these language pairs (repeatable)")
+    p.add_argument("--calibration", metavar="SYSTEM|FROM=TO",
+                   help="fixed benchmark system judged in both years (name without '.N' or FROM=TO)")
+    p.add_argument("--match", action="append", default=[], metavar="FROM=TO",
+                   help="pair two differently named systems (overrides name matching); FROM= unpairs FROM")
+    p.add_argument("--best-by", choices=["z", "raw"], default="z",
+                   help="order that names each year's best system (default: Ave z, the WMT19-22 order)")
+    p.add_argument("--alternative", choices=["one-sided", "two-sided"], default="one-sided",
+                   help="Mann-Whitney U alternative (default one-sided, towards the higher mean)")
+    p.add_argument("--exclude", action="append", default=[], metavar="GLOB",
+                   help="never name these systems best (e.g. 'HUMAN*' for human translations)")
+    p.add_argument("--input-format", help="skip format detection for judgment files")
+    add_json_flag(p)
+    p.set_defaults(func=run)
+
+
+def split_label(text: str, option: str) -> tuple[str, str]:
+    label, sep, rest = text.partition("=")
+    if not sep or not label.strip() or not rest.strip():
+        raise InputError(f"{option} expects LABEL=FILE, got {text!r}")
+    return label.strip(), rest.strip()
+
+
+def split_stats(spec: str) -> tuple[str, str | None]:
+    """``FILE[:WORKER_STATS]``; a path that exists as given is never split."""
+    if Path(spec).exists() or ":" not in spec:
+        return spec, None
+    path, _, stats = spec.rpartition(":")
+    return path, stats or None
+
+
+def parse_matches(items: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items:
+        left, sep, right = item.partition("=")
+        if not sep or not left.strip():
+            raise InputError(f"--match expects FROM=TO (or FROM= to unpair), got {item!r}")
+        if left.strip() in out:
+            raise InputError(f"--match gives {left.strip()!r} twice")
+        out[left.strip()] = right.strip()
+    return out
+
+
+def _is_json(path: str) -> bool:
+    if path.lower().endswith(".json"):
+        return True
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(256).lstrip()
+    except OSError:
+        return False
+    return head[:1] in (b"[", b"{")
+
+
+def _load_json(path: str) -> Any:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except FileNotFoundError:
+        raise InputError("file not found", file=path) from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"not valid JSON: {exc}", file=path) from None
+
+
+def read_rankings(path: str) -> list[dict]:
+    """The rankings of a 'mtlb rank --json' file (a list, one ranking, or {"rankings": [...]})."""
+    data = _load_json(path)
+    if isinstance(data, dict):
+        data = data.get("rankings", [data])
+    if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
+        raise InputError("expected the JSON of 'mtlb rank --json' (a list of rankings)", file=path)
+    return data
+
+
+def read_metric_scores(path: str) -> pd.DataFrame:
+    """Automatic scores as a long frame (lp, system, metric, score); lp may be missing."""
+    if _is_json(path):
+        data = _load_json(path)
+        items = data if isinstance(data, list) else [data]
+        rows = []
+        for item in items:
+            if isinstance(item, dict) and isinstance(item.get("systems"), dict):  # mtlb score --json
+                for system, score in item["systems"].items():
+                    rows.append({"lp": item.get("lp"), "system": system,
+                                 "metric": item.get("metric", Path(path).stem), "score": score})
+            elif isinstance(item, dict) and {"system", "score"} <= set(item):
+                rows.append({"lp": item.get("lp"), "system": item["system"],
+                             "metric": item.get("metric", Path(path).stem), "score": item["score"]})
+            else:
+                raise InputError("metric JSON must be 'mtlb score --json' output or records with "
+                                 "system / metric / score", file=path)
+        frame = pd.DataFrame(rows, columns=["lp", "system", "metric", "score"])
+    else:
+        try:
+            frame = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
+        except FileNotFoundError:
+            raise InputError("file not found", file=path) from None
+        cols = {c.lower(): c for c in frame.columns}
+        if {"system", "score"} <= set(cols):
+            frame = frame.rename(columns={cols[c]: c for c in cols})
+            if "pair" in frame.columns and "lp" not in frame.columns:
+                frame = frame.rename(columns={"pair": "lp"})
+            if "metric" not in frame.columns:
+                frame["metric"] = Path(path).stem
+            if "lp" not in frame.columns:
+                frame["lp"] = None
+        else:  # WMT metrics release: no header, metric lp testset refset system score
+            frame = pd.read_csv(path, sep="\t", header=None, dtype=str, keep_default_na=False)
+            if frame.shape[1] != 6:
+                raise InputError("expected a header with system / metric / score columns, or the WMT "
+                                 "metrics TSV (metric lp testset refset system score)", file=path, line=1)
+            frame.columns = ["metric", "lp", "testset", "refset", "system", "score"]
+        frame = frame[["lp", "system", "metric", "score"]]
+    score = pd.to_numeric(frame["score"], errors="coerce")
+    bad = score.isna() & frame["score"].notna()
+    if bad.any():
+        raise InputError(f"score {frame['score'][bad].iloc[0]!r} is not a number", file=path,
+                         line=int(bad.to_numpy().nonzero()[0][0]) + 2, column="score")
+    frame = frame.assign(score=score, system=frame["system"].astype(str), metric=frame["metric"].astype(str))
+    frame["lp"] = frame["lp"].replace("", None)
+    return frame.dropna(subset=["score"])
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..ingest import read_judgments
+    from ..longitudinal import longitudinal, years_from_frame, years_from_rankings
+    from ..schema import concat_judgments
+
+    order: list[str] = []
+    frames: dict[str, list[pd.DataFrame]] = {}
+    rankings: dict[str, list[dict]] = {}
+    for item in args.year:
+        label, spec = split_label(item, "--year")
+        if label not in order:
+            order.append(label)
+        path, stats = split_stats(spec)
+        if _is_json(path) and stats is None:
+            rankings.setdefault(label, []).extend(read_rankings(path))
+        else:
+            frames.setdefault(label, []).append(read_judgments(path, args.input_format, worker_stats=stats))
+    metrics: dict[str, list[pd.DataFrame]] = {}
+    for item in args.metrics:
+        label, path = split_label(item, "--metrics")
+        if label not in order:
+            raise InputError(f"--metrics names year {label!r}, which no --year gives")
+        metrics.setdefault(label, []).append(read_metric_scores(path))
+
+    years = []
+    for label in order:
+        data = {}
+        if label in rankings:
+            data.update(years_from_rankings(label, rankings[label]))
+        if label in frames:
+            frame = concat_judgments(frames[label]) if len(frames[label]) > 1 else frames[label][0]
+            data.update(years_from_frame(label, frame))
+        if label in metrics:
+            table = pd.concat(metrics[label], ignore_index=True)
+            for year in data.values():
+                year.metrics = table
+        years.append((label, data))
+
+    result = longitudinal(years, lps=args.lp, calibration=args.calibration,
+                          overrides=parse_matches(args.match), best_by=args.best_by,
+                          alternative=args.alternative, exclude=args.exclude)
+    if args.json:
+        print_json(result)
+    else:
+        print_report(result)
+    return 0
+
+
+def _fmt(v: Any, digits: int = 2) -> str:
+    return "" if v is None else f"{v:+.{digits}f}" if isinstance(v, float) else str(v)
+
+
+def print_report(result: dict) -> None:
+    """Human-readable summary of :func:`leaderboard.longitudinal.longitudinal`."""
+    for track in result["tracks"]:
+        print(f"== {track['lp']} ({track['assessment']}): best system per year (by {result['best_by']})")
+        print_table(pd.DataFrame([{"year": y["label"], "campaign": y["campaign"], **(y["best"] or {})}
+                                  for y in track["years"]]), floatfmt="{:.3f}")
+        print()
+    for comp in result["comparisons"]:
+        print(f"== {comp['lp']} ({comp['assessment']}): {comp['from']} -> {comp['to']}")
+        best = comp["best"]
+        if best.get("raw"):
+            print(f"best: {best['from']['system']} -> {best['to']['system']}, raw difference "
+                  f"{_fmt(best['raw']['difference'])} {best['raw']['stars']}")
+        rows = []
+        for s in comp["shared_systems"]:
+            rows.append({"system": s["name"], f"rank {comp['from']}": s["from"]["rank"],
+                         f"Ave {comp['from']}": s["from"]["ave"], f"rank {comp['to']}": s["to"]["rank"],
+                         f"Ave {comp['to']}": s["to"]["ave"], "raw diff": s["raw"]["difference"],
+                         "sig": s["raw"]["stars"], "gain if benchmark": s.get("gain_if_benchmark")})
+        print("systems in both years:")
+        print_table(pd.DataFrame(rows), floatfmt="{:.2f}")
+        print(comp["statement"])
+        cal = comp.get("calibration")
+        if cal and cal.get("raw"):
+            r = cal["raw"]
+            print(f"calibrated gain (raw): delta {_fmt(r['delta'])} {r['delta_stars']}, best difference "
+                  f"{_fmt(r['best_difference'])} {r['best_difference_stars']}, gain {_fmt(r['gain'])}")
+        for metric, m in (comp.get("metrics") or {}).items():
+            line = f"{metric}: best {_fmt(m['best_from'])} -> {_fmt(m['best_to'])}"
+            if m.get("calibration"):
+                line += f", calibrated gain {_fmt(m['calibration']['gain'])}"
+            print(line)
+        print()
+    for note in result["notes"]:
+        print(f"note: {note}", file=sys.stdout)
