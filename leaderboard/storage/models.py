@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from sqlalchemy import (
     Boolean, Column, DateTime, Float, ForeignKey, Index, Integer, MetaData, String, Table, Text,
-    UniqueConstraint,
+    UniqueConstraint, true,
 )
 
 metadata = MetaData(naming_convention={
@@ -24,6 +24,8 @@ campaigns = Table(
     Column("name", String(200), nullable=False, unique=True),
     Column("description", Text, nullable=False, default=""),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    # True when judgment segment ids are 1-based line numbers of the stored test-set texts
+    Column("segments_are_lines", Boolean, nullable=False, server_default=true()),
 )
 
 language_pairs = Table(

@@ -68,6 +68,24 @@ class Store:
             return conn.execute(insert(m.campaigns).values(name=name, description=description,
                                                            created_at=_now()).returning(m.campaigns.c.id)).scalar_one()
 
+    def campaign_info(self, name: str) -> dict:
+        """Name, description, creation time and ``segments_are_lines`` of one campaign."""
+        c = m.campaigns
+        with self.engine.connect() as conn:
+            row = conn.execute(select(c.c.name, c.c.description, c.c.created_at, c.c.segments_are_lines)
+                               .where(c.c.name == name)).mappings().first()
+        if row is None:
+            raise InputError(f"no campaign named {name!r}")
+        return dict(row)
+
+    def set_segments_are_lines(self, name: str, value: bool) -> None:
+        """Record whether the campaign's segment ids are line numbers of its stored texts."""
+        with self.engine.begin() as conn:
+            cid = self._campaign_id(conn, name)
+            if cid is None:
+                raise InputError(f"no campaign named {name!r}")
+            conn.execute(m.campaigns.update().where(m.campaigns.c.id == cid).values(segments_are_lines=value))
+
     def campaigns(self) -> pd.DataFrame:
         """One row per campaign and language pair with counts of judgments, systems and workers."""
         j, lp, c = m.judgments, m.language_pairs, m.campaigns
