@@ -1,0 +1,117 @@
+"""``mtlb rank``: official-style DA rankings with significance clusters and a signature."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from ..errors import InputError
+from ..ingest import FORMATS, detect_format, read_judgments
+from ..schema import concat_judgments
+from ._common import add_json_flag, print_json, print_table
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    from ..clusters import CLUSTER_RULES
+    from ..ranking import PROTOCOLS
+    from ..significance import DEFAULT_SEED
+    p = sub.add_parser(
+        "rank", help="rank systems from DA judgments: scores, pairwise tests, clusters, signature",
+        description="Rank the systems of every language pair (and assessment) in the input the way the "
+                    "WMT organisers do (METHOD.md §4, §5, §9): per-segment averages of SYSTEM and REPEAT "
+                    "items, Ave / Ave z / N / N.ALL per system, one-sided tests of every ordered pair, "
+                    "wins and rank ranges, clusters. Works straight from the WMT release files.")
+    p.add_argument("--input", nargs="+", action="extend", required=True, metavar="FILE",
+                   help="judgment file(s); several files are pooled (e.g. all language pairs of a year)")
+    p.add_argument("--worker-stats", nargs="+", action="extend", metavar="FILE",
+                   help="WMT release per-worker mean/sd file(s) giving raw scores back (one for all inputs "
+                        "or one per input); default: the ad-<lp>-trk-mean-sd.txt beside a release file, "
+                        "when present")
+    p.add_argument("--input-format", choices=FORMATS, help="skip format detection")
+    p.add_argument("--lp", help="rank only this language pair (default: every pair in the input)")
+    p.add_argument("--assessment", help="rank only this assessment (default: every assessment)")
+    p.add_argument("--protocol", choices=list(PROTOCOLS), default="wmt-da",
+                   help="; ".join(f"{k}: {v.description}" for k, v in PROTOCOLS.items()) + " (default wmt-da)")
+    p.add_argument("--score", choices=("z", "raw"), help="override the score the protocol tests and sorts by")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level for wins (default 0.05)")
+    p.add_argument("--cluster-rule", choices=CLUSTER_RULES, default="organisers",
+                   help="organisers: a cluster ends after position i when that system's wins = N - i "
+                        "(published WMT tables, default); strict: when every system above beats every "
+                        "system below")
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED,
+                   help=f"seed of the approximate randomisation test (default {DEFAULT_SEED})")
+    p.add_argument("--trials", type=int, help="approximate randomisation trials (default 1000)")
+    p.add_argument("--qc", default="auto", metavar="none|auto|METHOD",
+                   help="worker QC before ranking: none; auto (default: none for the WMT release, whose "
+                        "files hold only workers who passed, else the QC module's default method); or a "
+                        "method name of `mtlb qc`")
+    p.add_argument("--qc-alpha", type=float, default=0.05, help="QC threshold: workers pass when p < this")
+    p.add_argument("--standardise", choices=("keep", "worker"),
+                   help="keep: use the z-scores in the file (default when every row has one, as in the "
+                        "WMT release); worker: recompute z per worker, lp and assessment from raw")
+    p.add_argument("--exclude-ref", action="store_true",
+                   help="with --standardise worker: leave REF items out of each worker's mean and sd")
+    p.add_argument("--exclude-bad-ref", action="store_true",
+                   help="with --standardise worker: leave BAD_REF items out of each worker's mean and sd "
+                        "(both exclusions = the release's -no-refs mean/sd file)")
+    p.add_argument("--zero-sd", choices=("drop", "one"), default="drop",
+                   help="with --standardise worker: workers whose scores do not vary are dropped "
+                        "(default, as WMT) or divided by 1")
+    add_json_flag(p)
+    p.set_defaults(func=run)
+
+
+def sibling_worker_stats(path: str) -> str | None:
+    """The release's ``ad-<lp>-trk-mean-sd.txt`` next to ``ad-<lp>-good-stnd*.csv``, if it exists."""
+    name = Path(path).name
+    m = re.match(r"^(.*)-good-stnd(?:-redup)?\.[A-Za-z]+$", name)
+    if not m:
+        return None
+    candidate = Path(path).with_name(f"{m.group(1)}-trk-mean-sd.txt")
+    return str(candidate) if candidate.is_file() else None
+
+
+def load(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str]]:
+    """Read and pool the inputs; also return each input's format."""
+    stats = args.worker_stats or []
+    if len(stats) not in (0, 1, len(args.input)):
+        raise InputError(f"give one --worker-stats file for all inputs or one per input "
+                         f"({len(args.input)}), not {len(stats)}", column="worker-stats")
+    frames, formats = [], []
+    for i, path in enumerate(args.input):
+        fmt = args.input_format or detect_format(path)
+        ws = stats[0] if len(stats) == 1 else (stats[i] if stats else None)
+        if ws is None and fmt == "wmt-stnd":
+            ws = sibling_worker_stats(path)
+        frames.append(read_judgments(path, fmt, worker_stats=ws))
+        formats.append(fmt)
+    return (concat_judgments(frames) if len(frames) > 1 else frames[0]), formats
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..ranking import rank_judgments
+    frame, formats = load(args)
+    qc = args.qc
+    if qc == "auto" and all(f == "wmt-stnd" for f in formats):
+        qc = "release"
+    result = rank_judgments(
+        frame, protocol=args.protocol, alpha=args.alpha, cluster_rule=args.cluster_rule,
+        standardise=args.standardise, exclude_ref=args.exclude_ref, exclude_bad_ref=args.exclude_bad_ref,
+        zero_sd=args.zero_sd,
+        score=args.score, seed=args.seed, trials=args.trials, qc=qc, qc_alpha=args.qc_alpha,
+        lp=args.lp, assessment=args.assessment)
+    if args.json:
+        print_json(result[0] if len(result) == 1 else result)
+        return 0
+    for i, ranking in enumerate(result):
+        if i:
+            print()
+        print(f"{ranking['lp']} {ranking['assessment']}  signature: {ranking['signature']}")
+        table = pd.DataFrame(ranking["systems"])
+        table.insert(0, "rank", [f"{lo}" if lo == hi else f"{lo}-{hi}"
+                                 for lo, hi in zip(table["rank_lo"], table["rank_hi"])])
+        print_table(table[["cluster", "rank", "system", "ave", "ave_z", "n", "n_all", "wins"]])
+    return 0

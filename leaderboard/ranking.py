@@ -1,0 +1,328 @@
+"""Human ranking of systems from DA judgments: the ``mtlb rank`` computation.
+
+For every (language pair, assessment) in a canonical judgment frame (METHOD.md §4, §5, §9):
+
+1. optional worker QC (:func:`leaderboard.qc.filter_judgments`), pooled over language pairs;
+2. z-scores: the frame's own (``standardise="keep"``, e.g. the WMT release) or recomputed per
+   (worker, lp, assessment) from raw (``"worker"``, see :mod:`leaderboard.standardise`);
+3. system scores from SYSTEM and REPEAT items: repeats averaged per (system, segment) first,
+   then Ave, Ave z, N, N.ALL per system (:mod:`leaderboard.scores`);
+4. every ordered pair of systems tested one-sided on the per-segment scores
+   (:mod:`leaderboard.significance`), wins / losses over all other systems, rank ranges and
+   clusters (:mod:`leaderboard.clusters`);
+5. a signature string recording protocol, thresholds, counts, seed and version.
+
+Protocols (:data:`PROTOCOLS`; name them, never mix silently):
+
+- ``wmt-da`` (default, WMT19-22): z-scores, Mann-Whitney U "greater" on per-segment z
+  averages, sorted by Ave z.
+- ``wmt23-raw``: the same test on raw per-segment averages, sorted by raw Ave (WMT23).
+- ``wmt25-signed-rank``: one-sided Wilcoxon signed-rank on the segments both systems share,
+  raw scores, sorted by raw Ave (WMT25; WMT24 used a two-sided variant per domain).
+- ``approx-randomisation``: paired approximate randomisation on shared segments, z-scores,
+  1000 trials, seeded.
+
+``score="z" | "raw"`` overrides the score a protocol uses (and sorts by it).
+
+Reproduction notes (tests/test_rank_wmt.py): the WMT22 cs-en and lv-en and WMT21 cs-en tables
+reproduce exactly from the release; WMT21 de-en reproduces Ave z, N, p-values and clusters
+exactly (three systems' Ave / N.ALL include judgments missing from the release, see the data
+README). WMT22 de-en: the published table also counts 73 judgments (65 system-segment cells,
+e.g. Lan-Bridge.1 11 segments, Online-G.7 21, Online-Y.3 17) with raw 0 and z exactly 0 that the
+release does not contain (they are listed in ad-seg-scores-de-en.csv); from the release, N and
+N.ALL of those systems are short by those counts and Ave z differs by < 0.002, while the
+clusters and wins are the published ones. Adding the zero rows back reproduces that table too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .clusters import CLUSTER_RULES, cluster_ends, cluster_numbers, cluster_spans, wins_losses
+from .errors import InputError
+from .scores import segment_table, system_scores_from_segments
+from .signature import make_signature
+from .significance import (DEFAULT_SEED, DEFAULT_TRIALS, approximate_randomisation_matrix,
+                           mwu_greater_matrix, score_matrix, signed_rank_greater_matrix)
+from .standardise import ZERO_SD_OPTIONS, worker_z
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """How systems are compared: which score, which test, how many randomisation trials."""
+    name: str
+    score: str          # "z" | "raw"
+    test: str           # "mwu-greater" | "signed-rank-greater" | "ar-greater"
+    trials: int | None = None
+    description: str = ""
+
+
+PROTOCOLS: dict[str, Protocol] = {
+    "wmt-da": Protocol("wmt-da", "z", "mwu-greater",
+                       description="WMT19-22: Mann-Whitney U on per-segment z averages, sort by Ave z"),
+    "wmt23-raw": Protocol("wmt23-raw", "raw", "mwu-greater",
+                          description="WMT23: Mann-Whitney U on per-segment raw averages, sort by Ave"),
+    "wmt25-signed-rank": Protocol("wmt25-signed-rank", "raw", "signed-rank-greater",
+                                  description="WMT25: one-sided Wilcoxon signed-rank on shared segments, raw"),
+    "approx-randomisation": Protocol("approx-randomisation", "z", "ar-greater", DEFAULT_TRIALS,
+                                     description="paired approximate randomisation on shared segments, z"),
+}
+STANDARDISE_OPTIONS: tuple[str, ...] = ("keep", "worker")
+QC_NONE = ("none", "release")
+
+
+@dataclass
+class Ranking:
+    """One (lp, assessment) ranking; :meth:`to_dict` gives the JSON object of ``mtlb rank``."""
+    lp: str
+    assessment: str
+    signature: str
+    systems: pd.DataFrame          # in ranking order
+    pvalues: np.ndarray            # [i, j] in ranking order
+    extra: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        names = self.systems["system"].tolist()
+        rows = []
+        for rec in self.systems.to_dict(orient="records"):
+            rows.append({
+                "system": str(rec["system"]),
+                "ave": _float(rec["ave"]), "ave_z": _float(rec["ave_z"]),
+                "n": int(rec["n"]), "n_all": int(rec["n_all"]),
+                "rank_lo": int(rec["rank_lo"]), "rank_hi": int(rec["rank_hi"]),
+                "cluster": int(rec["cluster"]), "wins": int(rec["wins"]), "losses": int(rec["losses"]),
+                "cluster_start": int(rec["cluster_start"]), "cluster_end": int(rec["cluster_end"]),
+            })
+        pv = {a: {b: _float(self.pvalues[i, j]) for j, b in enumerate(names) if j != i}
+              for i, a in enumerate(names)}
+        return {"lp": self.lp, "assessment": self.assessment, "signature": self.signature,
+                "systems": rows, "pvalues": pv, **self.extra}
+
+
+def _float(v: Any) -> float | None:
+    v = float(v)
+    return None if np.isnan(v) else v
+
+
+def resolve_protocol(protocol: str, score: str | None = None) -> Protocol:
+    """The named protocol, with its score optionally overridden."""
+    if protocol not in PROTOCOLS:
+        raise InputError(f"unknown protocol {protocol!r} (choose from {', '.join(PROTOCOLS)})",
+                         column="protocol")
+    p = PROTOCOLS[protocol]
+    if score is not None and score != p.score:
+        if score not in ("z", "raw"):
+            raise InputError(f"score must be 'z' or 'raw', not {score!r}", column="score")
+        p = Protocol(p.name, score, p.test, p.trials, p.description)
+    return p
+
+
+def apply_qc(frame: pd.DataFrame, qc: str, qc_alpha: float = 0.05) -> tuple[pd.DataFrame, str]:
+    """Filter workers with ``leaderboard.qc`` unless ``qc`` is "none" / "release".
+
+    Returns the kept frame and the signature label (``none``, ``release``, ``<method>@<alpha>``).
+    ``"auto"`` here means the QC module's default method (the CLI maps ``auto`` to ``release``
+    for the WMT release, whose files hold only workers who passed).
+    """
+    if qc in QC_NONE:
+        return frame, qc
+    from . import qc as qc_module  # lazily: ranking works without the QC helper's module
+    method = getattr(qc_module, "DEFAULT_METHOD", None) if qc == "auto" else qc
+    kept, _report = (qc_module.filter_judgments(frame, method, qc_alpha) if method is not None
+                     else qc_module.filter_judgments(frame, alpha=qc_alpha))
+    return kept, f"{method or 'default'}@{qc_alpha:g}"
+
+
+def _z_scores(frame: pd.DataFrame, standardise: str | None, exclude_ref: bool, exclude_bad_ref: bool,
+              zero_sd: str) -> tuple[np.ndarray, str]:
+    z_given = frame["z"].to_numpy(dtype=float, na_value=np.nan) if "z" in frame.columns \
+        else np.full(len(frame), np.nan)
+    if standardise is None:
+        standardise = "keep" if len(frame) and np.isfinite(z_given).all() else "worker"
+    if standardise not in STANDARDISE_OPTIONS:
+        raise InputError(f"standardise must be one of {', '.join(STANDARDISE_OPTIONS)}, not {standardise!r}",
+                         column="standardise")
+    if standardise == "keep":
+        if not np.isfinite(z_given).all():
+            raise InputError("some judgments have no z-score; standardise from raw scores instead "
+                             "(--standardise worker)", column="z")
+        return z_given, "given"
+    if zero_sd not in ZERO_SD_OPTIONS:
+        raise InputError(f"zero_sd must be one of {', '.join(ZERO_SD_OPTIONS)}", column="zero_sd")
+    raw = frame["raw"].to_numpy(dtype=float, na_value=np.nan)
+    if len(frame) and np.isnan(raw).all():
+        raise InputError("no raw scores to standardise (for the WMT release pass --worker-stats, "
+                         "or keep the file's z-scores with --standardise keep)", column="raw")
+    z = worker_z(frame, exclude_ref=exclude_ref, exclude_bad_ref=exclude_bad_ref, zero_sd=zero_sd)
+    label = ("worker" + ("-noref" if exclude_ref else "") + ("-nobadref" if exclude_bad_ref else "")
+             + ("-sd0one" if zero_sd == "one" else "-sd0drop"))
+    return z, label
+
+
+def _test_matrix(protocol: Protocol, seg: pd.DataFrame, systems: Sequence[str], seed: int,
+                 trials: int | None) -> np.ndarray:
+    col = protocol.score
+    if protocol.test == "mwu-greater":
+        names = seg["system"].to_numpy(dtype=object)
+        values = seg[col].to_numpy(dtype=float)
+        order = np.argsort(names, kind="stable")
+        names, values = names[order], values[order]
+        starts = np.flatnonzero(np.r_[True, names[1:] != names[:-1]])
+        parts = dict(zip(names[starts], np.split(values, starts[1:])))
+        return mwu_greater_matrix([parts[s] for s in systems])
+    matrix = score_matrix(seg, systems, col)
+    if protocol.test == "signed-rank-greater":
+        return signed_rank_greater_matrix(matrix)
+    if protocol.test == "ar-greater":
+        return approximate_randomisation_matrix(matrix, trials=trials or protocol.trials or DEFAULT_TRIALS,
+                                                seed=seed)
+    raise ValueError(protocol.test)  # pragma: no cover
+
+
+def _system_table(seg: pd.DataFrame) -> pd.DataFrame:
+    """Ave, Ave z, N, N.ALL per system; a numpy fast path when ``seg`` is sorted by system."""
+    names = seg["system"].to_numpy(dtype=object)
+    if len(names) == 0 or not (names[1:] >= names[:-1]).all():
+        return system_scores_from_segments(seg[["system", "segment", "raw", "z", "n"]])
+    starts = np.flatnonzero(np.r_[True, names[1:] != names[:-1]])
+    counts = np.diff(np.r_[starts, len(names)])
+    out = {"system": [str(x) for x in names[starts]]}
+    for col, name in (("raw", "ave"), ("z", "ave_z")):
+        values = seg[col].to_numpy(dtype=float)
+        ok = ~np.isnan(values)
+        total = np.add.reduceat(np.where(ok, values, 0.0), starts)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out[name] = total / np.add.reduceat(ok.astype(float), starts)
+    out["n"] = counts
+    out["n_all"] = np.add.reduceat(seg["n"].to_numpy(dtype=np.int64), starts)
+    return pd.DataFrame(out)
+
+
+def rank_group(seg: pd.DataFrame, *, lp: str, assessment: str, protocol: Protocol, alpha: float,
+               cluster_rule: str, seed: int, trials: int | None,
+               signature_fields: dict[str, Any]) -> Ranking:
+    """Rank one (lp, assessment) from its per-segment table (system, segment, raw, z, n)."""
+    table = _system_table(seg)
+    key = "ave_z" if protocol.score == "z" else "ave"
+    table = table.sort_values([key, "system"], ascending=[False, True], kind="mergesort").reset_index(drop=True)
+    systems = table["system"].tolist()
+    p = _test_matrix(protocol, seg, systems, seed, trials)
+    wins, losses = wins_losses(p, alpha)
+    n = len(systems)
+    ends = cluster_ends(p, alpha, cluster_rule)
+    numbers = cluster_numbers(ends)
+    start, end = cluster_spans(numbers)
+    table["wins"] = wins
+    table["losses"] = losses
+    table["rank_lo"] = 1 + losses
+    table["rank_hi"] = n - wins
+    table["cluster"] = numbers
+    table["cluster_start"] = start
+    table["cluster_end"] = end
+    uses_seed = protocol.test == "ar-greater"
+    fields = {
+        **signature_fields,
+        "score": protocol.score, "sort": key, "test": protocol.test,
+        "trials": (trials or protocol.trials) if uses_seed else None,
+        "p": alpha, "clusters": cluster_rule, "systems": n, "segments": int(seg["segment"].nunique()),
+        "judgments": int(table["n_all"].sum()), "seed": seed if uses_seed else None,
+    }
+    if not uses_seed:
+        del fields["trials"]
+    return Ranking(lp=lp, assessment=assessment, signature=make_signature(fields), systems=table,
+                   pvalues=p, extra={"protocol": protocol.name, "alpha": alpha, "cluster_rule": cluster_rule})
+
+
+def rank_judgments(
+    frame: pd.DataFrame,
+    *,
+    protocol: str = "wmt-da",
+    alpha: float = 0.05,
+    cluster_rule: str = "organisers",
+    standardise: str | None = None,
+    exclude_ref: bool = False,
+    exclude_bad_ref: bool = False,
+    zero_sd: str = "drop",
+    score: str | None = None,
+    seed: int = DEFAULT_SEED,
+    trials: int | None = None,
+    qc: str = "none",
+    qc_alpha: float = 0.05,
+    lp: str | None = None,
+    assessment: str | None = None,
+) -> list[dict]:
+    """Rank the systems of every (lp, assessment) in ``frame``; one JSON-ready dict each.
+
+    Each dict: ``lp``, ``assessment``, ``signature``, ``systems`` (in ranking order: system, ave,
+    ave_z, n, n_all, rank_lo, rank_hi, cluster, wins, losses, cluster_start, cluster_end) and
+    ``pvalues`` (``pvalues[a][b]`` = one-sided p that a is better than b, every a ≠ b).
+    ``standardise`` None = "keep" when every row has a z-score, else "worker" (then
+    ``exclude_ref``, ``exclude_bad_ref`` and ``zero_sd`` apply, see
+    :mod:`leaderboard.standardise`). ``alpha``: significance level of a win. ``seed`` and
+    ``trials``: approximate randomisation only. ``qc``: "none",
+    "release" (already filtered; recorded in the signature), "auto" or a QC method name.
+    """
+    return [r.to_dict() for r in rankings(
+        frame, protocol=protocol, alpha=alpha, cluster_rule=cluster_rule, standardise=standardise,
+        exclude_ref=exclude_ref, exclude_bad_ref=exclude_bad_ref, zero_sd=zero_sd, score=score, seed=seed,
+        trials=trials, qc=qc, qc_alpha=qc_alpha, lp=lp, assessment=assessment)]
+
+
+def rankings(
+    frame: pd.DataFrame,
+    *,
+    protocol: str = "wmt-da",
+    alpha: float = 0.05,
+    cluster_rule: str = "organisers",
+    standardise: str | None = None,
+    exclude_ref: bool = False,
+    exclude_bad_ref: bool = False,
+    zero_sd: str = "drop",
+    score: str | None = None,
+    seed: int = DEFAULT_SEED,
+    trials: int | None = None,
+    qc: str = "none",
+    qc_alpha: float = 0.05,
+    lp: str | None = None,
+    assessment: str | None = None,
+) -> list[Ranking]:
+    """As :func:`rank_judgments`, returning :class:`Ranking` objects."""
+    proto = resolve_protocol(protocol, score)
+    if not 0 < alpha < 1:
+        raise InputError("alpha must lie strictly between 0 and 1", column="alpha")
+    if cluster_rule not in CLUSTER_RULES:
+        raise InputError(f"cluster rule must be one of {', '.join(CLUSTER_RULES)}", column="cluster-rule")
+    if trials is not None and trials < 1:
+        raise InputError("trials must be positive", column="trials")
+    frame, qc_label = apply_qc(frame, qc, qc_alpha)
+    if lp is not None:
+        frame = frame[frame["lp"].astype(str).to_numpy() == lp]
+    if assessment is not None:
+        frame = frame[frame["assessment"].astype(str).to_numpy() == assessment]
+    if frame.empty:
+        raise InputError("no judgments to rank" + (f" for language pair {lp!r}" if lp else "")
+                         + (f" and assessment {assessment!r}" if assessment else ""))
+    z, std_label = _z_scores(frame, standardise, exclude_ref, exclude_bad_ref, zero_sd)
+    score_values = z if proto.score == "z" else frame["raw"].to_numpy(dtype=float, na_value=np.nan)
+    usable = ~np.isnan(score_values)  # workers without a z (sd = 0, dropped) do not count
+    if proto.score == "raw" and not usable.any():
+        raise InputError("this protocol needs raw scores, and the input has none (for the WMT "
+                         "release pass --worker-stats)", column="raw")
+    seg_all = segment_table(frame, ["lp", "assessment"], z=z, keep=usable)
+    if seg_all.empty:
+        raise InputError("no SYSTEM or REPEAT judgments with a usable score to rank")
+    bounds = np.searchsorted(seg_all["_group"].to_numpy(), np.arange(int(seg_all["_group"].max()) + 2)) \
+        if len(seg_all) else np.zeros(1, dtype=int)
+    base_fields = {"protocol": proto.name, "qc": qc_label, "std": std_label, "items": "system+repeat"}
+    out = []
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        part = seg_all.iloc[a:b]
+        out.append(rank_group(part, lp=str(part["lp"].iloc[0]), assessment=str(part["assessment"].iloc[0]),
+                              protocol=proto, alpha=alpha, cluster_rule=cluster_rule, seed=seed,
+                              trials=trials, signature_fields=base_fields))
+    out.sort(key=lambda r: (r.lp, r.assessment))
+    return out

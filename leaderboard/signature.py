@@ -1,0 +1,47 @@
+"""A sacrebleu-like signature string recording everything that determines a ranking.
+
+Example::
+
+    da|protocol:wmt-da|qc:release|std:given|items:system+repeat|score:z|sort:ave_z|test:mwu-greater|
+    p:0.05|clusters:organisers|systems:12|segments:16091|judgments:19667|seed:none|version:mtlb-0.1.0
+
+Fields are ``key:value`` joined by ``|`` after the leading kind (``da``); their order is fixed
+(:data:`FIELDS`) so equal protocols give equal strings. :func:`parse_signature` reverses it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from . import __version__
+
+FIELDS: tuple[str, ...] = ("protocol", "qc", "std", "items", "score", "sort", "test", "trials", "p",
+                           "clusters", "systems", "segments", "judgments", "seed", "version")
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value).replace("|", "/").replace(" ", "_")
+
+
+def make_signature(fields: Mapping[str, Any], kind: str = "da") -> str:
+    """Join ``fields`` in the canonical order (unknown keys go last, sorted); version is added."""
+    values = dict(fields)
+    values.setdefault("version", f"mtlb-{__version__}")
+    keys = [k for k in FIELDS if k in values] + sorted(k for k in values if k not in FIELDS)
+    return "|".join([kind] + [f"{k}:{_text(values[k])}" for k in keys])
+
+
+def parse_signature(signature: str) -> dict[str, str]:
+    """``{"kind": ..., key: value, ...}`` from a signature string."""
+    head, *rest = signature.split("|")
+    out = {"kind": head}
+    for part in rest:
+        key, _, value = part.partition(":")
+        out[key] = value
+    return out
