@@ -1,0 +1,322 @@
+"""Build 100-item crowd DA HITs from aligned system outputs (METHOD.md §2, seed 000 §3.4, seed 002 Table 2).
+
+Every HIT holds 70 genuine system outputs and 30 quality-control copies, in 10 blocks of 10:
+
+* 10 ``BAD_REF`` items: degraded copies (:mod:`leaderboard.hits.degrade`) of 10 of the 70 outputs;
+* 10 ``REF`` items: the reference translation of 10 other outputs' segments, judged as if it were
+  a translation;
+* 10 ``REPEAT`` items: exact second showings of 10 further outputs;
+* 40 plain outputs.
+
+Layout (:func:`hit_template`): blocks i and i+5 (i = 1..5) hold each other's pair members. Block
+i holds one ``BAD_REF`` whose original is in block i+5 and the original of another pair whose
+``BAD_REF`` is in block i+5; the same for ``REF`` pairs; the first showings of two repeat pairs
+(whose ``REPEAT`` items are in block i+5); and 4 plain outputs. Every block thus has 2 members of
+bad-reference pairs, 2 of repeat pairs, 2 of reference pairs and 4 plain outputs, and at least 40
+items lie between the two members of any pair. Items are shuffled inside their block only.
+Both showings of a repeat are the same text, so the earlier one is the ``SYSTEM`` item and the
+later one the ``REPEAT`` (seed 002's table puts one repeat "in reverse"; with identical texts only
+the label would differ).
+
+Pairing convention (what QC relies on, :func:`leaderboard.qc.qc_pairs`): a QC item carries the
+system and segment of the genuine output it pairs with, so the two members of a pair share (hit,
+system, segment). A ``REF`` item is labelled with the system of its paired output (as in the WMT
+release), its text is the reference of that segment. Within a HIT each (system, segment) occurs
+as one genuine output only, and segments are kept distinct across systems when there are enough
+of them, so the key identifies the pair; the ``pair_id`` column names it explicitly.
+
+Sampling: genuine slots are dealt to systems from one cyclic stream over a seeded permutation of
+the systems, so every HIT holds ⌊70/S⌋ or ⌈70/S⌉ outputs of each of S systems and the totals per
+system over the batch differ by at most one. Each system walks through seeded permutations of
+its usable segments (non-empty output and non-empty reference), so its segments are covered
+evenly. Bad-reference originals are drawn only from outputs long enough to degrade. Everything
+is drawn from one ``numpy`` generator seeded with ``seed``: the same inputs and seed give the
+same batch.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from ..ingest.texts import parse_text_name, read_lines
+from .degrade import ASSESSMENTS, can_degrade, degrade, target_language
+
+HIT_SIZE = 100
+N_BLOCKS = 10
+BLOCK_SIZE = 10
+N_GENUINE = 70
+N_PER_KIND = 10
+#: hits.csv columns, in order.
+HIT_COLUMNS: tuple[str, ...] = ("hit", "position", "block", "item_type", "system", "segment",
+                                "pair_id", "text", "reference")
+#: pair_id infix per QC kind
+PAIR_TAGS = {"BAD_REF": "bad", "REF": "ref", "REPEAT": "rep"}
+
+
+@dataclass(frozen=True)
+class Template:
+    """The fixed layout of a HIT before the in-block shuffle (100 entries, block-major).
+
+    ``slot``: which of the 70 genuine outputs the entry shows or copies (slots 0-9 are the
+    bad-reference originals, 10-19 the reference originals, 20-29 the repeat originals, 30-69
+    plain); ``item_type``; ``block`` (0-based); ``pair`` ("bad3", "ref0", ... or "" for plain).
+    """
+
+    slot: np.ndarray
+    item_type: np.ndarray
+    block: np.ndarray
+    pair: np.ndarray
+
+
+def hit_template() -> Template:
+    """The block layout shared by the builder and the simulator (see the module docstring)."""
+    rows: list[tuple[int, str, int, str]] = []
+    by_block: list[list[tuple[int, str, int, str]]] = [[] for _ in range(N_BLOCKS)]
+    half = N_BLOCKS // 2
+    for i in range(half):
+        j = i + half
+        a, b = 2 * i, 2 * i + 1
+        # bad references: a's copy early, b's copy late
+        by_block[i] += [(a, "BAD_REF", i, f"bad{a}"), (b, "SYSTEM", i, f"bad{b}")]
+        by_block[j] += [(a, "SYSTEM", j, f"bad{a}"), (b, "BAD_REF", j, f"bad{b}")]
+        # references: the same, slots 10-19
+        by_block[i] += [(10 + a, "REF", i, f"ref{a}"), (10 + b, "SYSTEM", i, f"ref{b}")]
+        by_block[j] += [(10 + a, "SYSTEM", j, f"ref{a}"), (10 + b, "REF", j, f"ref{b}")]
+        # repeats: first showings early, second showings late, slots 20-29
+        by_block[i] += [(20 + a, "SYSTEM", i, f"rep{a}"), (20 + b, "SYSTEM", i, f"rep{b}")]
+        by_block[j] += [(20 + a, "REPEAT", j, f"rep{a}"), (20 + b, "REPEAT", j, f"rep{b}")]
+    for blk in range(N_BLOCKS):
+        by_block[blk] += [(30 + 4 * blk + t, "SYSTEM", blk, "") for t in range(4)]
+        rows += by_block[blk]
+    slot, item_type, block, pair = zip(*rows)
+    return Template(np.array(slot), np.array(item_type), np.array(block), np.array(pair))
+
+
+def block_shuffle(rng: np.random.Generator, n_hits: int) -> np.ndarray:
+    """0-based positions (n_hits × 100) of the template entries: a random order inside each block."""
+    keys = rng.random((n_hits, N_BLOCKS, BLOCK_SIZE))
+    order = np.argsort(keys, axis=2)              # order[h, b, r] = entry shown at rank r
+    rank = np.argsort(order, axis=2)              # rank[h, b, e] = rank of entry e
+    return (rank + BLOCK_SIZE * np.arange(N_BLOCKS)[None, :, None]).reshape(n_hits, HIT_SIZE)
+
+
+def system_slots(n_systems: int, n_hits: int, rng: np.random.Generator) -> np.ndarray:
+    """System index of each genuine slot (n_hits × 70): one cyclic stream over a permutation.
+
+    Consecutive runs of 70 of the stream ⌊70/S⌋ or ⌈70/S⌉ of each system; over the batch the
+    totals per system differ by at most one.
+    """
+    perm = rng.permutation(n_systems)
+    stream = np.arange(n_hits * N_GENUINE).reshape(n_hits, N_GENUINE)
+    return perm[stream % n_systems]
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+@dataclass
+class Sources:
+    """Aligned texts of one language pair: reference lines and each system's output lines."""
+
+    lp: str
+    reference: list[str]
+    systems: dict[str, list[str]]
+    files: dict[str, str] = field(default_factory=dict)  # system name -> file label
+
+
+def read_sources(hyp_paths: list[str], ref_path: str, lp: str | None = None) -> Sources:
+    """Read system-output files named ``<testset>.<lp>.hyp.<system>.<lang>`` and one reference.
+
+    Refuses (InputError with file and line): names that do not follow the pattern, a language
+    pair other than ``lp``, two files of one system, empty or non-UTF-8 files, and files whose
+    line count differs from the reference's.
+    """
+    if not hyp_paths:
+        raise InputError("no system-output files given (--hyp)")
+    reference = read_lines(ref_path)
+    systems: dict[str, list[str]] = {}
+    files: dict[str, str] = {}
+    for path in hyp_paths:
+        info = parse_text_name(str(path))
+        if info.kind != "hypothesis":
+            raise InputError(f"expected a system output (<testset>.<lp>.hyp.<system>.<lang>), got a {info.kind} file",
+                             file=str(path))
+        if lp is None:
+            lp = info.lp
+        elif info.lp != lp:
+            raise InputError(f"file is for language pair {info.lp}, not {lp}", file=str(path))
+        if info.name in systems:
+            raise InputError(f"system {info.name} is given twice (also {files[info.name]})", file=str(path))
+        lines = read_lines(path)
+        if len(lines) != len(reference):
+            raise InputError(
+                f"has {len(lines)} lines but the reference {Path(ref_path).name} has {len(reference)}; "
+                "outputs must be aligned with the reference line by line",
+                file=str(path), line=min(len(lines), len(reference)) + 1)
+        systems[info.name] = lines
+        files[info.name] = str(path)
+    return Sources(lp=str(lp), reference=reference, systems=systems, files=files)
+
+
+# --------------------------------------------------------------------------- sampling
+
+
+class _SegmentQueue:
+    """A system's walk through repeated permutations of its usable segments (stored reversed)."""
+
+    def __init__(self, segments: np.ndarray, rng: np.random.Generator) -> None:
+        self.segments = segments
+        self.rng = rng
+        self.stack: list[int] = []
+
+    def _refill(self) -> None:
+        self.stack[:0] = [int(s) for s in self.rng.permutation(self.segments)[::-1]]
+
+    def take(self, avoid_any: set[int], avoid_own: set[int], ok=None) -> int | None:
+        """Next segment not in ``avoid_own`` (preferably not in ``avoid_any``) passing ``ok``."""
+        for attempt in range(2):
+            fallback = None
+            for idx in range(len(self.stack) - 1, -1, -1):
+                seg = self.stack[idx]
+                if seg in avoid_own or (ok is not None and not ok(seg)):
+                    continue
+                if seg not in avoid_any:
+                    return self.stack.pop(idx)
+                if fallback is None:
+                    fallback = idx
+            if attempt == 0 and ok is None:
+                self._refill()  # a filtered search (ok) only looks at the current cycle
+        return self.stack.pop(fallback) if fallback is not None else None
+
+    def put_back(self, seg: int) -> None:
+        self.stack.append(seg)  # next in line again, so its coverage is not lost
+
+
+def _plan(sources: Sources, assessment: str, n_hits: int, rng: np.random.Generator
+          ) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+    """Systems, and per HIT the (system, segment) of the 70 genuine slots (n_hits × 70 each).
+
+    Slots are ordered by role (see :class:`Template`); returns also the usable-texts mask.
+    """
+    names = sorted(sources.systems)
+    lang = target_language(sources.lp)
+    ref_ok = np.array([bool(r.strip()) for r in sources.reference])
+    usable = np.array([[bool(t.strip()) for t in sources.systems[s]] for s in names]) & ref_ok[None, :]
+    degradable = np.array([[can_degrade(t, assessment, lang) for t in sources.systems[s]] for s in names]) & usable
+    sys_of_slot = system_slots(len(names), n_hits, rng)
+    need = np.bincount(sys_of_slot[0], minlength=len(names)).max() if n_hits else 0
+    for i, s in enumerate(names):
+        have = int(usable[i].sum())
+        if have < min(need, N_GENUINE):
+            raise InputError(f"system {s} has {have} usable lines (non-empty output and reference) but each HIT "
+                             f"needs {need} of its outputs; give more segments or more systems",
+                             file=sources.files.get(s))
+    if int(degradable.sum()) < N_PER_KIND:
+        raise InputError(f"fewer than {N_PER_KIND} outputs are long enough to degrade for {assessment} "
+                         "(bad references need at least 2 words for adequacy, 3 for fluency)")
+    queues = [_SegmentQueue(np.flatnonzero(usable[i]), rng) for i in range(len(names))]
+    seg_of_slot = np.empty((n_hits, N_GENUINE), dtype=np.int64)
+    for h in range(n_hits):
+        used_any: set[int] = set()
+        used: list[set[int]] = [set() for _ in names]
+        segs = np.empty(N_GENUINE, dtype=np.int64)
+        for j in range(N_GENUINE):
+            s = int(sys_of_slot[h, j])
+            seg = queues[s].take(used_any, used[s])
+            segs[j] = seg
+            used_any.add(seg)
+            used[s].add(seg)
+        # at least 10 degradable outputs: swap short ones for long ones of the same system
+        is_deg = degradable[sys_of_slot[h], segs]
+        for j in np.flatnonzero(~is_deg):
+            if is_deg.sum() >= N_PER_KIND:
+                break
+            s = int(sys_of_slot[h, j])
+            new = queues[s].take(used_any, used[s], ok=lambda g, s=s: bool(degradable[s, g]))
+            if new is None:
+                continue
+            queues[s].put_back(int(segs[j]))
+            used[s].discard(int(segs[j]))
+            segs[j] = new
+            used_any.add(new)
+            used[s].add(new)
+            is_deg[j] = True
+        if is_deg.sum() < N_PER_KIND:
+            raise InputError(f"cannot find {N_PER_KIND} outputs long enough to degrade for HIT {h + 1} "
+                             "within the per-system quotas; give longer or more segments")
+        # roles: 10 degradable outputs become bad-reference originals, the rest are dealt at random
+        deg_idx = np.flatnonzero(is_deg)
+        bad = rng.choice(deg_idx, size=N_PER_KIND, replace=False)
+        rest = rng.permutation(np.setdiff1d(np.arange(N_GENUINE), bad))
+        order = np.concatenate([bad, rest])
+        sys_of_slot[h] = sys_of_slot[h, order]
+        seg_of_slot[h] = segs[order]
+    return names, sys_of_slot, seg_of_slot, degradable
+
+
+def default_hits(sources: Sources) -> int:
+    """Enough HITs for every usable output to be shown about once: ⌈outputs / 70⌉."""
+    ref_ok = np.array([bool(r.strip()) for r in sources.reference])
+    n = sum(int((np.array([bool(t.strip()) for t in lines]) & ref_ok).sum()) for lines in sources.systems.values())
+    return max(1, math.ceil(n / N_GENUINE))
+
+
+def build_hits(sources: Sources, assessment: str, n_hits: int | None = None, seed: int = 0,
+               hit_prefix: str = "H") -> pd.DataFrame:
+    """The batch as one row per item (:data:`HIT_COLUMNS`), sorted by hit and position.
+
+    ``segment`` is the 1-based line number in the aligned files. ``reference`` is the reference
+    of the item's segment for adequacy (shown in grey above the text) and empty for fluency.
+    The frame's ``attrs`` carry ``lp``, ``assessment``, ``seed`` and ``systems``.
+    """
+    if assessment not in ASSESSMENTS:
+        raise InputError(f"assessment must be one of {', '.join(ASSESSMENTS)}, got {assessment!r}")
+    if n_hits is None:
+        n_hits = default_hits(sources)
+    if n_hits < 1:
+        raise InputError(f"the number of HITs must be at least 1, got {n_hits}")
+    rng = np.random.default_rng(seed)
+    names, sys_of_slot, seg_of_slot, _ = _plan(sources, assessment, n_hits, rng)
+    tpl = hit_template()
+    position = block_shuffle(rng, n_hits) + 1
+    lang = target_language(sources.lp)
+    width = max(3, len(str(n_hits)))
+    hit_ids = [f"{hit_prefix}{h + 1:0{width}d}" for h in range(n_hits)]
+    sys_idx = sys_of_slot[:, tpl.slot]                       # n_hits × 100
+    seg_idx = seg_of_slot[:, tpl.slot]
+    texts: list[str] = []
+    refs: list[str] = []
+    pair_ids: list[str] = []
+    for h in range(n_hits):
+        for e in range(HIT_SIZE):
+            s, g, kind = names[sys_idx[h, e]], int(seg_idx[h, e]), tpl.item_type[e]
+            ref = sources.reference[g]
+            if kind == "REF":
+                text = ref
+            elif kind == "BAD_REF":
+                text = degrade(sources.systems[s][g], assessment, rng, lang)
+            else:
+                text = sources.systems[s][g]
+            texts.append(text)
+            refs.append(ref if assessment == "adequacy" else "")
+            pair_ids.append(f"{hit_ids[h]}-{tpl.pair[e]}" if tpl.pair[e] else "")
+    frame = pd.DataFrame({
+        "hit": np.repeat(np.array(hit_ids, dtype=object), HIT_SIZE),
+        "position": position.reshape(-1),
+        "block": np.tile(tpl.block + 1, n_hits),
+        "item_type": np.tile(tpl.item_type.astype(object), n_hits),
+        "system": np.array(names, dtype=object)[sys_idx.reshape(-1)],
+        "segment": (seg_idx.reshape(-1) + 1).astype(str).astype(object),
+        "pair_id": np.array(pair_ids, dtype=object),
+        "text": np.array(texts, dtype=object),
+        "reference": np.array(refs, dtype=object),
+    })
+    frame = frame.sort_values(["hit", "position"], kind="stable").reset_index(drop=True)
+    frame.attrs.update({"lp": sources.lp, "assessment": assessment, "seed": seed, "systems": names})
+    return frame
