@@ -4,6 +4,11 @@
 (Czech→English judgments of the workers who passed QC, with their mean/sd file) and the WMT22 general
 test set's cs-en sources, references and system outputs (Kocmi et al., 2022, "Findings of the 2022
 Conference on Machine Translation (WMT22)"). Everything is gzip-compressed.
+
+``data/demo/simulated/`` holds a campaign made by the crowd-worker simulator
+(:mod:`leaderboard.simulate`; the command that made it is in ``data/README.md``): two language
+pairs judged by good, lenient, harsh and random-clicking workers, so the QC page shows workers
+failing. It is ranked after worker QC (paired t-test) and per-worker standardisation.
 """
 
 from __future__ import annotations
@@ -17,6 +22,8 @@ from .storage.store import Store, frame_hash
 
 DEMO_CAMPAIGN = "WMT22 cs-en (demo)"
 DEMO_PUBLISHER = "demo"
+SIMULATED_CAMPAIGN = "Simulated crowd (demo)"
+SIMULATED_QC = "paired-t"
 
 
 def demo_dir() -> Path:
@@ -26,13 +33,42 @@ def demo_dir() -> Path:
 
 
 def ensure_demo(store: Store, *, publish: bool = True) -> dict | None:
-    """Load and publish the demo campaign unless it is already stored; returns what was done."""
-    if DEMO_CAMPAIGN in set(store.campaigns()["campaign"]):
+    """Load and publish the demo campaigns that are not stored yet; None when both are there."""
+    stored = set(store.campaigns()["campaign"])
+    if DEMO_CAMPAIGN in stored and SIMULATED_CAMPAIGN in stored:
         return None
-    return load_demo(store, publish=publish)
+    return load_demo(store, publish=publish, skip=stored)
 
 
-def load_demo(store: Store, *, publish: bool = True) -> dict:
+def load_demo(store: Store, *, publish: bool = True, skip: set[str] = frozenset()) -> dict:
+    """Load (and publish) both demo campaigns, except those named in ``skip``."""
+    result: dict = {"campaigns": [], "judgments": 0, "text_lines": 0, "published": []}
+    parts = [(DEMO_CAMPAIGN, _load_wmt22_excerpt), (SIMULATED_CAMPAIGN, _load_simulated)]
+    for name, load in parts:
+        if name in skip:
+            continue
+        done = load(store, publish)
+        result["campaigns"].append(name)
+        result["judgments"] += done["judgments"]
+        result["text_lines"] += done.get("text_lines", 0)
+        result["published"] += done["published"]
+    return result
+
+
+def _load_simulated(store: Store, publish: bool) -> dict:
+    path = demo_dir() / "simulated" / "simulated-campaign.csv.gz"
+    frame = read_judgments(path, "canonical", campaign=SIMULATED_CAMPAIGN)
+    summary = store.load_judgments(frame, file_name=path.name, input_format="canonical",
+                                   sha256=frame_hash(frame), created_by=DEMO_PUBLISHER)
+    published = []
+    if publish:
+        from .publish import publish_rankings
+        published = publish_rankings(store, SIMULATED_CAMPAIGN, DEMO_PUBLISHER, qc=SIMULATED_QC,
+                                     note="simulated crowd campaign (leaderboard.simulate)")
+    return {"judgments": summary["judgments"], "published": published}
+
+
+def _load_wmt22_excerpt(store: Store, publish: bool) -> dict:
     folder = demo_dir() / "wmt22-cs-en"
     frame = read_judgments(folder / "ad-csen-good-stnd.csv.gz", "wmt-stnd",
                            worker_stats=folder / "ad-csen-trk-mean-sd.txt", campaign=DEMO_CAMPAIGN)
@@ -46,8 +82,7 @@ def load_demo(store: Store, *, publish: bool = True) -> dict:
     # the release's segment ids (sid) are not line numbers of the general test set: sentence-level
     # chrF correlates with the DA scores only by chance under any line offset
     store.set_segments_are_lines(DEMO_CAMPAIGN, False)
-    result = {"campaign": DEMO_CAMPAIGN, "judgments": summary["judgments"], "text_lines": texts,
-              "published": []}
+    result = {"judgments": summary["judgments"], "text_lines": texts, "published": []}
     if publish:
         from .publish import publish_rankings
         result["published"] = publish_rankings(store, DEMO_CAMPAIGN, DEMO_PUBLISHER,

@@ -40,10 +40,7 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-DEFAULT_METHOD = "paired-t"
-METHODS: tuple[str, ...] = ("paired-t", "bad-ref-vs-repeat", "welch", "mwu")
-#: Fewest bad-reference pairs a worker needs before a test can pass them.
-DEFAULT_MIN_PAIRS = 2
+from .qc_methods import DEFAULT_METHOD, DEFAULT_MIN_PAIRS, METHODS  # noqa: F401  (re-exported)
 
 PAIR_COLUMNS = ("lp", "assessment", "worker", "hit", "system", "segment")
 

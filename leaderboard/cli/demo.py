@@ -8,7 +8,7 @@ from ._common import add_json_flag, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("demo", help="load and publish the shipped demo campaign (WMT22 cs-en excerpt)")
+    p = sub.add_parser("demo", help="load and publish the shipped demo campaigns (WMT22 cs-en excerpt, simulated crowd)")
     p.add_argument("--if-empty", action="store_true", help="do nothing when the demo is already stored")
     p.add_argument("--no-publish", action="store_true", help="load without publishing a ranking")
     p.add_argument("--database-url", help="override DATABASE_URL")
@@ -17,19 +17,19 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..demo import DEMO_CAMPAIGN, ensure_demo, load_demo
+    from ..demo import DEMO_CAMPAIGN, SIMULATED_CAMPAIGN, ensure_demo, load_demo
     from ..storage import Store
 
     store = Store(args.database_url)
     result = ensure_demo(store, publish=not args.no_publish) if args.if_empty else \
         load_demo(store, publish=not args.no_publish)
     if result is None:
-        result = {"campaign": DEMO_CAMPAIGN, "already_loaded": True}
+        result = {"campaigns": [DEMO_CAMPAIGN, SIMULATED_CAMPAIGN], "already_loaded": True}
     if args.json:
         print_json(result)
     elif result.get("already_loaded"):
-        print(f"demo campaign {DEMO_CAMPAIGN!r} is already loaded")
+        print("the demo campaigns are already loaded")
     else:
         print(f"loaded {result['judgments']:,} judgments and {result['text_lines']:,} text lines into "
-              f"{DEMO_CAMPAIGN!r}; published {len(result['published'])} ranking(s)")
+              f"{', '.join(map(repr, result['campaigns']))}; published {len(result['published'])} ranking(s)")
     return 0

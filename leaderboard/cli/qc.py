@@ -39,7 +39,7 @@ def load_inputs(args: argparse.Namespace) -> pd.DataFrame:
 
 
 def add_qc_arguments(p: argparse.ArgumentParser, default: str | None) -> None:
-    from ..qc import DEFAULT_MIN_PAIRS, METHODS
+    from ..qc_methods import DEFAULT_MIN_PAIRS, METHODS
     p.add_argument("--method", choices=METHODS, default=default,
                    help="Assumption A test: paired-t (WMT organisers, default), bad-ref-vs-repeat "
                         "(seed 000), welch / mwu (unpaired; mwu = Appraise's check)")
@@ -66,7 +66,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "repeated items (METHOD.md §3), print the per-worker report and "
                                    "how many workers and judgments pass.")
     add_input_arguments(p)
-    from ..qc import DEFAULT_METHOD
+    from ..qc_methods import DEFAULT_METHOD
     add_qc_arguments(p, DEFAULT_METHOD)
     p.add_argument("--out-kept", metavar="FILE.csv", help="write the judgments of passing workers here")
     add_json_flag(p)
