@@ -237,39 +237,15 @@ def rank_group(seg: pd.DataFrame, *, lp: str, assessment: str, protocol: Protoco
                    pvalues=p, extra={"protocol": protocol.name, "alpha": alpha, "cluster_rule": cluster_rule})
 
 
-def rank_judgments(
-    frame: pd.DataFrame,
-    *,
-    protocol: str = "wmt-da",
-    alpha: float = 0.05,
-    cluster_rule: str = "organisers",
-    standardise: str | None = None,
-    exclude_ref: bool = False,
-    exclude_bad_ref: bool = False,
-    zero_sd: str = "drop",
-    score: str | None = None,
-    seed: int = DEFAULT_SEED,
-    trials: int | None = None,
-    qc: str = "none",
-    qc_alpha: float = 0.05,
-    lp: str | None = None,
-    assessment: str | None = None,
-) -> list[dict]:
+def rank_judgments(frame: pd.DataFrame, **options) -> list[dict]:
     """Rank the systems of every (lp, assessment) in ``frame``; one JSON-ready dict each.
 
     Each dict: ``lp``, ``assessment``, ``signature``, ``systems`` (in ranking order: system, ave,
     ave_z, n, n_all, rank_lo, rank_hi, cluster, wins, losses, cluster_start, cluster_end) and
     ``pvalues`` (``pvalues[a][b]`` = one-sided p that a is better than b, every a ≠ b).
-    ``standardise`` None = "keep" when every row has a z-score, else "worker" (then
-    ``exclude_ref``, ``exclude_bad_ref`` and ``zero_sd`` apply, see
-    :mod:`leaderboard.standardise`). ``alpha``: significance level of a win. ``seed`` and
-    ``trials``: approximate randomisation only. ``qc``: "none",
-    "release" (already filtered; recorded in the signature), "auto" or a QC method name.
+    ``options`` are those of :func:`rankings` (protocol, alpha, cluster_rule, standardise, qc, ...).
     """
-    return [r.to_dict() for r in rankings(
-        frame, protocol=protocol, alpha=alpha, cluster_rule=cluster_rule, standardise=standardise,
-        exclude_ref=exclude_ref, exclude_bad_ref=exclude_bad_ref, zero_sd=zero_sd, score=score, seed=seed,
-        trials=trials, qc=qc, qc_alpha=qc_alpha, lp=lp, assessment=assessment)]
+    return [r.to_dict() for r in rankings(frame, **options)]
 
 
 def rankings(
@@ -290,7 +266,14 @@ def rankings(
     lp: str | None = None,
     assessment: str | None = None,
 ) -> list[Ranking]:
-    """As :func:`rank_judgments`, returning :class:`Ranking` objects."""
+    """Rank every (lp, assessment) of ``frame`` into :class:`Ranking` objects.
+
+    ``standardise`` None = "keep" when every row has a z-score, else "worker" (then
+    ``exclude_ref``, ``exclude_bad_ref`` and ``zero_sd`` apply, see
+    :mod:`leaderboard.standardise`). ``alpha``: significance level of a win. ``seed`` and
+    ``trials``: approximate randomisation only. ``qc``: "none", "release" (already filtered;
+    recorded in the signature), "auto" or a QC method name.
+    """
     proto = resolve_protocol(protocol, score)
     if not 0 < alpha < 1:
         raise InputError("alpha must lie strictly between 0 and 1", column="alpha")
