@@ -201,31 +201,61 @@ class Store:
         return InputError("the upload conflicts with stored judgments; nothing was written", file=file_name)
 
     def judgments(self, campaign: str, lp: str | None = None, assessment: str | None = None) -> pd.DataFrame:
-        """The stored judgments of a campaign as a canonical frame (empty when none)."""
-        j, c, lpt, w, s, sy = m.judgments, m.campaigns, m.language_pairs, m.workers, m.segments, m.systems
-        q = (select(c.c.name, lpt.c.lp, j.c.assessment, w.c.name, j.c.hit, j.c.position, s.c.key,
-                    sy.c.name, j.c.item_type, j.c.raw, j.c.z, j.c.seconds, s.c.doc)
-             .select_from(j.join(lpt, j.c.lp_id == lpt.c.id).join(c, lpt.c.campaign_id == c.c.id)
-                          .join(w, j.c.worker_id == w.c.id).join(s, j.c.segment_id == s.c.id)
-                          .join(sy, j.c.system_id == sy.c.id))
-             .where(c.c.name == campaign).order_by(j.c.id))
-        if lp is not None:
-            q = q.where(lpt.c.lp == lp)
-        if assessment is not None:
-            q = q.where(j.c.assessment == assessment)
+        """The stored judgments of a campaign as a canonical frame (empty when none).
+
+        Judgment rows are fetched with their dimension ids only and the names are attached in
+        pandas: joining in SQL and building a million text rows took ~12 s on SQLite, this ~2 s.
+        """
+        j, lpt, w, s, sy = m.judgments, m.language_pairs, m.workers, m.segments, m.systems
         with self.engine.connect() as conn:
-            # compile once, then fetch on the DBAPI cursor: SQLAlchemy's row objects cost ~10 s per 1M rows
-            compiled = q.compile(dialect=conn.dialect)
-            params = compiled.params
-            if compiled.positional:
-                params = tuple(params[name] for name in compiled.positiontup)
-            cur = conn.connection.driver_connection.cursor()
-            try:
-                cur.execute(str(compiled), params)
-                rows = cur.fetchall()
-            finally:
-                cur.close()
-        return normalise_dtypes(pd.DataFrame(rows, columns=list(COLUMNS)))
+            cid = self._campaign_id(conn, campaign)
+            if cid is None:
+                return normalise_dtypes(pd.DataFrame(columns=list(COLUMNS)))
+            lps = dict(conn.execute(select(lpt.c.id, lpt.c.lp).where(lpt.c.campaign_id == cid)).all())
+            if lp is not None:
+                lps = {k: v for k, v in lps.items() if v == lp}
+            if not lps:
+                return normalise_dtypes(pd.DataFrame(columns=list(COLUMNS)))
+            q = (select(j.c.lp_id, j.c.assessment, j.c.worker_id, j.c.hit, j.c.position, j.c.segment_id,
+                        j.c.system_id, j.c.item_type, j.c.raw, j.c.z, j.c.seconds)
+                 .where(j.c.lp_id.in_(list(lps))).order_by(j.c.id))
+            if assessment is not None:
+                q = q.where(j.c.assessment == assessment)
+            rows = self._fetch_raw(conn, q)
+            workers = dict(conn.execute(select(w.c.id, w.c.name).where(w.c.campaign_id == cid)).all())
+            segs = pd.DataFrame(conn.execute(select(s.c.id, s.c.key, s.c.doc).where(s.c.lp_id.in_(list(lps)))).all(),
+                                columns=["id", "key", "doc"]).set_index("id")
+            systems = dict(conn.execute(select(sy.c.id, sy.c.name).where(sy.c.lp_id.in_(list(lps)))).all())
+        raw = pd.DataFrame(rows, columns=["lp_id", "assessment", "worker_id", "hit", "position", "segment_id",
+                                          "system_id", "item_type", "raw", "z", "seconds"])
+        frame = pd.DataFrame({
+            "campaign": campaign,
+            "lp": raw["lp_id"].map(lps),
+            "assessment": raw["assessment"],
+            "worker": raw["worker_id"].map(workers),
+            "hit": raw["hit"],
+            "position": raw["position"],
+            "segment": raw["segment_id"].map(segs["key"]),
+            "system": raw["system_id"].map(systems),
+            "item_type": raw["item_type"],
+            "raw": raw["raw"], "z": raw["z"], "seconds": raw["seconds"],
+            "doc": raw["segment_id"].map(segs["doc"]),
+        })
+        return normalise_dtypes(frame)
+
+    @staticmethod
+    def _fetch_raw(conn: Connection, query) -> list[tuple]:
+        """Run a Core query on the DBAPI cursor: SQLAlchemy's row objects cost ~10 s per 1M rows."""
+        compiled = query.compile(dialect=conn.dialect, compile_kwargs={"render_postcompile": True})
+        params = compiled.params
+        if compiled.positional:
+            params = tuple(params[name] for name in compiled.positiontup)
+        cur = conn.connection.driver_connection.cursor()
+        try:
+            cur.execute(str(compiled), params)
+            return cur.fetchall()
+        finally:
+            cur.close()
 
     def imports(self, campaign: str) -> pd.DataFrame:
         """The import log of a campaign."""
