@@ -212,3 +212,27 @@ def test_malformed_release_and_appraise_files_are_refused(tmp_path, fmt, kind, r
     assert err.value.line == line_no, str(err.value)
     if column is not None:
         assert err.value.column == column, str(err.value)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(row=st.integers(0, 1), item=st.integers(1, 8),
+       value=st.sampled_from(["", "abc", "101", "-1", "NaN"]))
+def test_malformed_mturk_results_are_refused(tmp_path, row, item, value):
+    import pandas as pd
+
+    from conftest import ROOT
+
+    example = pd.read_csv(ROOT / "data" / "examples" / "mturk-batch-results.csv", dtype=str,
+                          keep_default_na=False)
+    column = f"Answer.score_{item}"
+    example.loc[row, column] = value
+    bad = tmp_path / "bad-mturk.csv"
+    example.to_csv(bad, index=False)
+    url = f"sqlite:///{tmp_path / 'mt.sqlite'}"
+    assert _ingest(url, str(bad), "--campaign", "mt") == 2
+    assert _store_rows(url) == 0
+    with pytest.raises(InputError) as err:
+        read_judgments(bad, "mturk")
+    assert err.value.file and "bad-mturk" in err.value.file
+    assert err.value.line == row + 2, str(err.value)
+    assert err.value.column == column, str(err.value)
