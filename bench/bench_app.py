@@ -44,20 +44,9 @@ def synthetic(n: int, systems: int = 20, seed: int = 0) -> pd.DataFrame:
 
 
 def ranking_of(frame: pd.DataFrame) -> dict:
-    try:
-        from leaderboard.ranking import rank_judgments
-        return rank_judgments(frame)[0]
-    except ImportError:  # a plain ranking in the documented shape until leaderboard.ranking exists
-        seg = frame.groupby(["system", "segment"]).agg(raw=("raw", "mean"), z=("z", "mean")).reset_index()
-        table = seg.groupby("system").agg(ave=("raw", "mean"), ave_z=("z", "mean"), n=("z", "size"))
-        table["n_all"] = frame.groupby("system").size()
-        table = table.sort_values("ave_z", ascending=False)
-        names = list(table.index)
-        return {"lp": "xx-en", "assessment": "adequacy", "signature": "bench",
-                "systems": [{"system": s, "ave": float(r.ave), "ave_z": float(r.ave_z), "n": int(r.n),
-                             "n_all": int(r.n_all), "rank_lo": i + 1, "rank_hi": i + 1, "cluster": i + 1,
-                             "wins": len(names) - i - 1} for i, (s, r) in enumerate(table.iterrows())],
-                "pvalues": {a: {b: 0.01 for b in names if b != a} for a in names}}
+    """The WMT DA ranking of the synthetic campaign (leaderboard.ranking, default protocol)."""
+    from leaderboard.ranking import rank_judgments
+    return rank_judgments(frame)[0]
 
 
 def main() -> int:

@@ -43,7 +43,8 @@ def ensure_demo(store: Store, *, publish: bool = True) -> dict | None:
 def load_demo(store: Store, *, publish: bool = True, skip: set[str] = frozenset()) -> dict:
     """Load (and publish) both demo campaigns, except those named in ``skip``."""
     result: dict = {"campaigns": [], "judgments": 0, "text_lines": 0, "published": []}
-    parts = [(DEMO_CAMPAIGN, _load_wmt22_excerpt), (SIMULATED_CAMPAIGN, _load_simulated)]
+    # the real excerpt is published last, so the app opens on it (newest publication first)
+    parts = [(SIMULATED_CAMPAIGN, _load_simulated), (DEMO_CAMPAIGN, _load_wmt22_excerpt)]
     for name, load in parts:
         if name in skip:
             continue

@@ -201,6 +201,9 @@ def test_longitudinal_page(app_env):
     ranking = app_env["data"][("Y2022", "cs-en")][1]
     assert best.best_system == ranking["systems"][0]["system"]
     assert best.ave_z == pytest.approx(ranking["systems"][0]["ave_z"])
+    # no calibration system named: the page says the campaigns share no calibration run, and shows no gain
+    assert any("share no calibration run" in w.value and "cs-en Y2021→Y2022" in w.value for w in at.warning)
+    n_charts = len(at.get("plotly_chart"))
     # calibrate with sysB (sysB.2 in both years): gain = (best22 - best21) + (curr21 - curr22) on raw Ave
     at.text_input(key="calibration").set_value("sysB").run()
     gains = at.dataframe[1].value
@@ -208,6 +211,9 @@ def test_longitudinal_page(app_env):
     ave = lambda r, s: next(x["ave"] for x in r["systems"] if x["system"] == s)  # noqa: E731
     expected = (r22["systems"][0]["ave"] - r21["systems"][0]["ave"]) + (ave(r21, "sysB.2") - ave(r22, "sysB.2"))
     assert gains[gains.lp == "cs-en"].iloc[0]["gain"] == pytest.approx(expected)
+    assert gains[gains.lp == "cs-en"].iloc[0]["delta"] == pytest.approx(ave(r21, "sysB.2") - ave(r22, "sysB.2"))
+    assert not any("share no calibration run" in w.value for w in at.warning)
+    assert len(at.get("plotly_chart")) == n_charts + 2  # seed 002 Fig. 1 and the gain bars
 
 
 def test_login_wrong_and_right_password(app_env):
@@ -330,3 +336,32 @@ def test_metrics_upload_error_names_line(app_env):
     errors = [e.value for e in at.error]
     assert errors and "line **3**" in errors[0] and "system" in errors[0], errors
     assert app_env["store"].metric_submissions("Y2021", include_private=True).empty
+
+
+@pytest.mark.skipif(not has("leaderboard.ranking"), reason="leaderboard.ranking not available yet")
+def test_first_start_of_an_empty_store_shows_the_demo(tmp_path, monkeypatch):
+    monkeypatch.setenv("MTLB_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("MTLB_NO_DEMO", raising=False)
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    from leaderboard.demo import DEMO_CAMPAIGN
+    from leaderboard.storage import Store, default_url
+    assert Store(default_url()).snapshots().empty
+    at = run_app(params={"campaign": DEMO_CAMPAIGN})
+    table = table_frame(at)
+    # WMT22 Findings, cs-en into-English DA: Online-W first, 12 systems including the human reference C
+    assert len(table) == 12 and table["System"].iloc[0] == "Online-W.2" and "HUMAN-C" in set(table["System"])
+    snaps = Store(default_url()).snapshots()
+    assert DEMO_CAMPAIGN in set(snaps["campaign"]) and (snaps["version"] == 1).all()
+
+
+def test_longitudinal_page_without_a_shared_language_pair(app_env):
+    from leaderboard.storage.store import frame_hash
+    frame = make_judgments("Y2023", "fr-en", seed=9, segments=6)
+    store = app_env["store"]
+    store.load_judgments(frame, file_name="fr.csv", input_format="canonical")
+    store.publish("Y2023", "fr-en", "adequacy", hand_ranking(frame, "fr-en", "sig-fr"),
+                  data_hash=frame_hash(frame), publisher="tester")
+    at = run_app("longitudinal.py")
+    at.multiselect(key="years").set_value(["Y2022", "Y2023"]).run()
+    assert any("no language pair and assessment in common" in i.value for i in at.info)
+    assert not at.error

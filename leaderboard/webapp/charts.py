@@ -173,7 +173,8 @@ def williams_figure(williams: Mapping[str, Mapping[str, float]], order: list[str
     fig = heatmap_figure(ranking)
     fig.update_yaxes(title="metric (row)")
     fig.update_xaxes(title="compared metric (column)")
-    fig.update_traces(hovertemplate="%{y} correlates better than %{x}<br>%{customdata}<br>%{text}<extra></extra>")
+    fig.update_traces(hovertemplate="%{y} correlates better than %{x}<br>%{customdata}<br>%{text}<extra></extra>",
+                      colorbar_ticktext=[lab for _, lab, _ in P_LEVELS] + [NOT_SIGNIFICANT[0], "same metric"])
     return _layout(fig, "Williams test: row metric's correlation with humans is significantly higher",
                    height=max(320, 34 * len(names) + 200))
 
@@ -191,18 +192,6 @@ def qc_figure(summary: pd.DataFrame) -> go.Figure:
     return _layout(fig, "Quality control: what was kept", height=240)
 
 
-def longitudinal_figure(frame: pd.DataFrame, x: str, y: str, label: str, title: str,
-                        x_title: str | None = None, y_title: str | None = None) -> go.Figure:
-    """Labelled scatter for the longitudinal page (e.g. gain against test-set difficulty per lp)."""
-    fig = go.Figure(go.Scatter(x=frame[x], y=frame[y], mode="markers+text", text=frame[label],
-                               textposition="top center", marker={"size": 10, "color": "#1f4e99"}))
-    fig.update_layout(shapes=[{"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": 0, "y1": 0,
-                               "line": {"color": "#999", "width": 1}}])
-    fig.update_xaxes(title=x_title or x)
-    fig.update_yaxes(title=y_title or y)
-    return _layout(fig, title, height=420)
-
-
 def year_lines_figure(frame: pd.DataFrame, x: str, y: str, group: str, title: str) -> go.Figure:
     """One line per group (system or lp) across years."""
     fig = go.Figure()
@@ -211,3 +200,80 @@ def year_lines_figure(frame: pd.DataFrame, x: str, y: str, group: str, title: st
     fig.update_xaxes(title=x, type="category")
     fig.update_yaxes(title=y)
     return _layout(fig, title, height=420)
+
+
+CLUSTER_COLOURS = ("#1f4e99", "#6baed6", "#9e9ac8", "#74c476", "#fd8d3c", "#bdbdbd")
+
+
+def correlation_figure(table: pd.DataFrame, highlight: str | None = None, stat: str = "pearson") -> go.Figure:
+    """Metrics' system-level correlation with bootstrap CI whiskers, coloured by significance cluster.
+
+    ``table``: one row per metric with ``metric``, ``stat``, ``stat_ci_lo``/``_hi`` and ``cluster``,
+    in the order to show (best first). The highlighted metric gets a black outline.
+    """
+    names = table["metric"].tolist()
+    values = table[stat].to_numpy(dtype=float)
+    lo = table.get(f"{stat}_ci_lo", pd.Series(np.nan, index=table.index)).to_numpy(dtype=float)
+    hi = table.get(f"{stat}_ci_hi", pd.Series(np.nan, index=table.index)).to_numpy(dtype=float)
+    clusters = table["cluster"].fillna(0).astype(int).to_numpy() if "cluster" in table else np.ones(len(table), int)
+    colours = [CLUSTER_COLOURS[(c - 1) % len(CLUSTER_COLOURS)] for c in clusters]
+    outline = [2.5 if n == highlight else 0 for n in names]
+    fig = go.Figure(go.Bar(
+        x=values, y=names, orientation="h", marker={"color": colours, "line": {"color": "#000", "width": outline}},
+        text=[f"{v:.3f} · cluster {c}" for v, c in zip(values, clusters)], textposition="inside",
+        insidetextanchor="start", textfont={"color": "#fff"},
+        error_x={"type": "data", "symmetric": False, "array": np.nan_to_num(hi - values),
+                 "arrayminus": np.nan_to_num(values - lo), "color": "#444", "thickness": 1.2},
+        customdata=np.stack([lo, hi, clusters], axis=-1) if len(names) else None,
+        hovertemplate="%{y}<br>" + stat + " %{x:.3f}<br>95% CI [%{customdata[0]:.3f}, %{customdata[1]:.3f}]"
+                      "<br>cluster %{customdata[2]}<extra></extra>"))
+    fig.update_yaxes(autorange="reversed")
+    fig.update_xaxes(title=f"{stat} with human Ave z (whiskers: 95% bootstrap CI)", range=[min(-0.05, np.nanmin(
+        np.append(lo, values)) - 0.05) if len(names) else -1, 1.02])
+    return _layout(fig, "Where the metric stands: system-level correlation, colour = significance cluster",
+                   height=max(260, 30 * len(names) + 110))
+
+
+def gain_figure(frame: pd.DataFrame, title: str = "Gain per language pair (seed 002 Fig. 1)") -> go.Figure:
+    """Seed 002 Fig. 1: x = BEST(later) − BEST(earlier), y = Δ = CURR(earlier) − CURR(later), one point per
+    language pair (and assessment); dotted lines join points of equal calibrated gain (x + y)."""
+    fig = go.Figure()
+    x = frame["best_difference"].to_numpy(dtype=float)
+    y = frame["delta"].to_numpy(dtype=float)
+    gain = frame["gain"].to_numpy(dtype=float)
+    finite = np.isfinite(x) & np.isfinite(y)
+    lo = float(min(0.0, np.min(x[finite], initial=0.0), np.min(y[finite], initial=0.0))) - 2
+    hi = float(max(1.0, np.max(x[finite], initial=1.0), np.max(y[finite], initial=1.0))) + 2
+    shapes = []
+    step = max(1.0, float(np.ceil((hi - lo) / 6)))
+    for g in np.arange(np.floor(2 * lo / step) * step, np.ceil(2 * hi / step) * step + step, step):
+        shapes.append({"type": "line", "x0": lo, "x1": hi, "y0": g - lo, "y1": g - hi, "layer": "below",
+                       "line": {"color": "#d9d9d9", "width": 1, "dash": "dot"}})
+    shapes.append({"type": "line", "x0": lo, "x1": hi, "y0": -lo, "y1": -hi, "layer": "below",
+                   "line": {"color": "#999", "width": 1.2}})
+    fig.update_layout(shapes=shapes)
+    symbols = {"adequacy": "circle", "fluency": "square", "esa": "diamond"}
+    for assessment, part in frame.groupby(frame["assessment"].astype(str), sort=True):
+        fig.add_trace(go.Scatter(
+            x=part["best_difference"], y=part["delta"], mode="markers+text", name=assessment,
+            text=part["lp"], textposition="top center",
+            marker={"size": 11, "symbol": symbols.get(assessment, "circle")},
+            customdata=np.stack([part["gain"].to_numpy(dtype=float), part["from"].astype(str),
+                                 part["to"].astype(str)], axis=-1),
+            hovertemplate="%{text} (%{customdata[1]} → %{customdata[2]})<br>BEST later − BEST earlier %{x:.1f}"
+                          "<br>Δ (CURR earlier − later) %{y:.1f}<br>gain %{customdata[0]:.1f}<extra></extra>"))
+    fig.update_xaxes(title="BEST(later) − BEST(earlier)  (raw points)", range=[lo, hi], zeroline=True)
+    fig.update_yaxes(title="Δ = CURR(earlier) − CURR(later)  (test set harder by)", range=[lo, hi], zeroline=True)
+    fig.update_layout(legend={"orientation": "h", "y": -0.18})
+    label = "" if not finite.any() else f" — gain = x + y; grey diagonal: gain 0"
+    return _layout(fig, title + label, height=480)
+
+
+def gain_bars(frame: pd.DataFrame) -> go.Figure:
+    """Calibrated gain per language pair as bars (raw points), starred by the Δ test."""
+    labels = frame["lp"] + " " + frame["assessment"].astype(str) + " " + frame["from"] + "→" + frame["to"]
+    fig = go.Figure(go.Bar(x=frame["gain"], y=labels, orientation="h", marker_color="#1f4e99",
+                           text=[f"{g:+.1f}" for g in frame["gain"]], textposition="outside"))
+    fig.update_yaxes(autorange="reversed")
+    fig.update_xaxes(title="calibrated gain (raw points)", zeroline=True, zerolinecolor="#555")
+    return _layout(fig, "Calibrated gain per language pair", height=max(220, 36 * len(frame) + 110))

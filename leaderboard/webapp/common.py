@@ -63,7 +63,9 @@ def sidebar_view() -> View | None:
     if snaps.empty:
         return None
     st.sidebar.markdown("**Published results**")
-    campaign = _pick("Campaign", sorted(snaps["campaign"].unique()), "view_campaign", "campaign")
+    # the campaign published most recently comes first (and is the default view)
+    recent = snaps.groupby("campaign")["published_at"].max().sort_values(ascending=False, kind="stable")
+    campaign = _pick("Campaign", list(recent.index), "view_campaign", "campaign")
     part = snaps[snaps["campaign"] == campaign]
     lp = _pick("Language pair", sorted(part["lp"].unique()), "view_lp", "lp")
     part = part[part["lp"] == lp]

@@ -86,6 +86,12 @@ def campaigns(url: str) -> pd.DataFrame:
 
 
 @st.cache_data(ttl=LIST_TTL, show_spinner=False)
+def campaign_info(url: str, campaign: str) -> dict:
+    """Name, description and ``segments_are_lines`` (False: segment ids do not index the stored texts)."""
+    return _store(url).campaign_info(campaign)
+
+
+@st.cache_data(ttl=LIST_TTL, show_spinner=False)
 def data_token(url: str, campaign: str) -> str:
     """Identifies the stored data of a campaign: changes whenever an import is added."""
     imports = _store(url).imports(campaign)
@@ -169,6 +175,7 @@ def invalidate() -> None:
     """Drop the cached lists after a write (published snapshots stay cached: they never change)."""
     snapshots.clear()
     campaigns.clear()
+    campaign_info.clear()
     data_token.clear()
 
 

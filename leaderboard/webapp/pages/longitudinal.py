@@ -83,6 +83,12 @@ def render() -> None:
     if len(chosen) < 2:
         st.info("Choose at least two campaigns.")
         return
+    pairs = snaps[snaps["campaign"].isin(chosen)].drop_duplicates(["campaign", "lp", "assessment"])
+    if not (pairs.groupby(["lp", "assessment"])["campaign"].nunique() >= 2).any():
+        held = "; ".join(f"{c}: {', '.join(sorted(pairs.loc[pairs['campaign'] == c, 'lp'].unique()))}" for c in chosen)
+        st.info("The chosen campaigns have no language pair and assessment in common, and a comparison across "
+                f"years needs the same pair published in at least two of them ({common.md_escape(held)}).")
+        return
     latest = snaps[snaps["campaign"].isin(chosen)].sort_values("version").groupby(
         ["campaign", "lp", "assessment"], as_index=False).last()
     versions = tuple((r.campaign, r.lp, r.assessment, int(r.version)) for r in latest.itertuples())
@@ -105,13 +111,15 @@ def render() -> None:
     st.dataframe(table, hide_index=True)
     common.csv_download(table, "longitudinal-gains", key="dl-gains")
     with_gain = table.dropna(subset=["gain"]) if "gain" in table else table.iloc[0:0]
-    if with_gain.empty:
-        st.warning(result["comparisons"][0].get("statement", ""))
-    else:
-        common.chart(charts.longitudinal_figure(
-            with_gain.assign(label=with_gain["lp"] + " " + with_gain["from"] + "→" + with_gain["to"]),
-            "delta", "gain", "label", "Calibrated gain per language pair (seed 002 Fig. 1)",
-            "test set harder by Δ (CURR earlier − later)", "gain (raw points)"), "longitudinal-gain")
+    uncalibrated = [c for c in result["comparisons"] if c.get("calibration") is None]
+    for statement in dict.fromkeys(c["statement"] for c in uncalibrated):
+        pairs = ", ".join(f"{c['lp']} {c['from']}→{c['to']}" for c in uncalibrated if c["statement"] == statement)
+        st.warning(f"{pairs}: {statement}", icon=":material/warning:")
+    if not with_gain.empty:
+        st.markdown("**Calibrated gain per language pair** (seed 002 Fig. 1: the best systems' difference against "
+                    "the test set's extra difficulty Δ; points on one dotted diagonal have the same gain)")
+        common.chart(charts.gain_figure(with_gain), "longitudinal-gain")
+        common.chart(charts.gain_bars(with_gain), "longitudinal-gain-bars")
     for note in result.get("notes", []):
         st.caption(note)
 

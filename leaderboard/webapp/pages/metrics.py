@@ -11,9 +11,7 @@ import streamlit as st
 from leaderboard.errors import InputError
 from leaderboard.webapp import charts, common, state
 from leaderboard.webapp.pages.organiser import MAX_UPLOAD_MB, uploaded_path
-from leaderboard.webapp.pages.system import text_name
-
-BASELINES = ("bleu", "chrf")
+from leaderboard.webapp import metric_eval as me
 
 
 @st.cache_data(show_spinner="Building the evaluation package…", max_entries=8)
@@ -43,36 +41,6 @@ def evaluation_package(url: str, campaign: str, lps: tuple[str, ...], token: str
                     "or per system and segment id (segment level), e.g. a CSV with the header\n"
                     "metric,lp,system,score  or  metric,lp,system,segment,score\n")
     return buf.getvalue()
-
-
-@st.cache_data(show_spinner="Scoring the baselines (BLEU, chrF)…", max_entries=16)
-def baseline_scores(url: str, campaign: str, lp: str, token: str, judged: tuple[str, ...]) -> pd.DataFrame:
-    """System-level BLEU and chrF (sacrebleu, via metrics.scoring) of the judged systems with stored outputs."""
-    from metrics.scoring import score_systems
-    texts = state.texts(url, campaign, lp, token)
-    hyps_all = texts[texts["kind"] == "hypothesis"]
-    refs = texts[texts["kind"] == "reference"]
-    if hyps_all.empty or refs.empty:
-        return pd.DataFrame(columns=["metric", "lp", "system", "score"])
-    ref_names = sorted(refs["name"].unique())
-    hyp_names = sorted(hyps_all["name"].unique())
-    hyps, used_refs = {}, set()
-    for system in judged:
-        name = text_name(system, hyp_names)
-        if name:
-            hyps[system] = hyps_all[hyps_all["name"] == name].sort_values("line")["text"].tolist()
-    ref_for_humans = [system for system in judged if system not in hyps and text_name(system, ref_names)]
-    for system in ref_for_humans:
-        used_refs.add(text_name(system, ref_names))
-    streams = [refs[refs["name"] == r].sort_values("line")["text"].tolist() for r in ref_names if r not in used_refs]
-    if not hyps or not streams:
-        return pd.DataFrame(columns=["metric", "lp", "system", "score"])
-    rows = []
-    for metric in BASELINES:
-        result = score_systems(hyps, streams, metric)
-        rows += [{"metric": metric.upper() if metric == "bleu" else "chrF", "lp": lp, "system": s, "score": v}
-                 for s, v in result["systems"].items()]
-    return pd.DataFrame(rows)
 
 
 def render() -> None:
@@ -107,6 +75,19 @@ def _campaign_systems(url: str, campaign: str, token: str) -> dict[str, set[str]
     return {lp: set(part["system"].astype(str)) for lp, part in frame.groupby("lp", observed=True)}
 
 
+def _segment_ids(url: str, campaign: str, frame: pd.DataFrame, token: str) -> dict[str, set[str]] | None:
+    """Line numbers of the stored test set per language pair of a segment-level upload (None: not known)."""
+    if not frame["segment"].notna().any():
+        return None
+    out = {}
+    for lp in frame["lp"].astype(str).unique():
+        texts = state.texts(url, campaign, lp, token)
+        if texts.empty:
+            return None  # no stored test set: every system must score the same ids instead
+        out[lp] = {str(i) for i in texts["line"].unique()}
+    return out
+
+
 def _upload(view: common.View, user: dict, token: str) -> None:
     from metrics.submissions import human_system_scores, read_submission, validate_submission
     url = state.store_url()
@@ -124,87 +105,222 @@ def _upload(view: common.View, user: dict, token: str) -> None:
         judgments = state.judgments(url, view.campaign, None, None, token)
         higher = direction == "better translations"
         validate_submission(frame, _campaign_systems(url, view.campaign, token),
-                            higher_is_better=higher, human=human_system_scores(judgments), file=upload.name)
-        store = state.get_store()
-        ids = []
-        for metric, part in frame.groupby("metric", sort=True):
-            ids.append(store.save_metric_submission(view.campaign, part[["lp", "system", "segment", "score"]],
-                                                    metric=str(metric), level=frame.attrs.get("level", "system"),
-                                                    higher_is_better=higher, owner=user["name"], public=False))
+                            segments=_segment_ids(url, view.campaign, frame, token), higher_is_better=higher,
+                            human=human_system_scores(judgments), file=upload.name)
+        level = frame.attrs.get("level", "system")
+        ids = state.get_store().save_metric_submissions(
+            view.campaign, frame[["metric", "lp", "system", "segment", "score"]], level=level,
+            higher_is_better=higher, owner=user["name"], public=False)
     except InputError as exc:
         common.show_input_error(exc.with_file(upload.name), errors)
         return
+    metrics = list(dict.fromkeys(frame["metric"].astype(str)))
+    st.session_state["metric_pick"] = f"{metrics[0]} #{ids[0]}" if len(ids) == len(metrics) else None
     st.success(f"Stored {len(ids)} submission(s) (#{', #'.join(map(str, ids))}); they stay private until you or an "
                "organiser publish them.")
 
 
-def _results(view: common.View, user: dict | None, token: str) -> None:
-    url = state.store_url()
-    store = state.get_store()
-    include_private = bool(user and user["role"] == "organiser")
-    subs = store.metric_submissions(view.campaign, viewer=user["name"] if user else None,
-                                    include_private=include_private)
-    snap = state.snapshot(*view.key)
-    human = pd.DataFrame([{"system": s["system"], "human": s["ave_z"]} for s in snap["ranking"]["systems"]])
+@st.cache_data(show_spinner="Scoring the baselines (BLEU, chrF) with sacrebleu…", max_entries=16)
+def baselines(url: str, campaign: str, lp: str, token: str, judged: tuple[str, ...],
+              segments: bool) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """System-level (and optionally segment-level) BLEU and chrF of the judged systems' stored outputs."""
+    return me.baseline_scores(state.texts(url, campaign, lp, token), judged, segments=segments)
+
+
+def _label(sub) -> str:
+    return f"{sub.metric} #{sub.id}"
+
+
+@st.cache_data(show_spinner="Correlating metrics with the human scores (1000 bootstrap resamples)…",
+               max_entries=32)
+def evaluate(url: str, campaign: str, lp: str, assessment: str, version: int, token: str,
+             subs: tuple[tuple[int, str, bool, str], ...], segment_level: bool) -> dict:
+    """Every metric (baselines and the given submissions) against one published human ranking.
+
+    ``subs``: (id, label, higher_is_better, level) of the visible submissions (their scores never
+    change, so the ids key the cache). ``segment_level``: the campaign's segment ids are line numbers,
+    so segment-level scores can be paired with the human segment scores.
+    """
+    from metrics.correlation import correlate_lp
+    ranking = state.snapshot(url, campaign, lp, assessment, version)["ranking"]
+    human = me.human_table(ranking)
     judged = tuple(human["system"])
-    scores = []
-    if state.has_module("metrics.scoring"):
-        try:
-            scores.append(baseline_scores(url, view.campaign, view.lp, token, judged))
-        except InputError as exc:
-            st.caption(f"Baselines unavailable: {exc}")
-    for row in subs.itertuples():
-        part = state.metric_scores(url, int(row.id))
-        part = part[part["lp"] == view.lp]
+    notes: list[str] = []
+    system_parts, segment_parts = [], []
+    want_segments = segment_level and any(level == "segment" for _, _, _, level in subs)
+    try:
+        base_sys, base_seg, signatures = baselines(url, campaign, lp, token, judged, want_segments)
+    except InputError as exc:
+        base_sys, base_seg, signatures = pd.DataFrame(columns=me.LONG_COLUMNS), pd.DataFrame(), {}
+        notes.append(f"Baselines unavailable: {exc}")
+    if base_sys.empty and not notes:
+        notes.append("No system outputs and references are stored for this language pair, so the BLEU and chrF "
+                     "baselines cannot be computed.")
+    system_parts.append(base_sys)
+    if not base_seg.empty:
+        segment_parts.append(base_seg)
+    seg_subs = []
+    for sid, label, higher, level in subs:
+        part = state.metric_scores(url, sid)
+        part = part[part["lp"] == lp]
         if part.empty:
             continue
-        label = f"{row.metric} (#{row.id}{'' if row.public else ', private'})"
+        sign = 1.0 if higher else -1.0  # correlations assume higher = better
         if part["segment"].notna().any():
-            part = part.groupby(["lp", "system"], as_index=False)["score"].mean()
-        scores.append(part.assign(metric=label)[["metric", "lp", "system", "score"]])
-    scores = [s for s in scores if not s.empty]
-    if not scores:
+            seg = part.assign(metric=label, score=sign * part["score"])[me.SEGMENT_COLUMNS]
+            seg_subs.append(label)
+            if segment_level:
+                segment_parts.append(seg)
+            part = part.groupby("system", as_index=False)["score"].mean()
+            notes.append(f"{label} has segment-level scores; its system score is their mean.")
+        system_parts.append(part.assign(metric=label, score=sign * part["score"])[me.LONG_COLUMNS])
+    long = pd.concat([p for p in system_parts if not p.empty], ignore_index=True) if any(
+        not p.empty for p in system_parts) else pd.DataFrame(columns=me.LONG_COLUMNS)
+    out = {"human": human, "long": long, "signatures": signatures, "notes": notes, "seg_subs": seg_subs,
+           "result": None, "segment": pd.DataFrame()}
+    if long.empty:
+        return out
+    out["result"] = correlate_lp(human.assign(lp=lp), long, lp, human_score="z", n_resamples=1000, seed=12345)
+    if segment_parts:
+        seg_all = pd.concat(segment_parts, ignore_index=True)
+        human_seg = state.segment_scores(url, campaign, lp, assessment, token)
+        out["segment"] = me.segment_level(human_seg, seg_all, list(judged))
+    return out
+
+
+def _visible_submissions(view: common.View, user: dict | None) -> pd.DataFrame:
+    include_private = bool(user and user["role"] == "organiser")
+    return state.get_store().metric_submissions(view.campaign, viewer=user["name"] if user else None,
+                                                include_private=include_private)
+
+
+def _results(view: common.View, user: dict | None, token: str) -> None:
+    url = state.store_url()
+    subs = _visible_submissions(view, user)
+    snap = state.snapshot(url, view.campaign, view.lp, view.assessment, view.latest)
+    st.caption(f"Human scores: Ave z of the latest published ranking (v{view.latest}, signature "
+               f"`{snap.get('signature', '')}`). Submissions are private until their owner or an organiser "
+               "publishes them; you see the public ones" + (" and your own." if user else "."))
+    segments_are_lines = bool(state.campaign_info(url, view.campaign).get("segments_are_lines", True))
+    keys = tuple((int(r.id), _label(r), bool(r.higher_is_better), str(r.level)) for r in subs.itertuples())
+    data = evaluate(url, view.campaign, view.lp, view.assessment, view.latest, token, keys, segments_are_lines)
+    result = data["result"]
+    if result is None or not result["metrics"]:
         st.info("No metric scores for this language pair yet. Metric developers upload them on the "
                 "**Upload scores** tab; submissions are private until published.")
+        for note in data["notes"]:
+            st.caption(note)
+        _manage(subs, user)
         return
-    allm = pd.concat(scores, ignore_index=True)
-    wide = allm.pivot_table(index="system", columns="metric", values="score").reset_index()
-    wide = wide.merge(human, on="system", how="inner")
-    metric_names = [c for c in wide.columns if c not in ("system", "human")]
-    chosen = st.selectbox("Metric", metric_names, key="metric_pick", index=len(metric_names) - 1)
-    common.chart(charts.metric_scatter(wide.dropna(subset=[chosen]), chosen, view.lp),
-                 f"metric-scatter-{view.lp}-{chosen}")
-    if state.has_module("metrics.correlation"):
-        from metrics.correlation import correlate_lp
-        human_df = human.rename(columns={"human": "z"}).assign(lp=view.lp)
-        result = correlate_lp(human_df, allm, view.lp, human_score="z")
-        table = pd.DataFrame(result["metrics"])
-        st.markdown("**System-level correlation with human Ave z** (95% bootstrap confidence intervals)")
-        st.dataframe(table, hide_index=True)
-        common.csv_download(table, f"correlations-{view.campaign}-{view.lp}", key="dl-corr")
-        if result.get("williams"):
-            order = list(table["metric"]) if "metric" in table else None
-            common.chart(charts.williams_figure(result["williams"], order), f"williams-{view.lp}")
-    else:
-        st.info("Correlations and the Williams test need metrics.correlation, which this installation lacks.")
-    st.markdown("**Scores**")
-    st.dataframe(wide, hide_index=True)
-    common.csv_download(wide, f"metric-scores-{view.campaign}-{view.lp}", key="dl-metric-scores")
-    if user:
-        mine = subs if include_private else subs[subs["owner"] == user["name"]]
-        if not mine.empty:
-            st.markdown("**Your submissions**" if not include_private else "**All submissions**")
-            st.dataframe(mine, hide_index=True)
-            sid = st.selectbox("Submission", mine["id"].tolist(), key="my_sub")
-            public = bool(mine.set_index("id").loc[sid, "public"])
-            if st.button("Make private" if public else "Publish", key="my_sub_toggle"):
-                try:
-                    store.set_submission_public(int(sid), not public, user["name"], user["role"])
-                except PermissionError as exc:
-                    st.error(str(exc))
-                else:
-                    st.rerun()
+    table = me.correlation_table(result)
+    names = table["metric"].tolist()
+    submitted = [n for n in names if n not in me.BASELINES.values()]
+    own = [_label(r) for r in subs.itertuples() if user and r.owner == user["name"] and _label(r) in names]
+    default = own[-1] if own else (submitted[0] if submitted else names[0])
+    options = submitted + [n for n in names if n not in submitted]
+    if st.session_state.get("metric_pick") not in options:
+        st.session_state.pop("metric_pick", None)
+    chosen = st.selectbox("Metric", options, index=options.index(default), key="metric_pick")
+    slug = f"{view.campaign}-{view.lp}"
 
+    st.markdown(f"### System level: {common.md_escape(chosen)} against human Ave z")
+    row = table.set_index("metric").loc[chosen]
+    cols = st.columns(4)
+    for col, (stat, label) in zip(cols, (("pearson", "Pearson r"), ("spearman", "Spearman ρ"),
+                                         ("kendall", "Kendall τ"))):
+        col.metric(label, f"{row[stat]:.3f}", help=f"95% bootstrap CI [{row[stat + '_ci_lo']:.3f}, "
+                   f"{row[stat + '_ci_hi']:.3f}] ({row['ci_resample']} resampled, 1000 times)")
+        col.caption(f"95% CI [{row[stat + '_ci_lo']:.3f}, {row[stat + '_ci_hi']:.3f}]")
+    n_clusters = int(table["cluster"].max())
+    cols[3].metric("Significance cluster", f"{int(row['cluster'])} of {n_clusters}",
+                   help="Metrics in one cluster are not significantly different (Williams test, p < 0.05)")
+    wide = data["long"].pivot_table(index="system", columns="metric", values="score").reset_index()
+    wide = data["human"].rename(columns={"ave_z": "human"}).merge(wide, on="system", how="left")
+    common.chart(charts.metric_scatter(wide.dropna(subset=[chosen]), chosen, view.lp),
+                 f"metric-scatter-{slug}-{chosen}")
+    st.caption(f"Each point is a system; the red line is the least-squares fit. {result['n_systems']} systems. "
+               "Lower-is-better submissions are negated so that higher is better everywhere.")
+
+    st.markdown("**Correlation of every metric with human Ave z** (95% bootstrap CIs; clusters: Williams test)")
+    shown = table.copy()
+    st.dataframe(shown, hide_index=True, column_config={
+        c: st.column_config.NumberColumn(format="%.3f") for c in shown.columns
+        if c.startswith(("pearson", "spearman", "kendall"))})
+    common.csv_download(table, f"correlations-{slug}", key="dl-corr")
+    common.chart(charts.correlation_figure(table, chosen), f"metric-clusters-{slug}")
+    above = table[table["cluster"] < row["cluster"]]["metric"].tolist()
+    st.caption(f"{common.md_escape(chosen)} is in cluster {int(row['cluster'])} of {n_clusters}"
+               + (f"; significantly outperformed by a metric of an earlier cluster ({', '.join(above)})."
+                  if above else "; no metric correlates significantly better."))
+    for skipped in result.get("skipped", []):
+        st.caption(f"{skipped['metric']} is left out: no score for {', '.join(skipped['missing'])}.")
+
+    st.markdown("**Williams test** (one-sided: does one metric correlate significantly better with the humans?)")
+    against = me.williams_against(result, chosen)
+    if result["n_systems"] < 4:
+        st.info("The Williams test needs at least 4 systems.")
+    st.dataframe(against, hide_index=True, column_config={
+        c: st.column_config.NumberColumn(format="%.3g") for c in ("r_metric", "r_other", "p_metric_better",
+                                                                   "p_other_better")})
+    common.csv_download(against, f"williams-{slug}-{chosen}", key="dl-williams-chosen")
+    if len(result["williams"]) > 1:
+        common.chart(charts.williams_figure(result["williams"], names), f"williams-{slug}")
+        matrix = pd.DataFrame(result["williams"]).T.reindex(index=names, columns=names)
+        common.csv_download(matrix.reset_index(names="metric"), f"williams-matrix-{slug}", key="dl-williams")
+
+    st.markdown("### Segment level")
+    if chosen not in data["seg_subs"]:
+        st.caption(f"{common.md_escape(chosen)} has system-level scores only.")
+    elif not segments_are_lines:
+        st.warning(f"The segment ids of {common.md_escape(view.campaign)}'s human judgments do not index the "
+                   "stored test-set lines (segments_are_lines is false for this campaign), so segment-level "
+                   "metric scores cannot be paired with human segment scores here; only system-level results "
+                   "are shown.")
+    elif data["segment"].empty:
+        st.info("No segment-level results could be computed.")
+    else:
+        seg = data["segment"]
+        st.dataframe(seg, hide_index=True, column_config={
+            c: st.column_config.NumberColumn(format="%.3f") for c in seg.columns
+            if c.startswith(("darr", "pearson", "kendall")) and c != "darr_pairs"})
+        common.csv_download(seg, f"segment-level-{slug}", key="dl-seg")
+        st.caption("DARR: WMT's Kendall-like tau over pairs of outputs of one segment whose raw DA scores differ by "
+                   "at least 25 points (a metric tie counts as discordant). Pearson: all (system, segment) cells "
+                   "against human segment z. Kendall (item): tau-b of the systems within each segment, averaged. "
+                   "CIs resample segments (1000 times). Baselines: sentence chrF and sentence BLEU.")
+
+    st.markdown("**Scores** (human Ave and Ave z of the published ranking, then every metric)")
+    scores = wide.rename(columns={"ave": "human_ave", "human": "human_ave_z"})
+    st.dataframe(scores, hide_index=True)
+    common.csv_download(scores, f"metric-scores-{slug}", key="dl-metric-scores")
+    for note in data["notes"]:
+        st.caption(note)
+    if data["signatures"]:
+        st.caption("Baselines: " + " · ".join(f"`{v}`" for v in data["signatures"].values()))
+    _manage(subs, user)
+
+
+def _manage(subs: pd.DataFrame, user: dict | None) -> None:
+    """The user's own submissions (all of them for an organiser), with publish / hide."""
+    if not user:
+        return
+    organiser = user["role"] == "organiser"
+    mine = subs if organiser else subs[subs["owner"] == user["name"]]
+    if mine.empty:
+        return
+    st.markdown("**All submissions**" if organiser else "**Your submissions**")
+    st.dataframe(mine, hide_index=True)
+    cols = st.columns(2)
+    sid = cols[0].selectbox("Submission", mine["id"].tolist(), key="my_sub",
+                            format_func=lambda i: f"#{i} {mine.set_index('id').loc[i, 'metric']}")
+    public = bool(mine.set_index("id").loc[sid, "public"])
+    if cols[1].button("Make private" if public else "Publish", key="my_sub_toggle"):
+        try:
+            state.get_store().set_submission_public(int(sid), not public, user["name"], user["role"])
+        except PermissionError as exc:
+            st.error(str(exc))
+        else:
+            st.rerun()
 
 if __name__ == "__main__":
     render()

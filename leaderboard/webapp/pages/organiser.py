@@ -1,4 +1,4 @@
-"""Organiser: create campaigns, upload judgments and texts, inspect QC, preview and publish rankings."""
+"""Organiser: create campaigns, upload judgments and texts, QC, preview and publish rankings, build HITs."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from leaderboard.errors import InputError
 from leaderboard.webapp import common, state
 
 MAX_UPLOAD_MB = 200
-NO_QC = "none (stored judgments as they are)"
+NO_QC = "none"
 
 
 @contextmanager
@@ -42,7 +42,8 @@ def render() -> None:
     user = common.require_role("organiser", action="create campaigns, upload data and publish rankings")
     if user is None:
         return
-    tabs = st.tabs(["Campaign", "Upload judgments", "Upload texts", "QC, preview and publish", "Metric submissions"])
+    tabs = st.tabs(["Campaign", "Upload judgments", "Upload texts", "QC, preview and publish", "Build HITs",
+                    "Metric submissions"])
     with tabs[0]:
         _campaign_tab()
     with tabs[1]:
@@ -52,6 +53,8 @@ def render() -> None:
     with tabs[3]:
         _publish_tab(user)
     with tabs[4]:
+        _hits_tab(user)
+    with tabs[5]:
         _submissions_tab(user)
 
 
@@ -173,7 +176,31 @@ def _ranking_options() -> tuple[list[str], list[str]]:
     return list(protocols), list(rules)
 
 
+# choices that filter nothing; "release" records that the stored data holds only workers who passed
+QC_FIXED = {NO_QC: "none", "release (already filtered)": "release"}
+
+
+@st.cache_data(show_spinner="Ranking (worker QC, standardisation, pairwise tests)…", max_entries=16)
+def preview_ranking(url: str, campaign: str, lp: str, assessment: str, token: str, qc: str, qc_alpha: float,
+                    protocol: str, rule: str) -> tuple[dict, str]:
+    """The ranking to publish and the data hash of the stored judgments of (campaign, lp, assessment).
+
+    Worker QC runs on all language pairs of the campaign's ``assessment`` (one verdict per worker, as
+    WMT did, and as the Quality control page shows) before this pair is ranked; the signature
+    records the QC method and threshold.
+    """
+    from leaderboard.publish import rank
+    from leaderboard.storage.store import frame_hash
+    pooled = state.judgments(url, campaign, None, assessment, token)
+    ranking = rank(pooled, protocol=protocol, cluster_rule=rule, qc=qc, qc_alpha=qc_alpha, lp=lp,
+                   assessment=assessment)[0]
+    return ranking, frame_hash(state.judgments(url, campaign, lp, assessment, token))
+
+
 def _publish_tab(user: dict) -> None:
+    flash = st.session_state.pop("pub_flash", None)
+    if flash:
+        st.success(flash, icon=":material/check_circle:")
     camps = state.campaigns(state.store_url())
     camps = camps[camps["judgments"] > 0] if not camps.empty else camps
     if camps.empty:
@@ -189,13 +216,18 @@ def _publish_tab(user: dict) -> None:
         st.warning("Ranking (leaderboard.ranking) is not available in this installation.")
         return
     protocols, rules = _ranking_options()
-    methods = [NO_QC]
+    methods = list(QC_FIXED)
     if state.has_module("leaderboard.qc"):
         from leaderboard.webapp.pages.qc import qc_methods
         methods += qc_methods()
     cols = st.columns(4)
-    method = cols[0].selectbox("Worker QC", methods, key="pub_qc")
-    qc_alpha = cols[1].select_slider("QC threshold p <", [0.01, 0.05, 0.1], value=0.05, key="pub_qc_alpha")
+    method = cols[0].selectbox("Worker QC", methods, key="pub_qc",
+                               help="Workers failing the test are removed (all their judgments) before ranking; "
+                                    "the signature records the method and threshold. 'release (already filtered)': "
+                                    "the stored data holds only workers who passed, as in the WMT releases.")
+    qc = QC_FIXED.get(method, method)
+    qc_alpha = cols[1].select_slider("QC threshold p <", [0.01, 0.05, 0.1], value=0.05, key="pub_qc_alpha",
+                                     disabled=qc in QC_FIXED.values())
     protocol = cols[2].selectbox("Protocol", protocols, key="pub_protocol")
     rule = cols[3].selectbox("Cluster rule", rules, key="pub_rule")
     url = state.store_url()
@@ -203,29 +235,28 @@ def _publish_tab(user: dict) -> None:
     frame = state.judgments(url, campaign, lp, assessment, token)
     st.caption(f"{len(frame):,} stored judgments of {frame['worker'].nunique():,} workers for {lp} {assessment}.")
     qc_info = None
-    if method != NO_QC:
-        # QC pools each worker over the campaign's language pairs (WMT practice), then keeps this pair
-        kept, report, summary, _ = state.qc(url, campaign, None, assessment, token, method, float(qc_alpha))
-        kept = kept[kept["lp"] == lp]
+    if qc not in QC_FIXED.values():
+        # the report of exactly the filter the ranking applies (pooled over the campaign's language pairs)
+        _, report, summary, _ = state.qc(url, campaign, None, assessment, token, qc, float(qc_alpha))
         from leaderboard.webapp.pages.qc import summary_frame
         counts = summary_frame(summary)
-        st.markdown("**Worker QC report**")
+        st.markdown("**Worker QC report** (workers judged over all language pairs of the campaign)")
         if not counts.empty:
             st.dataframe(counts, hide_index=True)
         if isinstance(report, pd.DataFrame):
             st.dataframe(report, hide_index=True, height=240)
-        frame = kept
-        qc_info = {"method": method, "alpha": float(qc_alpha), "summary": summary}
-    options = {"protocol": protocol, "cluster_rule": rule}
-    key = (campaign, lp, assessment, token, method, float(qc_alpha), protocol, rule)
+        qc_info = {"method": qc, "alpha": float(qc_alpha), "summary": summary}
+    key = (campaign, lp, assessment, token, qc, float(qc_alpha), protocol, rule)
     if st.button("Preview ranking", key="pub_preview"):
-        from leaderboard.publish import rank
-        from leaderboard.storage.store import frame_hash
-        rankings = rank(frame, **options)
-        ranking = next(r for r in rankings if r["lp"] == lp)
+        try:
+            ranking, data_hash = preview_ranking(url, campaign, lp, assessment, token, qc, float(qc_alpha),
+                                                 protocol, rule)
+        except InputError as exc:
+            common.show_input_error(exc)
+            return
         if qc_info:
             ranking = {**ranking, "qc": common.to_jsonable(qc_info)}
-        st.session_state["preview"] = {"key": key, "ranking": ranking, "data_hash": frame_hash(frame)}
+        st.session_state["preview"] = {"key": key, "ranking": ranking, "data_hash": data_hash}
     preview = st.session_state.get("preview")
     if not preview or preview["key"] != key:
         st.info("Preview the ranking to check it before publishing.")
@@ -239,12 +270,110 @@ def _publish_tab(user: dict) -> None:
     next_version = int(existing["version"].max()) + 1 if not existing.empty else 1
     note = st.text_input("Note for this version (e.g. what it corrects)", key="pub_note", max_chars=500)
     if st.button(f"Publish as version v{next_version}", key="pub_go", type="primary"):
+        # exactly the previewed ranking (same data token, QC, protocol and rule) becomes the snapshot
         version = state.get_store().publish(campaign, lp, assessment, preview["ranking"],
                                             data_hash=preview["data_hash"], publisher=user["name"], note=note)
         state.invalidate()
         st.session_state.pop("preview", None)
-        st.success(f"Published {common.md_escape(campaign)} {lp} {assessment} as version v{version}. "
-                   "Participants now see it on the Leaderboard.")
+        st.session_state["pub_flash"] = (f"Published {common.md_escape(campaign)} {lp} {assessment} as version "
+                                         f"v{version}. Participants now see it on the Leaderboard.")
+        st.rerun()
+
+
+@contextmanager
+def uploads_in_folder(files) -> Iterator[tuple[Path, dict[str, str]]]:
+    """Uploaded files written under their own (base) names into a private temporary folder.
+
+    Yields the folder and a map from each written path to the upload's name (for error messages).
+    """
+    with tempfile.TemporaryDirectory(prefix="mtlb-upload-") as folder:
+        names = {}
+        for up in files:
+            base = Path(up.name).name or "upload"
+            path = Path(folder) / base
+            if path.exists():
+                raise InputError("two uploaded files have the same name", file=base)
+            path.write_bytes(up.getbuffer())
+            names[str(path)] = up.name
+        yield Path(folder), names
+
+
+def _hits_tab(user: dict) -> None:
+    st.caption("What `mtlb hits build` does: each HIT holds 100 items in 10 blocks of 10 — 70 system outputs "
+               "balanced over systems, 10 references (REF), 10 degraded outputs (BAD_REF) and 10 repeats — the "
+               "quality-control items whose scores the worker filter tests. The MTurk batch results load back "
+               "on **Upload judgments** (format mturk).")
+    hyps = st.file_uploader("System outputs `<testset>.<lp>.hyp.<system>.<lang>`, one segment per line",
+                            accept_multiple_files=True, key="hits_hyps", max_upload_size=MAX_UPLOAD_MB)
+    ref = st.file_uploader("Reference (aligned with the outputs line by line)", key="hits_ref",
+                           max_upload_size=MAX_UPLOAD_MB)
+    cols = st.columns(5)
+    lp = cols[0].text_input("Language pair", key="hits_lp", placeholder="cs-en").strip()
+    assessment = cols[1].selectbox("Assessment", ["adequacy", "fluency"], key="hits_assessment")
+    n_hits = cols[2].number_input("Number of HITs (0 = every output about once)", min_value=0, max_value=10000,
+                                  value=0, step=1, key="hits_n")
+    seed = cols[3].number_input("Seed", min_value=0, max_value=2**31 - 1, value=0, step=1, key="hits_seed")
+    campaign = cols[4].text_input("Campaign (written to the upload CSV)", key="hits_campaign").strip()
+    errors = st.container()
+    if st.button("Build HITs", key="hits_go", type="primary", disabled=not hyps or ref is None or not lp):
+        try:
+            batch = build_batch(hyps, ref, lp, assessment, int(n_hits) or None, int(seed), campaign)
+        except InputError as exc:
+            common.show_input_error(exc, errors)
+            st.session_state.pop("hits_batch", None)
+        else:
+            st.session_state["hits_batch"] = batch
+    batch = st.session_state.get("hits_batch")
+    if not batch:
+        return
+    manifest = batch["manifest"]
+    st.success(f"Built {manifest['hits']} HITs ({manifest['items']:,} items) for {manifest['lp']} "
+               f"{manifest['assessment']}, seed {manifest['seed']}: {len(manifest['systems'])} systems, "
+               f"{min(manifest['systems'].values())}–{max(manifest['systems'].values())} genuine outputs each, "
+               f"{manifest['segments_shown']} segments shown.")
+    name = common.slug(f"{manifest['lp']}-{manifest['assessment']}-seed{manifest['seed']}")
+    cols = st.columns(3)
+    cols[0].download_button("hits.csv", batch["hits.csv"], file_name=f"hits-{name}.csv", mime="text/csv",
+                            key="dl-hits", on_click="ignore", icon=":material/download:")
+    cols[1].download_button("MTurk upload CSV", batch["mturk-upload.csv"], file_name=f"mturk-upload-{name}.csv",
+                            mime="text/csv", key="dl-mturk", on_click="ignore", icon=":material/download:")
+    cols[2].download_button("HTML task pages (zip)", batch["html.zip"], file_name=f"hit-pages-{name}.zip",
+                            mime="application/zip", key="dl-hit-pages", on_click="ignore", icon=":material/download:")
+    with st.expander("Items of the first HIT"):
+        st.dataframe(batch["first_hit"], hide_index=True)
+    with st.expander("Batch manifest"):
+        st.json(manifest)
+
+
+def build_batch(hyps, ref, lp: str, assessment: str, n_hits: int | None, seed: int, campaign: str) -> dict:
+    """Build a batch from uploads; returns the files' bytes, the manifest and the first HIT's items."""
+    import io
+    import json
+    import zipfile
+
+    from leaderboard.hits.builder import build_hits, read_sources
+    from leaderboard.hits.export import write_batch
+
+    with uploads_in_folder(list(hyps) + [ref]) as (folder, names):
+        paths = [str(folder / Path(h.name).name) for h in hyps]
+        try:
+            sources = read_sources(paths, str(folder / Path(ref.name).name), lp)
+            hits = build_hits(sources, assessment, n_hits, seed)
+        except InputError as exc:
+            if exc.file in names:  # name the upload, not the temporary copy
+                exc.file = names[exc.file]
+            raise
+        out = folder / "batch"
+        manifest = write_batch(hits, out, lp=lp, assessment=assessment, campaign=campaign, seed=seed)
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+            for page in sorted((out / "html").glob("*.html")):
+                zf.write(page, f"html/{page.name}")
+            zf.writestr("batch.json", json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
+        first = hits[hits["hit"] == hits["hit"].iloc[0]]
+        return {"manifest": manifest, "hits.csv": (out / "hits.csv").read_bytes(),
+                "mturk-upload.csv": (out / "mturk-upload.csv").read_bytes(), "html.zip": buf.getvalue(),
+                "first_hit": first.reset_index(drop=True)}
 
 
 def _submissions_tab(user: dict) -> None:

@@ -74,7 +74,11 @@ def render() -> None:
         st.markdown("**Per-worker report**")
         first = [c for c in ("worker", "lp", "passed", "p_value", "n", "n_pairs", "mean_ref", "mean_system",
                              "mean_bad_ref", "p_repeat", "flags", "reason") if c in report.columns]
-        st.dataframe(report[first + [c for c in report.columns if c not in first]], hide_index=True, height=320)
+        shown = report[first + [c for c in report.columns if c not in first]]
+        fmt = {c: st.column_config.NumberColumn(format="%.2g") for c in shown.columns if c.startswith("p_")}
+        fmt.update({c: st.column_config.NumberColumn(format="%.1f") for c in shown.columns
+                    if c.startswith("mean_") and pd.api.types.is_numeric_dtype(shown[c])})
+        st.dataframe(shown, hide_index=True, height=320, column_config=fmt)
         common.csv_download(report, f"qc-workers-{view.campaign}-{view.lp}-{method}", key="dl-qc")
     st.caption("The stored data may already be filtered (the WMT releases contain only the judgments of "
                "workers who passed); then the filter keeps nearly everything.")

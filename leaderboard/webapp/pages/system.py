@@ -2,26 +2,11 @@
 
 from __future__ import annotations
 
-import re
-
 import pandas as pd
 import streamlit as st
 
 from leaderboard.webapp import charts, common, state
-
-
-def text_name(system: str, names: list[str]) -> str | None:
-    """The stored hypothesis / reference name of a judged system ("Online-B.0" → "Online-B",
-    "HUMAN-C" → reference "C"), or None."""
-    if system in names:
-        return system
-    base = re.sub(r"\.\d+$", "", system)
-    if base in names:
-        return base
-    human = re.match(r"^(?:HUMAN|REF|ref)[-_.]?([A-Za-z0-9]+)$", base)
-    if human and human.group(1) in names:
-        return human.group(1)
-    return None
+from leaderboard.webapp.metric_eval import text_name
 
 
 def segment_texts(texts: pd.DataFrame, system: str) -> pd.DataFrame:
@@ -91,10 +76,22 @@ def render() -> None:
         return
     common.chart(charts.distribution_figure(seg, system), f"distribution-{view.lp}-{system}")
 
-    texts = segment_texts(state.texts(state.store_url(), view.campaign, view.lp, token), system)
-    mine = with_texts(seg[seg["system"] == system].drop(columns="system"), texts)
+    mine = seg[seg["system"] == system].drop(columns="system")
+    stored = state.texts(state.store_url(), view.campaign, view.lp, token)
+    lines = bool(state.campaign_info(state.store_url(), view.campaign).get("segments_are_lines", True))
+    if lines and not stored.empty:
+        mine = with_texts(mine, segment_texts(stored, system))
+        note = "texts from the stored test set: segment id = line number"
+    elif stored.empty:
+        note = "no test-set texts are stored for this language pair"
+    else:
+        note = "texts not shown"
     mine = mine.sort_values("z", ascending=False).reset_index(drop=True)
-    st.markdown("**Per-segment scores** (mean over the segment's judgments; texts when the test set is stored)")
+    st.markdown(f"**Per-segment scores** (mean over the segment's judgments; {note})")
+    if not lines and not stored.empty:
+        st.info(f"The segment ids of {common.md_escape(view.campaign)} do not index the stored test-set texts (for "
+                "example the WMT release numbers segments its own way), so source, reference and output are not "
+                "paired with these scores.", icon=":material/info:")
     st.dataframe(mine, hide_index=True, height=320,
                  column_config={"z": st.column_config.NumberColumn("z", format="%.3f"),
                                 "raw": st.column_config.NumberColumn("raw", format="%.1f")})
