@@ -32,6 +32,7 @@ def test_demo_ranking_equals_the_published_wmt22_table(sqlite_url, shared):
     np.testing.assert_allclose(mine.loc[published.index, "ave_z"], published["Z.SCR"], atol=1e-9)
     np.testing.assert_allclose(mine.loc[published.index, "ave"], published["RAW.SCR"], atol=1e-9)
     assert (mine.loc[published.index, "n_all"] == published["N.ALL"]).all()
+    assert "qc:release" in ranking["signature"]
 
 
 def test_simulated_demo_qc_removes_random_clickers(sqlite_url):
