@@ -144,7 +144,6 @@ def _parse_fast(data: bytes, header: list[str], text_cols: dict) -> pd.DataFrame
     if first_nl < 0 or b"\t" not in second or second.count(b"\t") != len(header) - 1:
         return None
     try:
-        import pyarrow  # noqa: F401  (optional fast path)
         body = pd.read_csv(io.BytesIO(data), sep="\t", skiprows=1, header=None, names=header,
                            dtype=text_cols, keep_default_na=False, engine="pyarrow")
     except Exception:  # any parse trouble: fall back to the reporting parser

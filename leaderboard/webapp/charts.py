@@ -240,7 +240,6 @@ def gain_figure(frame: pd.DataFrame, title: str = "Gain per language pair (seed 
     fig = go.Figure()
     x = frame["best_difference"].to_numpy(dtype=float)
     y = frame["delta"].to_numpy(dtype=float)
-    gain = frame["gain"].to_numpy(dtype=float)
     finite = np.isfinite(x) & np.isfinite(y)
     lo = float(min(0.0, np.min(x[finite], initial=0.0), np.min(y[finite], initial=0.0))) - 2
     hi = float(max(1.0, np.max(x[finite], initial=1.0), np.max(y[finite], initial=1.0))) + 2
@@ -265,7 +264,7 @@ def gain_figure(frame: pd.DataFrame, title: str = "Gain per language pair (seed 
     fig.update_xaxes(title="BEST(later) − BEST(earlier)  (raw points)", range=[lo, hi], zeroline=True)
     fig.update_yaxes(title="Δ = CURR(earlier) − CURR(later)  (test set harder by)", range=[lo, hi], zeroline=True)
     fig.update_layout(legend={"orientation": "h", "y": -0.18})
-    label = "" if not finite.any() else f" — gain = x + y; grey diagonal: gain 0"
+    label = "" if not finite.any() else " — gain = x + y; grey diagonal: gain 0"
     return _layout(fig, title + label, height=480)
 
 

@@ -98,6 +98,25 @@ def require_view() -> View | None:
     return view
 
 
+def snapshot_view(title: str) -> tuple[View, dict] | None:
+    """Title, the chosen published view and its snapshot; None (with a message) when nothing is published."""
+    st.title(title)
+    view = require_view()
+    if view is None:
+        return None
+    return view, state.snapshot(*view.key)
+
+
+def snapshot_header(title: str) -> tuple[View, dict] | None:
+    """:func:`snapshot_view` plus the campaign / lp / assessment heading and the snapshot caption."""
+    found = snapshot_view(title)
+    if found is not None:
+        view, snap = found
+        st.subheader(f"{view.campaign} · {view.lp} · {view.assessment}")
+        snapshot_caption(snap, view)
+    return found
+
+
 def snapshot_caption(snap: dict, view: View) -> None:
     older = "" if view.version == view.latest else f" — an older version; the latest is v{view.latest}"
     st.caption(f"Version v{snap['version']}{older} · published {snap.get('published_at', '')[:19].replace('T', ' ')} "

@@ -20,14 +20,11 @@ def pvalue_table(ranking: dict) -> pd.DataFrame:
 
 
 def render() -> None:
-    st.title("Pairwise significance")
-    view = common.require_view()
-    if view is None:
+    found = common.snapshot_header("Pairwise significance")
+    if found is None:
         return
-    snap = state.snapshot(*view.key)
+    view, snap = found
     ranking = snap["ranking"]
-    st.subheader(f"{view.campaign} · {view.lp} · {view.assessment}")
-    common.snapshot_caption(snap, view)
     if not ranking.get("pvalues"):
         st.info("This snapshot has no pairwise p-values.")
         return

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from leaderboard.webapp import charts, common, state
+from leaderboard.webapp import common, state
 
 COLUMNS = {"rank": "Rank", "system": "System", "ave": "Ave.", "ave_z": "Ave. z", "n": "N", "n_all": "N (all)"}
 
@@ -34,14 +34,10 @@ def styled_table(table: pd.DataFrame):
 
 
 def render() -> None:
-    st.title("Leaderboard")
-    view = common.require_view()
-    if view is None:
+    found = common.snapshot_header("Leaderboard")
+    if found is None:
         return
-    snap = state.snapshot(*view.key)
-    ranking = snap["ranking"]
-    st.subheader(f"{view.campaign} · {view.lp} · {view.assessment}")
-    common.snapshot_caption(snap, view)
+    view, snap = found
     table = state.ranking_table(*view.key)
     st.table(styled_table(table))
     st.caption("Systems are ordered by Ave. z (the mean of per-segment worker-standardised scores). Rules "

@@ -36,13 +36,10 @@ def summary_frame(summary: dict) -> pd.DataFrame:
 
 
 def render() -> None:
-    st.title("Quality control")
-    view = common.require_view()
-    if view is None:
+    found = common.snapshot_header("Quality control")
+    if found is None:
         return
-    snap = state.snapshot(*view.key)
-    st.subheader(f"{view.campaign} · {view.lp} · {view.assessment}")
-    common.snapshot_caption(snap, view)
+    view, snap = found
     published = snap["ranking"].get("qc")
     if published:
         st.markdown("**Quality control recorded with this snapshot**")

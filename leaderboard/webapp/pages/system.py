@@ -50,11 +50,10 @@ def head_to_head(seg: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
 
 
 def render() -> None:
-    st.title("System")
-    view = common.require_view()
-    if view is None:
+    found = common.snapshot_view("System")
+    if found is None:
         return
-    snap = state.snapshot(*view.key)
+    view, snap = found
     ranking = snap["ranking"]
     systems = [s["system"] for s in ranking["systems"]]
     system = common._pick("System", systems, "system_pick", "system", container=st)
@@ -107,7 +106,7 @@ def render() -> None:
     p_ba = (ranking.get("pvalues") or {}).get(other, {}).get(system)
     cols = st.columns(4)
     cols[0].metric("Common segments", f"{len(pairs):,}")
-    cols[1].metric(f"Mean z difference", f"{(pairs['z_a'] - pairs['z_b']).mean():+.3f}" if len(pairs) else "–")
+    cols[1].metric("Mean z difference", f"{(pairs['z_a'] - pairs['z_b']).mean():+.3f}" if len(pairs) else "–")
     cols[2].metric(f"p ({system} better)", "–" if p_ab is None else f"{p_ab:.3g}")
     cols[3].metric(f"p ({other} better)", "–" if p_ba is None else f"{p_ba:.3g}")
     st.caption("p-values are the published one-sided Wilcoxon rank-sum tests over all segments of each system.")
