@@ -89,4 +89,7 @@ def run(args: argparse.Namespace) -> int:
     print_table(pd.DataFrame(rows), floatfmt="{:.3f}")
     for s in result["skipped"]:
         print(f"skipped {s['metric']}: no score for {', '.join(s['missing'])}")
+    if result["skipped"]:
+        missing = sorted({name for s in result["skipped"] for name in s["missing"]})
+        print(f"(to correlate over the other systems: --exclude {' '.join(missing)})")
     return 0
