@@ -36,6 +36,7 @@ clusters and wins are the published ones. Adding the zero rows back reproduces t
 
 from __future__ import annotations
 
+import fnmatch
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -265,6 +266,7 @@ def rankings(
     qc_alpha: float = 0.05,
     lp: str | None = None,
     assessment: str | None = None,
+    exclude_systems: Sequence[str] = (),
 ) -> list[Ranking]:
     """Rank every (lp, assessment) of ``frame`` into :class:`Ranking` objects.
 
@@ -272,7 +274,9 @@ def rankings(
     ``exclude_ref``, ``exclude_bad_ref`` and ``zero_sd`` apply, see
     :mod:`leaderboard.standardise`). ``alpha``: significance level of a win. ``seed`` and
     ``trials``: approximate randomisation only. ``qc``: "none", "release" (already filtered;
-    recorded in the signature), "auto" or a QC method name.
+    recorded in the signature), "auto" or a QC method name. ``exclude_systems``: shell-style
+    patterns (``ende-tutorial*``) of systems left out of the ranking; their judgments still count
+    towards each worker's mean and sd, and the patterns are recorded in the signature.
     """
     proto = resolve_protocol(protocol, score)
     if not 0 < alpha < 1:
@@ -292,6 +296,12 @@ def rankings(
     z, std_label = _z_scores(frame, standardise, exclude_ref, exclude_bad_ref, zero_sd)
     score_values = z if proto.score == "z" else frame["raw"].to_numpy(dtype=float, na_value=np.nan)
     usable = ~np.isnan(score_values)  # workers without a z (sd = 0, dropped) do not count
+    if exclude_systems:
+        names = frame["system"].astype(str)
+        excluded = np.zeros(len(frame), dtype=bool)
+        for pattern in exclude_systems:
+            excluded |= names.map(lambda s, pat=pattern: fnmatch.fnmatchcase(s, pat)).to_numpy(dtype=bool)
+        usable &= ~excluded
     if proto.score == "raw" and not usable.any():
         raise InputError("this protocol needs raw scores, and the input has none (for the WMT "
                          "release pass --worker-stats)", column="raw")
@@ -301,6 +311,8 @@ def rankings(
     bounds = np.searchsorted(seg_all["_group"].to_numpy(), np.arange(int(seg_all["_group"].max()) + 2)) \
         if len(seg_all) else np.zeros(1, dtype=int)
     base_fields = {"protocol": proto.name, "qc": qc_label, "std": std_label, "items": "system+repeat"}
+    if exclude_systems:
+        base_fields["exclude"] = ",".join(exclude_systems)
     out = []
     for a, b in zip(bounds[:-1], bounds[1:]):
         part = seg_all.iloc[a:b]

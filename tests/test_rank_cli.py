@@ -121,3 +121,35 @@ def test_errors_exit_2(shared, capsys, tmp_path):
     assert "fr-en" in capsys.readouterr().err
     assert main(["rank", "--input", str(d / "ad-lven-good-stnd.csv"), "--alpha", "2", "--json"]) == 2
     capsys.readouterr()
+
+
+def test_excluded_systems_leave_the_ranking_but_not_standardisation(tmp_path, capsys):
+    import json
+
+    from leaderboard.cli import main
+    from leaderboard.ranking import rank_judgments
+    from leaderboard.schema import validate_judgments
+
+    rng = np.random.default_rng(5)
+    rows = []
+    for w in range(6):
+        for pos in range(1, 61):
+            system = ["good", "mid", "tutorial-1"][pos % 3]
+            raw = {"good": 80, "mid": 60, "tutorial-1": 10}[system] + rng.normal(0, 8)
+            rows.append({"campaign": "c", "lp": "xx-en", "assessment": "adequacy", "worker": f"W{w}",
+                         "hit": f"H{w}", "position": pos, "segment": str(pos // 3), "system": system,
+                         "item_type": "SYSTEM", "raw": float(np.clip(np.round(raw), 0, 100))})
+    frame = validate_judgments(pd.DataFrame(rows))
+    full = rank_judgments(frame)[0]
+    cut = rank_judgments(frame, exclude_systems=["tutorial-*"])[0]
+    assert [s["system"] for s in cut["systems"]] == ["good", "mid"]
+    assert "exclude:tutorial-*" in cut["signature"] and "exclude" not in full["signature"]
+    # z still comes from every judgment of the worker, so the kept systems' Ave z are unchanged
+    before = {s["system"]: s["ave_z"] for s in full["systems"]}
+    for s in cut["systems"]:
+        assert s["ave_z"] == pytest.approx(before[s["system"]], abs=1e-12)
+    path = tmp_path / "j.csv"
+    frame.to_csv(path, index=False)
+    assert main(["rank", "--input", str(path), "--exclude-system", "tutorial-*", "--qc", "none", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [s["system"] for s in out["systems"]] == ["good", "mid"]

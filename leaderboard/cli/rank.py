@@ -49,6 +49,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "files hold only workers who passed, else the QC module's default method); or a "
                         "method name of `mtlb qc`")
     p.add_argument("--qc-alpha", type=float, default=0.05, help="QC threshold: workers pass when p < this")
+    p.add_argument("--exclude-system", nargs="+", action="extend", default=[], metavar="PATTERN",
+                   help="leave systems matching these shell patterns out of the ranking (e.g. 'ende-tutorial*'); "
+                        "their judgments still count towards worker standardisation; recorded in the signature")
     p.add_argument("--standardise", choices=("keep", "worker"),
                    help="keep: use the z-scores in the file (default when every row has one, as in the "
                         "WMT release); worker: recompute z per worker, lp and assessment from raw")
@@ -102,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         standardise=args.standardise, exclude_ref=args.exclude_ref, exclude_bad_ref=args.exclude_bad_ref,
         zero_sd=args.zero_sd,
         score=args.score, seed=args.seed, trials=args.trials, qc=qc, qc_alpha=args.qc_alpha,
-        lp=args.lp, assessment=args.assessment)
+        lp=args.lp, assessment=args.assessment, exclude_systems=args.exclude_system)
     if args.json:
         print_json(result[0] if len(result) == 1 else result)
         return 0
