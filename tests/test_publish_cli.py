@@ -1,0 +1,68 @@
+"""`mtlb publish` (organisers only) and `mtlb published` (read-only exports) end to end."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pandas as pd
+import pytest
+
+from leaderboard.cli import main
+
+from formats import small_campaign, write_canonical
+
+
+@pytest.fixture()
+def campaign_store(tmp_path, sqlite_url, monkeypatch, capsys):
+    frame = small_campaign(n_workers=4, n_items=30).assign(campaign="c1")
+    path = write_canonical(frame, tmp_path / "j.csv")
+    assert main(["ingest", str(path), "--database-url", sqlite_url]) == 0
+    for name, role in (("alice", "organiser"), ("bob", "metric-developer")):
+        monkeypatch.setattr("sys.stdin", io.StringIO("a-long-password\n"))
+        assert main(["user", "add", name, "--role", role, "--password-stdin", "--database-url", sqlite_url]) == 0
+    capsys.readouterr()
+    return sqlite_url
+
+
+def _publish(url, user, password, monkeypatch, *extra):
+    monkeypatch.setenv("MTLB_PASSWORD", password)
+    return main(["publish", "--campaign", "c1", "--user", user, "--database-url", url, "--json", *extra])
+
+
+def test_organiser_publishes_new_versions(campaign_store, monkeypatch, capsys):
+    assert _publish(campaign_store, "alice", "a-long-password", monkeypatch) == 0
+    first = json.loads(capsys.readouterr().out)["published"]
+    assert [(p["lp"], p["assessment"], p["version"]) for p in first] == [("cs-en", "adequacy", 1)]
+    assert _publish(campaign_store, "alice", "a-long-password", monkeypatch, "--note", "again") == 0
+    assert json.loads(capsys.readouterr().out)["published"][0]["version"] == 2
+    assert main(["published", "--campaign", "c1", "--database-url", campaign_store, "--json"]) == 0
+    listing = json.loads(capsys.readouterr().out)
+    assert [row["version"] for row in listing] == [1, 2] and {r["published_by"] for r in listing} == {"alice"}
+
+
+def test_other_roles_and_wrong_passwords_are_refused(campaign_store, monkeypatch, capsys):
+    assert _publish(campaign_store, "bob", "a-long-password", monkeypatch) == 2
+    assert "only organisers can publish" in capsys.readouterr().err
+    assert _publish(campaign_store, "alice", "wrong-password", monkeypatch) == 2
+    assert "wrong user name or password" in capsys.readouterr().err
+    assert main(["published", "--database-url", campaign_store, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == []  # nothing was published
+
+
+def test_published_exports(campaign_store, monkeypatch, capsys):
+    assert _publish(campaign_store, "alice", "a-long-password", monkeypatch) == 0
+    capsys.readouterr()
+    base = ["published", "--campaign", "c1", "--lp", "cs-en", "--database-url", campaign_store]
+    assert main(base + ["--json"]) == 0
+    snap = json.loads(capsys.readouterr().out)
+    systems = [s["system"] for s in snap["ranking"]["systems"]]
+    assert snap["version"] == 1 and sorted(systems) == ["sys0", "sys1", "sys2"]
+    assert main(base + ["--format", "csv"]) == 0
+    table = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert table["system"].tolist() == systems
+    assert main(base + ["--format", "latex"]) == 0
+    tex = capsys.readouterr().out
+    assert tex.startswith(r"\begin{table}") and all(name in tex for name in systems)
+    assert main(base + ["--version", "7"]) == 2
+    assert "version 7" in capsys.readouterr().err
