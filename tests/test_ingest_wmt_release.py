@@ -88,3 +88,18 @@ def test_cli_ingest_of_the_release_into_each_store(shared, db_url, capsys):
     assert main(["campaigns", "--database-url", db_url, "--json"]) == 0
     listing = json.loads(capsys.readouterr().out)
     assert [row["judgments"] for row in listing] == [25070]
+
+
+def test_lp_filter_reports_what_it_left_out(tmp_path, sqlite_url, capsys):
+    import json
+
+    from leaderboard.cli import main
+
+    from formats import small_campaign, write_canonical
+
+    both = __import__("pandas").concat([small_campaign().assign(lp="cs-en"),
+                                        small_campaign().assign(lp="de-en", hit=lambda f: f["hit"] + "d")])
+    path = write_canonical(both, tmp_path / "two-lps.csv")
+    assert main(["ingest", str(path), "--lp", "de-en", "--database-url", sqlite_url, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["lp"] == "de-en" and out["judgments"] == 36 and out["rows_of_other_lps_left_out"] == 36

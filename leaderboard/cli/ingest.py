@@ -46,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
         formats.append(fmt)
         frames.append(read_judgments(path, fmt, worker_stats=args.worker_stats, campaign=args.campaign,
                                      lp=args.lp, assessment=args.assessment))
+    left_out = sum(int(f.attrs.get("rows_of_other_lps", 0)) for f in frames)
     frame = concat_judgments(frames)
     store = Store(args.database_url)
     bar = tqdm(total=len(frame), unit="judgment", desc="storing", disable=None, file=sys.stderr)
@@ -65,10 +66,13 @@ def run(args: argparse.Namespace) -> int:
         "systems": int(frame["system"].nunique()),
         "item_types": {k: int(v) for k, v in frame["item_type"].value_counts().sort_index().items()},
         "raw_scores": int(frame["raw"].notna().sum()),
+        "rows_of_other_lps_left_out": left_out,
     }
     if args.json:
         print_json(result)
     else:
         print(f"stored {result['judgments']:,} judgments of {result['workers']} workers and "
               f"{result['systems']} systems into campaign {result['campaign']} ({result['lp']})")
+        if left_out:
+            print(f"left out {left_out:,} judgments of other language pairs (--lp {args.lp})")
     return 0

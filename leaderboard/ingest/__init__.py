@@ -96,14 +96,18 @@ def read_judgments(
             "campaign": default_campaign, "lp": lp, "assessment": assessment or "adequacy"})
     if worker_stats is not None and fmt != "wmt-stnd":
         raise InputError("--worker-stats applies only to the WMT release format (wmt-stnd)", file=label)
+    other_lps = 0
     if lp is not None and "lp" in frame.columns:
         keep = frame["lp"].astype(str) == lp
         if not keep.any():
             found = sorted(frame["lp"].astype(str).unique())[:10]
             raise InputError(f"no judgments for language pair {lp!r}; the file holds {', '.join(found)}",
                              file=label)
+        other_lps = int((~keep).sum())
         frame = frame[keep]
-    return validate_judgments(frame, file=label)
+    result = validate_judgments(frame, file=label)
+    result.attrs["rows_of_other_lps"] = other_lps  # left out on request (--lp); reported, not hidden
+    return result
 
 
 def read_many(paths: list[str], **kwargs) -> pd.DataFrame:
