@@ -7,6 +7,8 @@ attempts are refused for a lock time that doubles with every further failure (ca
 
 from __future__ import annotations
 
+import hashlib
+import secrets
 import threading
 import time
 from dataclasses import dataclass, field
@@ -103,6 +105,31 @@ def authenticate(store, name: str, password: str, *, client: str = "",
     user = store.user(name.strip()) if name.strip() else None
     ok = verify_password(user["password_hash"] if user else _DUMMY_HASH, password) and user is not None
     if not ok:
+        throttle.failure(*keys)
+        return None
+    throttle.success(*keys)
+    return {"name": user["name"], "role": user["role"]}
+
+
+def token_hash(token: str) -> str:
+    """Tokens are long random strings, so a plain SHA-256 (not a slow password hash) protects them."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def issue_upload_token(store, name: str, label: str = "") -> str:
+    """A new random upload token for user ``name``; only its hash is stored, so show it once."""
+    token = "mtlb_" + secrets.token_urlsafe(32)
+    store.add_upload_token(name, token_hash(token), label)
+    return token
+
+
+def authenticate_token(store, token: str, *, client: str = "", throttle: Throttle | None = None) -> dict | None:
+    """The token's user ``{"name", "role"}``, or None; failures count towards the client's throttle."""
+    throttle = throttle or THROTTLE
+    keys = ("client:" + client,) if client else ("token",)
+    throttle.check(*keys)
+    user = store.token_user(token_hash(token.strip())) if token.strip() else None
+    if user is None:
         throttle.failure(*keys)
         return None
     throttle.success(*keys)

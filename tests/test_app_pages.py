@@ -229,6 +229,27 @@ def test_login_wrong_and_right_password(app_env):
     assert at.session_state["user"] == ORGANISER
 
 
+def test_login_with_an_upload_token(app_env):
+    from leaderboard.auth import issue_upload_token
+
+    store = app_env["store"]
+    token = issue_upload_token(store, "mdev", "ci")
+    at = run_app("login.py")
+    at.text_input(key="login_token").set_value("mtlb_not-a-real-token")
+    at.button[1].click().run()
+    assert any("Unknown or revoked upload token" in e.value for e in at.error)
+    assert "user" not in at.session_state
+    at.text_input(key="login_token").set_value(token)
+    at.button[1].click().run()
+    assert at.session_state["user"] == DEVELOPER
+    # a revoked token no longer works
+    assert store.revoke_upload_tokens("mdev") == 1
+    at = run_app("login.py")
+    at.text_input(key="login_token").set_value(token)
+    at.button[1].click().run()
+    assert "user" not in at.session_state
+
+
 def test_login_is_throttled(app_env):
     at = run_app("login.py")
     for _ in range(5):

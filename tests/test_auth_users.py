@@ -105,3 +105,28 @@ def test_cli_user_add_and_list(tmp_path, monkeypatch, capsys):
     assert [(u["name"], u["role"]) for u in users] == [("olga", "organiser")]
     from leaderboard.storage import Store
     assert verify_password(Store(url).user("olga")["password_hash"], "s3cret-password")
+
+
+def test_upload_tokens_are_stored_hashed_and_revocable(sqlite_url, capsys):
+    import json
+
+    from sqlalchemy import text
+
+    from leaderboard.auth import Throttle, authenticate_token, create_user, token_hash
+    from leaderboard.cli import main
+    from leaderboard.storage import Store
+
+    store = Store(sqlite_url)
+    create_user(store, "dev", "a-long-password", "metric-developer")
+    assert main(["user", "token", "dev", "--label", "laptop", "--database-url", sqlite_url, "--json"]) == 0
+    token = json.loads(capsys.readouterr().out)["token"]
+    with store.engine.connect() as conn:
+        stored = conn.execute(text("SELECT token_hash, label FROM upload_tokens")).all()
+    assert stored == [(token_hash(token), "laptop")] and token not in stored[0][0]
+    throttle = Throttle()
+    assert authenticate_token(store, token, client="x", throttle=throttle) == {"name": "dev", "role": "metric-developer"}
+    assert authenticate_token(store, token + "x", client="x", throttle=throttle) is None
+    assert main(["user", "token", "dev", "--revoke", "--database-url", sqlite_url, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["revoked"] == 1
+    assert authenticate_token(store, token, client="x", throttle=throttle) is None
+    assert main(["user", "token", "nobody", "--database-url", sqlite_url]) == 2

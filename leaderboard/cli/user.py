@@ -28,6 +28,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     ls.add_argument("--database-url", help="override DATABASE_URL")
     add_json_flag(ls)
     ls.set_defaults(func=run_list)
+    tok = actions.add_parser("token", help="issue an upload token (shown once) or revoke a user's tokens",
+                             description="Metric developers can sign in to the app with an upload token "
+                                         "instead of a password. Only the token's SHA-256 is stored.")
+    tok.add_argument("name")
+    tok.add_argument("--label", default="", help="what the token is for (kept with it)")
+    tok.add_argument("--revoke", action="store_true", help="revoke every token of the user instead")
+    tok.add_argument("--database-url", help="override DATABASE_URL")
+    add_json_flag(tok)
+    tok.set_defaults(func=run_token)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 
@@ -80,4 +89,25 @@ def run_list(args: argparse.Namespace) -> int:
         print_json([{**r, "created_at": str(r["created_at"])} for r in users.to_dict(orient="records")])
     else:
         print_table(users)
+    return 0
+
+
+def run_token(args: argparse.Namespace) -> int:
+    from ..auth import issue_upload_token
+    from ..storage import Store
+
+    store = Store(args.database_url)
+    if store.user(args.name) is None:
+        raise InputError(f"no user named {args.name!r}")
+    if args.revoke:
+        revoked = store.revoke_upload_tokens(args.name)
+        result = {"name": args.name, "revoked": revoked}
+        print_json(result) if args.json else print(f"revoked {revoked} token(s) of {args.name!r}")
+        return 0
+    token = issue_upload_token(store, args.name, args.label)
+    if args.json:
+        print_json({"name": args.name, "token": token})
+    else:
+        print(token)
+        print("(shown once: only its hash is stored)", file=sys.stderr)
     return 0

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from sqlalchemy import (
     Boolean, Column, DateTime, Float, ForeignKey, Index, Integer, MetaData, String, Table, Text,
-    UniqueConstraint, true,
+    UniqueConstraint, false, true,
 )
 
 metadata = MetaData(naming_convention={
@@ -144,6 +144,16 @@ snapshots = Table(
     Column("published_at", DateTime(timezone=True), nullable=False),
     Column("published_by", String(200), nullable=False),
     UniqueConstraint("campaign_id", "lp", "assessment", "version", name="uq_snapshots_version"),
+)
+
+upload_tokens = Table(
+    "upload_tokens", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("user_id", ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+    Column("token_hash", String(64), nullable=False, unique=True),  # SHA-256 of the token; never the token
+    Column("label", String(200), nullable=False, default=""),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("revoked", Boolean, nullable=False, server_default=false()),
 )
 
 users = Table(

@@ -437,6 +437,31 @@ class Store:
         except self._integrity_errors:
             raise InputError(f"user {name!r} already exists") from None
 
+    def add_upload_token(self, name: str, token_hash: str, label: str = "") -> None:
+        """Store the hash of a new upload token for user ``name``."""
+        with self.engine.begin() as conn:
+            uid = conn.execute(select(m.users.c.id).where(m.users.c.name == name)).scalar()
+            if uid is None:
+                raise InputError(f"no user named {name!r}")
+            conn.execute(insert(m.upload_tokens).values(user_id=uid, token_hash=token_hash, label=label,
+                                                        created_at=_now()))
+
+    def token_user(self, token_hash: str) -> dict | None:
+        """The user (name, role) owning a live upload token with this hash, else None."""
+        t, u = m.upload_tokens, m.users
+        with self.engine.connect() as conn:
+            row = conn.execute(select(u.c.name, u.c.role).join(t, t.c.user_id == u.c.id)
+                               .where(and_(t.c.token_hash == token_hash, t.c.revoked.is_(False)))).mappings().first()
+        return dict(row) if row else None
+
+    def revoke_upload_tokens(self, name: str) -> int:
+        """Revoke every token of user ``name``; returns how many were live."""
+        t, u = m.upload_tokens, m.users
+        with self.engine.begin() as conn:
+            ids = select(u.c.id).where(u.c.name == name).scalar_subquery()
+            return conn.execute(t.update().where(and_(t.c.user_id == ids, t.c.revoked.is_(False)))
+                                .values(revoked=True)).rowcount
+
     def user(self, name: str) -> dict | None:
         with self.engine.connect() as conn:
             row = conn.execute(select(m.users).where(m.users.c.name == name)).mappings().first()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from leaderboard.auth import LoginThrottled, authenticate
+from leaderboard.auth import LoginThrottled, authenticate, authenticate_token
 from leaderboard.webapp import common, state
 
 
@@ -24,20 +24,28 @@ def render() -> None:
             st.session_state.pop("user", None)
             st.rerun()
         return
-    st.caption("Accounts are created by an administrator with `mtlb user add NAME --role organiser|metric-developer`.")
-    with st.form("login", clear_on_submit=False):
+    st.caption("Accounts are created by an administrator with `mtlb user add NAME --role organiser|metric-developer`; "
+               "metric developers may instead use an upload token from `mtlb user token NAME`.")
+    with_password, with_token = st.tabs(["Password", "Upload token"])
+    with with_password, st.form("login", clear_on_submit=False):
         name = st.text_input("User name", key="login_name", autocomplete="username")
         password = st.text_input("Password", type="password", key="login_password", autocomplete="current-password")
         submitted = st.form_submit_button("Log in", type="primary")
-    if not submitted:
+    with with_token, st.form("token_login", clear_on_submit=True):
+        token = st.text_input("Upload token", type="password", key="login_token")
+        token_submitted = st.form_submit_button("Use token")
+    if not (submitted or token_submitted):
         return
     try:
-        found = authenticate(state.get_store(), name, password, client=_client())
+        if submitted:
+            found = authenticate(state.get_store(), name, password, client=_client())
+        else:
+            found = authenticate_token(state.get_store(), token, client=_client())
     except LoginThrottled as exc:
         st.error(f"Too many failed logins. Try again in {int(exc.retry_after) + 1} seconds.")
         return
     if found is None:
-        st.error("Wrong user name or password.")
+        st.error("Wrong user name or password." if submitted else "Unknown or revoked upload token.")
         return
     st.session_state["user"] = found
     target = "leaderboard/webapp/pages/organiser.py" if found["role"] == "organiser" \
