@@ -29,11 +29,11 @@ def publish_rankings(store: Store, campaign: str, publisher: str, *, lp: str | N
                          + (f", lp {lp}" if lp else "") + (f", assessment {assessment}" if assessment else ""))
     published = []
     for ranking in rank(frame, **options):
-        part = frame[(frame["lp"] == ranking["lp"]) & (frame["assessment"] == ranking.get("assessment", frame["assessment"].iloc[0]))]
-        data_hash = frame_hash(part)
-        version = store.publish(campaign, ranking["lp"], ranking.get("assessment", part["assessment"].iloc[0]),
-                                ranking, data_hash=data_hash, publisher=publisher, note=note)
-        published.append({"lp": ranking["lp"], "assessment": ranking.get("assessment"), "version": version,
+        lp_, assessment_ = ranking["lp"], ranking["assessment"]
+        data_hash = frame_hash(frame[(frame["lp"] == lp_) & (frame["assessment"] == assessment_)])
+        version = store.publish(campaign, lp_, assessment_, ranking, data_hash=data_hash, publisher=publisher,
+                                note=note)
+        published.append({"lp": lp_, "assessment": assessment_, "version": version,
                           "signature": ranking.get("signature"), "data_hash": data_hash})
     return published
 

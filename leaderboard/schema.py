@@ -27,7 +27,6 @@ COLUMNS: tuple[str, ...] = (
 )
 #: A judgment is identified by these; two rows with the same key are duplicates.
 KEY: tuple[str, ...] = ("campaign", "lp", "assessment", "worker", "hit", "position")
-OPTIONAL_COLUMNS: tuple[str, ...] = ("z", "seconds", "doc")
 
 #: Name of the bookkeeping column importers may add: the 1-based file line of each row.
 LINE = "_line"

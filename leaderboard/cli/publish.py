@@ -35,12 +35,12 @@ def run(args: argparse.Namespace) -> int:
     from ..auth import LoginThrottled, authenticate
     from ..publish import publish_rankings
     from ..storage import Store
-    from .user import _read_password
+    from .user import read_password
 
     store = Store(args.database_url)
     password = os.environ.get("MTLB_PASSWORD") if not args.password_stdin else None
     if password is None:
-        password = _read_password(args.password_stdin)
+        password = read_password(args.password_stdin)
     try:
         user = authenticate(store, args.user, password, client="cli")
     except LoginThrottled as exc:

@@ -40,7 +40,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 
-def _read_password(from_stdin: bool) -> str:
+def read_password(from_stdin: bool) -> str:
+    """A password from the first line of standard input, or asked twice at the terminal."""
     if from_stdin:
         line = sys.stdin.readline()
         return line.rstrip("\r\n")
@@ -56,7 +57,7 @@ def run_add(args: argparse.Namespace) -> int:
     from ..auth import create_user
     from ..storage import Store
 
-    password = _read_password(args.password_stdin)
+    password = read_password(args.password_stdin)
     try:
         create_user(Store(args.database_url), args.name, password, args.role)
     except ValueError as exc:

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Callable
-
 import pandas as pd
 
 from ..errors import InputError
@@ -109,11 +107,3 @@ def read_judgments(
     result.attrs["rows_of_other_lps"] = other_lps  # left out on request (--lp); reported, not hidden
     return result
 
-
-def read_many(paths: list[str], **kwargs) -> pd.DataFrame:
-    """Read several files into one frame; a key that repeats across files is an error."""
-    from ..schema import concat_judgments
-    return concat_judgments([read_judgments(p, **kwargs) for p in paths])
-
-
-ReadFn = Callable[..., pd.DataFrame]
