@@ -18,7 +18,6 @@ across campaigns, because z scores are standardised within each campaign's worke
 from __future__ import annotations
 
 import fnmatch
-import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -27,13 +26,12 @@ import pandas as pd
 from scipy.stats import mannwhitneyu
 
 from .errors import InputError
+from .naming import strip_index
 
 #: Star levels of seed 002 Tables 4–5 (smallest threshold first).
 STAR_LEVELS: tuple[tuple[float, str], ...] = ((0.001, "***"), (0.01, "**"), (0.05, "*"))
 ALTERNATIVES: tuple[str, ...] = ("one-sided", "two-sided")
 SCORES: tuple[str, ...] = ("raw", "z")
-
-_INDEX = re.compile(r"\.\d+$")
 
 NO_CALIBRATION_STATEMENT = (
     "The two campaigns share no calibration run: no fixed benchmark system was named (--calibration), "
@@ -77,7 +75,7 @@ def stars(p: float | None) -> str:
 
 def base_name(system: str) -> str:
     """``system`` without a trailing ``.N`` campaign index (``Online-A.12`` → ``Online-A``)."""
-    return _INDEX.sub("", str(system))
+    return strip_index(system)
 
 
 @dataclass(frozen=True)

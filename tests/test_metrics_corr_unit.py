@@ -9,8 +9,9 @@ from hypothesis import given, settings, strategies as st
 from scipy import stats
 
 from metrics.clusters import metric_clusters
-from metrics.correlation import (average_ranks, correlate_lp, kendall, match_systems, pearson, spearman,
-                                 system_correlations)
+from leaderboard.naming import is_human, match_systems
+from metrics.correlation import average_ranks, kendall, pearson, spearman
+from metrics.validation import correlate_lp, system_correlations
 from metrics.outliers import mad_outliers
 
 # small integer grids produce many ties, which is where tau-b and average ranks can go wrong
@@ -62,6 +63,15 @@ def test_match_systems_exact_first_then_suffix():
     # exact wins for Online-B.0; A.1/A.2 only differ by suffix so "A" stays ambiguous;
     # X.7 and X.8 both strip to X and are the only ones left, so they match
     assert got == {"Online-B.0": "Online-B.0", "Online-W.2": "Online-W", "X.7": "X.8"}
+
+
+@pytest.mark.parametrize("name, human", [
+    ("HUMAN-B.12", True), ("Human-A.0", True), ("HUMAN.0", True), ("ref-A", True), ("ref.A", True),
+    ("ref", True), ("HUMAN-C", True), ("Refine-MT", False), ("Online-B.0", False), ("humanoid", False),
+    ("JDExploreAcademy", False),
+])
+def test_is_human_follows_wmt_naming(name, human):
+    assert is_human(name) is human
 
 
 def test_mad_outliers_hand_example():

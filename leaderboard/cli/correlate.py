@@ -46,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from metrics.correlation import correlate_lp
+    from metrics.validation import correlate_lp
     from metrics.sysscores_tsv import read_human_sys_scores, read_metric_sys_scores
 
     human = read_human_sys_scores(args.human)

@@ -13,6 +13,8 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from ..naming import strip_index
+
 BASELINES: dict[str, str] = {"bleu": "BLEU", "chrf": "chrF"}
 LONG_COLUMNS = ["metric", "system", "score"]
 SEGMENT_COLUMNS = ["metric", "system", "segment", "score"]
@@ -23,7 +25,7 @@ def text_name(system: str, names: Sequence[str]) -> str | None:
     "HUMAN-C" → reference "C"), or None."""
     if system in names:
         return system
-    base = re.sub(r"\.\d+$", "", system)
+    base = strip_index(system)
     if base in names:
         return base
     human = re.match(r"^(?:HUMAN|REF|ref)[-_.]?([A-Za-z0-9]+)$", base)
@@ -132,7 +134,7 @@ def williams_against(result: Mapping, metric: str) -> pd.DataFrame:
 
 def segment_matrix(long: pd.DataFrame, systems: Sequence[str], segments: Sequence[str], value: str) -> np.ndarray:
     """(systems × segments) array of ``value`` from a long (system, segment, value) frame; NaN where absent."""
-    from metrics.correlation import match_systems
+    from ..naming import match_systems
     mapping = match_systems(list(systems), long["system"].astype(str).unique())
     back = {v: k for k, v in mapping.items()}
     part = long.assign(system=long["system"].astype(str).map(back), segment=long["segment"].map(norm_segment))

@@ -141,7 +141,7 @@ def evaluate(url: str, campaign: str, lp: str, assessment: str, version: int, to
     change, so the ids key the cache). ``segment_level``: the campaign's segment ids are line numbers,
     so segment-level scores can be paired with the human segment scores.
     """
-    from metrics.correlation import correlate_lp
+    from metrics.validation import correlate_lp
     ranking = state.snapshot(url, campaign, lp, assessment, version)["ranking"]
     human = me.human_table(ranking)
     judged = tuple(human["system"])
