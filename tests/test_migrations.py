@@ -19,6 +19,36 @@ def test_migrated_schema_matches_models(db_url):
 def test_segments_are_lines_flag(db_url):
     store = Store(db_url)
     store.create_campaign("c")
-    assert store.campaign_info("c")["segments_are_lines"] is True
-    store.set_segments_are_lines("c", False)
+    # off unless an organiser says so: a wrong "yes" pairs texts with the wrong scores
     assert store.campaign_info("c")["segments_are_lines"] is False
+    store.set_segments_are_lines("c", True)
+    assert store.campaign_info("c")["segments_are_lines"] is True
+    store.create_campaign("d", segments_are_lines=True)
+    assert store.campaign_info("d")["segments_are_lines"] is True
+
+
+def test_existing_campaigns_keep_their_segments_are_lines(db_url):
+    """Upgrading from 0003 keeps every stored value; campaigns made afterwards start with False."""
+    from alembic import command
+    from sqlalchemy import create_engine, text
+
+    from leaderboard.storage.db import _alembic_config
+
+    engine = create_engine(db_url)
+    cfg = _alembic_config(db_url)
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "0003")
+    with engine.begin() as conn:
+        conn.execute(text("INSERT INTO campaigns (name, description, created_at) VALUES "
+                          "('old-default', '', CURRENT_TIMESTAMP)"))
+        conn.execute(text("INSERT INTO campaigns (name, description, created_at, segments_are_lines) VALUES "
+                          "('old-false', '', CURRENT_TIMESTAMP, false)"))
+    engine.dispose()
+    store = Store(db_url)  # migrates to head
+    assert store.campaign_info("old-default")["segments_are_lines"] is True
+    assert store.campaign_info("old-false")["segments_are_lines"] is False
+    with store.engine.begin() as conn:
+        conn.execute(text("INSERT INTO campaigns (name, description, created_at) VALUES "
+                          "('new', '', CURRENT_TIMESTAMP)"))
+    assert store.campaign_info("new")["segments_are_lines"] is False

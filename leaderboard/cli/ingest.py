@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from ..ingest import FORMATS, detect_format, read_judgments
+from ..ingest import FORMATS, detect_format, raw_score_warnings, read_judgments
 from ..schema import concat_judgments
 from ._common import add_json_flag, print_json
 
@@ -48,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
                                      lp=args.lp, assessment=args.assessment))
     left_out = sum(int(f.attrs.get("rows_of_other_lps", 0)) for f in frames)
     frame = concat_judgments(frames)
+    warnings = [w for f, fmt in zip(frames, formats) for w in raw_score_warnings(f, fmt)]
     store = Store(args.database_url)
     bar = tqdm(total=len(frame), unit="judgment", desc="storing", disable=None, file=sys.stderr)
     try:
@@ -67,7 +68,10 @@ def run(args: argparse.Namespace) -> int:
         "item_types": {k: int(v) for k, v in frame["item_type"].value_counts().sort_index().items()},
         "raw_scores": int(frame["raw"].notna().sum()),
         "rows_of_other_lps_left_out": left_out,
+        "warnings": warnings,
     }
+    for warning in warnings:
+        print(f"mtlb ingest: warning: {warning}", file=sys.stderr)
     if args.json:
         print_json(result)
     else:

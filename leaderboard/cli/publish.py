@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import os
 
-from ..errors import InputError
 from ._common import add_json_flag, print_json
 
 
@@ -32,23 +30,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..auth import LoginThrottled, authenticate
     from ..publish import publish_rankings
     from ..storage import Store
-    from .user import read_password
+    from .user import login_organiser
 
     store = Store(args.database_url)
-    password = os.environ.get("MTLB_PASSWORD") if not args.password_stdin else None
-    if password is None:
-        password = read_password(args.password_stdin)
-    try:
-        user = authenticate(store, args.user, password, client="cli")
-    except LoginThrottled as exc:
-        raise InputError(f"too many failed logins; try again in {exc.retry_after:.0f} s") from None
-    if user is None:
-        raise InputError(f"wrong user name or password for {args.user!r}")
-    if user["role"] != "organiser":
-        raise InputError(f"user {args.user!r} is a {user['role']}; only organisers can publish")
+    user = login_organiser(store, args.user, args.password_stdin, "publish")
     published = publish_rankings(store, args.campaign, user["name"], lp=args.lp, assessment=args.assessment,
                                  note=args.note, protocol=args.protocol, alpha=args.alpha,
                                  cluster_rule=args.cluster_rule, qc=args.qc)

@@ -53,6 +53,30 @@ def read_password(from_stdin: bool) -> str:
     return first
 
 
+def login_organiser(store, name: str, password_stdin: bool, action: str) -> dict:
+    """Check an organiser's password for a CLI action (``MTLB_PASSWORD``, ``--password-stdin`` or a prompt).
+
+    Returns the user ``{"name", "role"}``; wrong passwords, throttled logins and other roles are
+    refused with an InputError naming the action.
+    """
+    import os
+
+    from ..auth import LoginThrottled, authenticate
+
+    password = os.environ.get("MTLB_PASSWORD") if not password_stdin else None
+    if password is None:
+        password = read_password(password_stdin)
+    try:
+        user = authenticate(store, name, password, client="cli")
+    except LoginThrottled as exc:
+        raise InputError(f"too many failed logins; try again in {exc.retry_after:.0f} s") from None
+    if user is None:
+        raise InputError(f"wrong user name or password for {name!r}")
+    if user["role"] != "organiser":
+        raise InputError(f"user {name!r} is a {user['role']}; only organisers can {action}")
+    return user
+
+
 def run_add(args: argparse.Namespace) -> int:
     from ..auth import create_user
     from ..storage import Store

@@ -107,3 +107,21 @@ def read_judgments(
     result.attrs["rows_of_other_lps"] = other_lps  # left out on request (--lp); reported, not hidden
     return result
 
+
+
+def raw_score_warnings(frame: pd.DataFrame, input_format: str) -> list[str]:
+    """Warnings about judgments stored without a raw 0–100 score (their Ave will be empty).
+
+    A WMT release (``wmt-stnd``) holds only z-scores; the raw scores come from its per-worker
+    mean/sd file, so without that file every Ave of the ranking is empty.
+    """
+    missing = int(frame["raw"].isna().sum()) if "raw" in frame.columns else len(frame)
+    if not missing:
+        return []
+    if input_format == "wmt-stnd":
+        return [f"no raw scores: the WMT release holds z-scores only, and without its worker mean/sd file "
+                f"(ad-<lp>-trk-mean-sd.txt, --worker-stats) none of the {missing:,} judgments has a raw score, so "
+                "Ave will be empty in every ranking; to add them later, retract this import "
+                "(`mtlb imports retract`) and store the file again with its mean/sd file"]
+    return [f"{missing:,} of {len(frame):,} judgments have no raw score; Ave will leave them out "
+            "(empty when no judgment of a system has one)"]

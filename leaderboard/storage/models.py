@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from sqlalchemy import (
     Boolean, Column, DateTime, Float, ForeignKey, Index, Integer, MetaData, String, Table, Text,
-    UniqueConstraint, false, true,
+    UniqueConstraint, false,
 )
 
 metadata = MetaData(naming_convention={
@@ -24,8 +24,9 @@ campaigns = Table(
     Column("name", String(200), nullable=False, unique=True),
     Column("description", Text, nullable=False, default=""),
     Column("created_at", DateTime(timezone=True), nullable=False),
-    # True when judgment segment ids are 1-based line numbers of the stored test-set texts
-    Column("segments_are_lines", Boolean, nullable=False, server_default=true()),
+    # True when judgment segment ids are 1-based line numbers of the stored test-set texts; off
+    # unless an organiser says so (or verifies it): a wrong True pairs texts with the wrong scores
+    Column("segments_are_lines", Boolean, nullable=False, server_default=false()),
 )
 
 language_pairs = Table(
@@ -163,4 +164,26 @@ users = Table(
     Column("password_hash", String(300), nullable=False),
     Column("role", String(40), nullable=False),  # organiser | metric-developer
     Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+audit_log = Table(
+    "audit_log", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("at", DateTime(timezone=True), nullable=False),
+    Column("actor", String(200), nullable=False),
+    Column("action", String(60), nullable=False),  # e.g. retract-import
+    Column("campaign", String(200), nullable=False),  # the name, so the entry outlives the campaign row
+    Column("target", String(200), nullable=False),  # what was acted on, e.g. "import #3"
+    Column("reason", Text, nullable=False, default=""),
+    Column("details", Text, nullable=False, default="{}"),  # JSON: what the target held
+)
+
+web_sessions = Table(
+    "web_sessions", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("token_hash", String(64), nullable=False, unique=True),  # SHA-256 of the browser's session id
+    Column("user_id", ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("expires_at", DateTime(timezone=True), nullable=False),
+    Column("revoked", Boolean, nullable=False, server_default=false()),
 )

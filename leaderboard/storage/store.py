@@ -58,15 +58,20 @@ class Store:
                                .returning(m.campaigns.c.id)).scalar_one()
         return cid
 
-    def create_campaign(self, name: str, description: str = "") -> int:
-        """Create an empty campaign; refuses a name that exists."""
+    def create_campaign(self, name: str, description: str = "", segments_are_lines: bool = False) -> int:
+        """Create an empty campaign; refuses a name that exists.
+
+        ``segments_are_lines``: the judgments' segment ids are 1-based line numbers of the texts
+        that will be stored (off unless the organiser knows it).
+        """
         if not name.strip():
             raise InputError("campaign name is empty")
         with self.engine.begin() as conn:
             if self._campaign_id(conn, name) is not None:
                 raise InputError(f"campaign {name!r} already exists")
-            return conn.execute(insert(m.campaigns).values(name=name, description=description,
-                                                           created_at=_now()).returning(m.campaigns.c.id)).scalar_one()
+            return conn.execute(insert(m.campaigns).values(
+                name=name, description=description, created_at=_now(),
+                segments_are_lines=bool(segments_are_lines)).returning(m.campaigns.c.id)).scalar_one()
 
     def campaign_info(self, name: str) -> dict:
         """Name, description, creation time and ``segments_are_lines`` of one campaign."""
