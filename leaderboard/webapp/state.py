@@ -93,9 +93,17 @@ def campaign_info(url: str, campaign: str) -> dict:
 
 @st.cache_data(ttl=LIST_TTL, show_spinner=False)
 def data_token(url: str, campaign: str) -> str:
-    """Identifies the stored data of a campaign: changes whenever an import is added."""
+    """Identifies the stored data of a campaign: changes whenever an import is added or retracted.
+
+    A digest of every import's id, checksum and time (SQLite may hand a retracted import's id to
+    the next one, so a count and the largest id are not enough).
+    """
+    import hashlib
     imports = _store(url).imports(campaign)
-    return "empty" if imports.empty else f"{len(imports)}-{int(imports['id'].max())}"
+    if imports.empty:
+        return "empty"
+    listing = imports[["id", "sha256", "created_at"]].astype(str).to_csv(index=False)
+    return f"{len(imports)}-{hashlib.sha256(listing.encode('utf-8')).hexdigest()[:16]}"
 
 
 # ---- published snapshots ----------------------------------------------------------------

@@ -43,7 +43,7 @@ def render() -> None:
     if user is None:
         return
     tabs = st.tabs(["Campaign", "Upload judgments", "Upload texts", "QC, preview and publish", "Build HITs",
-                    "Metric submissions"])
+                    "Metric submissions", "Imports"])
     with tabs[0]:
         _campaign_tab()
     with tabs[1]:
@@ -56,6 +56,8 @@ def render() -> None:
         _hits_tab(user)
     with tabs[5]:
         _submissions_tab(user)
+    with tabs[6]:
+        _imports_tab(user)
 
 
 def _campaign_tab() -> None:
@@ -67,14 +69,56 @@ def _campaign_tab() -> None:
     with st.form("new_campaign"):
         name = st.text_input("New campaign name", key="new_campaign_name", max_chars=200)
         description = st.text_input("Description", key="new_campaign_description", max_chars=1000)
+        lines = st.checkbox(SEGMENTS_ARE_LINES, value=False, key="new_campaign_lines", help=SEGMENTS_HELP)
         if st.form_submit_button("Create campaign"):
             try:
-                state.get_store().create_campaign(name.strip(), description)
+                state.get_store().create_campaign(name.strip(), description, segments_are_lines=lines)
             except InputError as exc:
                 common.show_input_error(exc)
             else:
                 state.invalidate()
                 st.success(f"Created campaign {common.md_escape(name.strip())}.")
+    if names:
+        _campaign_settings(names)
+
+
+SEGMENTS_ARE_LINES = "Segment ids are line numbers of the stored test-set texts"
+SEGMENTS_HELP = ("Only when judgment segment id N is line N of the source / reference / output files: then the "
+                 "System page shows the texts next to the scores and segment-level metric scores are paired with "
+                 "human scores. Off by default: a WMT release numbers segments its own way, and a wrong 'yes' pairs "
+                 "texts with the wrong scores. 'Verify from the data' checks it.")
+
+
+def _campaign_settings(names: list[str]) -> None:
+    """The segments-are-lines setting of an existing campaign, with a check from the data."""
+    from metrics.alignment import check_campaign
+
+    st.markdown("**Campaign settings**")
+    campaign = st.selectbox("Campaign", names, key="set_campaign")
+    current = bool(state.get_store().campaign_info(campaign)["segments_are_lines"])
+    cols = st.columns([3, 1, 1])
+    wanted = cols[0].checkbox(SEGMENTS_ARE_LINES, value=current, key=f"set_lines_{campaign}", help=SEGMENTS_HELP)
+    if cols[1].button("Save", key="set_lines_save", disabled=wanted == current):
+        state.get_store().set_segments_are_lines(campaign, wanted)
+        state.invalidate()
+        st.rerun()
+    if cols[2].button("Verify from the data", key="set_lines_verify"):
+        with st.spinner("Scoring sentence chrF of the judged outputs at line offsets −5…+5…"):
+            try:
+                st.session_state["lines_check"] = (campaign, check_campaign(state.get_store(), campaign))
+            except InputError as exc:
+                common.show_input_error(exc)
+    found = st.session_state.get("lines_check")
+    if found and found[0] == campaign:
+        for result in found[1]:
+            verdict = "segment ids are line numbers" if result["verified"] else "segment ids are NOT line numbers"
+            (st.success if result["verified"] else st.warning)(f"{result['lp']}: {verdict} — "
+                                                               f"{common.md_escape(result['reason'])}")
+        table = pd.DataFrame([{"Language pair": r["lp"], "Offset": o, "Pearson r": v}
+                              for r in found[1] for o, v in r["r"].items()])
+        st.dataframe(table.pivot(index="Language pair", columns="Offset", values="Pearson r").round(3))
+        st.caption("Pearson r of human segment scores with the sentence chrF of the output at line = segment id + "
+                   "offset. Offset 0 must reach r ≥ 0.1 and beat every other offset by 0.05.")
 
 
 def _target_campaign(key: str) -> str | None:
@@ -88,7 +132,7 @@ def _target_campaign(key: str) -> str | None:
 
 
 def _judgments_tab(user: dict) -> None:
-    from leaderboard.ingest import FORMATS, detect_format, read_judgments
+    from leaderboard.ingest import FORMATS, detect_format, raw_score_warnings, read_judgments
 
     campaign = _target_campaign("up_campaign")
     upload = st.file_uploader(f"Judgments file (CSV / TSV / Parquet / WMT release; at most {MAX_UPLOAD_MB} MB)",
@@ -99,6 +143,9 @@ def _judgments_tab(user: dict) -> None:
     assessment = cols[2].text_input("Assessment (default adequacy)", key="up_assessment").strip() or None
     stats = st.file_uploader("Worker mean/sd file of a WMT release (only for wmt-stnd files)", key="up_stats",
                              max_upload_size=10)
+    allow_no_raw = st.checkbox("Store even if raw scores are missing (Ave stays empty)", key="up_allow_no_raw",
+                               help="A WMT release (wmt-stnd) holds z-scores only; its raw scores come from the "
+                                    "worker mean/sd file (ad-<lp>-trk-mean-sd.txt).")
     errors = st.container()
     if not st.button("Validate and store", key="up_go", type="primary", disabled=upload is None):
         return
@@ -117,6 +164,13 @@ def _judgments_tab(user: dict) -> None:
             finally:
                 if stats_ctx:
                     stats_ctx.__exit__(None, None, None)
+        warnings = raw_score_warnings(frame, chosen)
+        if warnings and not allow_no_raw:
+            progress.empty()
+            for warning in warnings:
+                errors.warning(f"Not stored: {common.md_escape(warning)}. Add the worker mean/sd file above, or "
+                               "tick 'Store even if raw scores are missing'.", icon=":material/warning:")
+            return
         total = max(len(frame), 1)
         done = [0]
 
@@ -136,6 +190,8 @@ def _judgments_tab(user: dict) -> None:
     st.success(f"Stored {summary['judgments']:,} judgments of {frame['worker'].nunique()} workers and "
                f"{frame['system'].nunique()} systems into {common.md_escape(campaign)} "
                f"({', '.join(sorted(set(summary['lps'])))}).")
+    for warning in warnings:
+        st.warning(common.md_escape(warning), icon=":material/warning:")
 
 
 def _texts_tab(user: dict) -> None:
@@ -394,6 +450,63 @@ def _submissions_tab(user: dict) -> None:
     if cols[1].button("Hide" if public else "Publish", key="sub_toggle"):
         state.get_store().set_submission_public(int(sid), not public, user["name"], user["role"])
         st.rerun()
+
+
+def _imports_tab(user: dict) -> None:
+    """Every import of a campaign; retract one that no published version depends on (audited)."""
+    from leaderboard.storage.imports import audit_log, list_imports, retract_import
+
+    flash = st.session_state.pop("imports_flash", None)
+    if flash:
+        st.success(flash, icon=":material/check_circle:")
+    names = campaign_names()
+    if not names:
+        st.info("No campaigns yet.")
+        return
+    campaign = st.selectbox("Campaign", names, key="imp_campaign")
+    store = state.get_store()
+    imports = list_imports(store, campaign)
+    if imports.empty:
+        st.info("This campaign has no imports.")
+    else:
+        st.dataframe(imports, hide_index=True, column_config={
+            "published_in": st.column_config.TextColumn("published versions using it"),
+            "retractable": st.column_config.CheckboxColumn("can be retracted")})
+    st.markdown("**Retract an import**")
+    st.caption("Deletes the import's judgments or texts so the file can be stored again (e.g. a WMT release "
+               "stored without its worker mean/sd file). Refused when a published version of the campaign was "
+               "computed while the import was stored: published versions never change. Recorded in the audit "
+               "log with your name and reason.")
+    open_ = imports[imports["retractable"]] if not imports.empty else imports
+    if open_.empty:
+        st.info("No import of this campaign can be retracted.")
+    else:
+        labels = {int(r.id): f"#{r.id} {r.file_name} ({r.kind}, {r.rows:,} rows, {r.lps})" for r in open_.itertuples()}
+        with st.form("retract_import"):
+            chosen = st.selectbox("Import", list(labels), format_func=labels.get, key="imp_id")
+            reason = st.text_input("Reason (kept in the audit log)", key="imp_reason", max_chars=500)
+            sure = st.checkbox("I understand that the import's rows are deleted", key="imp_sure")
+            submitted = st.form_submit_button("Retract import", type="primary")
+        if submitted:
+            if not reason.strip() or not sure:
+                st.error("Give a reason and tick the confirmation to retract.")
+            else:
+                try:
+                    entry = retract_import(store, campaign, int(chosen), actor=user["name"], reason=reason.strip())
+                except InputError as exc:
+                    common.show_input_error(exc)
+                else:
+                    state.invalidate()
+                    st.session_state["imports_flash"] = (
+                        f"Retracted import #{chosen} ({common.md_escape(entry['details']['file_name'])}: "
+                        f"{entry['details']['rows_deleted']:,} rows); audit entry #{entry['id']}.")
+                    st.rerun()
+    log = audit_log(store, campaign)
+    st.markdown("**Audit log**")
+    if log.empty:
+        st.caption("Nothing retracted in this campaign.")
+    else:
+        st.dataframe(log, hide_index=True)
 
 
 if __name__ == "__main__":
