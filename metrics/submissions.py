@@ -34,6 +34,7 @@ import pandas as pd
 
 from leaderboard.errors import InputError
 from leaderboard.ingest.textio import read_text
+from leaderboard.naming import is_human, match_systems, strip_index
 
 #: Columns of the frame returned by :func:`read_submission` (``line`` = 1-based source line).
 COLUMNS = ["metric", "lp", "testset", "refset", "doc", "system", "segment", "score", "line"]
@@ -213,22 +214,31 @@ def _where(frame: pd.DataFrame, i: int) -> int | None:
     return int(frame["line"].iloc[i]) if "line" in frame.columns else None
 
 
-def check_duplicates(frame: pd.DataFrame, file: str | None = None) -> None:
-    """Refuse two scores for the same (metric, lp, testset, refset, system, segment)."""
+def duplicate_problems(frame: pd.DataFrame, file: str | None = None) -> list[InputError]:
+    """Every second (third, …) score for the same (metric, lp, testset, refset, system, segment)."""
     keys = frame[KEY].astype(object).where(frame[KEY].notna(), "")
-    dup = keys.duplicated(keep=False).to_numpy()
-    if not dup.any():
-        return
     later = keys.duplicated(keep="first").to_numpy()
-    i = int(np.flatnonzero(later)[0])
-    row = keys.iloc[i]
-    firsts = np.flatnonzero(dup & (keys == row).all(axis=1).to_numpy())
-    what = f"metric {row['metric']}, lp {row['lp']}, system {row['system']}"
-    if row["segment"]:
-        what += f", segment {row['segment']}"
-    first_line = _where(frame, int(firsts[0]))
-    raise InputError(f"duplicate score for {what} (first given on line {first_line})",
-                     file=file, line=_where(frame, i), column="segment" if row["segment"] else "system")
+    if not later.any():
+        return []
+    first_of = keys.reset_index(drop=True).groupby(list(KEY), sort=False).ngroup().to_numpy()
+    first_row = {g: i for i, g in reversed(list(enumerate(first_of)))}
+    problems = []
+    for i in np.flatnonzero(later):
+        row = keys.iloc[int(i)]
+        what = f"metric {row['metric']}, lp {row['lp']}, system {row['system']}"
+        if row["segment"]:
+            what += f", segment {row['segment']}"
+        first_line = _where(frame, first_row[first_of[i]])
+        problems.append(InputError(f"duplicate score for {what} (first given on line {first_line})", file=file,
+                                   line=_where(frame, int(i)), column="segment" if row["segment"] else "system"))
+    return problems
+
+
+def check_duplicates(frame: pd.DataFrame, file: str | None = None) -> None:
+    """Refuse two scores for the same (metric, lp, testset, refset, system, segment); names every one."""
+    problems = duplicate_problems(frame, file)
+    if problems:
+        raise InputError.collect(problems, "duplicate scores")
 
 
 def human_system_scores(judgments: pd.DataFrame) -> pd.DataFrame:
@@ -246,8 +256,55 @@ def _human_column(human: pd.DataFrame) -> str:
 
 
 def _did_you_mean(system: str, known: set[str]) -> str:
-    close = sorted(k for k in known if k.split(".")[0] == system.split(".")[0] or k.lower() == system.lower())
+    base = strip_index(system).lower()
+    close = sorted(k for k in known if strip_index(k).lower() == base or k.lower() == system.lower())
     return f" (did you mean {', '.join(close[:3])}?)" if close else ""
+
+
+def _lines(frame: pd.DataFrame, rows: np.ndarray, limit: int = 5) -> str:
+    """"line 4" / "lines 4, 9 and 3 more" for the given row positions."""
+    if "line" not in frame.columns or not len(rows):
+        return ""
+    found = [int(frame["line"].iloc[int(i)]) for i in rows[:limit]]
+    more = f" and {len(rows) - limit} more" if len(rows) > limit else ""
+    return ("line " if len(rows) == 1 else "lines ") + ", ".join(map(str, found)) + more
+
+
+def match_submitted_systems(frame: pd.DataFrame, systems: Mapping[str, set[str]],
+                            file: str | None = None) -> tuple[dict[str, dict[str, str]], list[InputError]]:
+    """Map the submitted system names of each language pair to the campaign's, as ``mtlb correlate`` does.
+
+    Exact names first, then names without the per-campaign ``.N`` index
+    (:func:`leaderboard.naming.match_systems`). Returns ``({lp: {submitted: campaign name}}, problems)``
+    with one problem per unknown name (its first line, and how many lines use it).
+    """
+    names: dict[str, dict[str, str]] = {}
+    problems = []
+    lps = frame["lp"].astype(str).to_numpy()
+    submitted = frame["system"].astype(str).to_numpy()
+    for lp in pd.unique(lps):
+        if lp not in systems:
+            continue
+        in_lp = lps == lp
+        wanted = list(pd.unique(submitted[in_lp]))
+        mapping = match_systems(wanted, systems[lp])
+        names[lp] = mapping
+        for name in wanted:
+            if name in mapping:
+                continue
+            rows = np.flatnonzero(in_lp & (submitted == name))
+            problems.append(InputError(
+                f"unknown system {name!r} for {lp}{_did_you_mean(name, set(systems[lp]))}"
+                + (f" ({_lines(frame, rows)})" if len(rows) > 1 else ""),
+                file=file, line=_where(frame, int(rows[0])), column="system"))
+    return names, problems
+
+
+def with_campaign_names(frame: pd.DataFrame, names: Mapping[str, Mapping[str, str]]) -> pd.DataFrame:
+    """The submission with every system named as the campaign names it (``summary["names"]``)."""
+    lps = frame["lp"].astype(str)
+    renamed = [names.get(lp, {}).get(system, system) for lp, system in zip(lps, frame["system"].astype(str))]
+    return frame.assign(system=renamed)
 
 
 def _direction_from_name(metric: str, scores: np.ndarray) -> str | None:
@@ -275,14 +332,19 @@ def validate_submission(
     alpha: float = 0.05,
     min_systems: int = 5,
 ) -> dict:
-    """Check a submission against a campaign; raise :class:`InputError` on the first problem.
+    """Check a submission against a campaign; raise one :class:`InputError` naming every problem.
 
-    * ``systems``: the campaign's systems per language pair. A language pair or system the
-      campaign lacks is an error (line, column); a campaign system without a score is an error
-      for every (metric, lp, testset, refset) group.
+    * ``systems``: the campaign's systems per language pair. Submitted names are matched like
+      ``mtlb correlate`` does (exact first, then without the ``.N`` index), so the evaluation
+      package's names (``Online-B`` for ``Online-B.0``) are accepted. A language pair or system the
+      campaign lacks is an error (line, column); a campaign system without a score is an error for
+      every (metric, lp, testset, refset) group, except human translations
+      (:func:`leaderboard.naming.is_human`), which metrics need not score.
     * ``segments``: the test set's segment ids per language pair (segment level). Unknown ids are
       errors; every system must score every id. Without it, every system must score the same ids.
     * NaN / infinite scores and duplicate keys are errors.
+    * These structural problems are collected and reported together
+      (``InputError.problems``); the direction checks below run once they are fixed.
     * Direction (``higher_is_better``, None = not declared, no check). A declared direction is
       refused when (a) the metric is one whose direction is fixed by its definition
       (:data:`KNOWN_DIRECTIONS`: BLEU, chrF… higher; TER, CharacTER, EED… lower as raw
@@ -294,8 +356,10 @@ def validate_submission(
       than a flipped sign (every WMT20 system-level metric has r > 0.7 on cs-en and en-cs).
       Segment-level scores are averaged per system for (b).
 
-    Returns a summary: ``{"level", "rows", "groups": [{metric, lp, testset, refset, systems,
-    segments, rows, higher_is_better, pearson_human, n_human}]}``.
+    Returns a summary: ``{"level", "rows", "names": {lp: {submitted: campaign name}},
+    "humans_not_scored": {lp: [names]}, "groups": [{metric, lp, testset, refset, systems, segments,
+    rows, higher_is_better, pearson_human, n_human}]}``; store the scores under the campaign's
+    names with :func:`with_campaign_names`.
     """
     from scipy import stats
 
@@ -303,39 +367,69 @@ def validate_submission(
     if frame.empty:
         raise InputError("the submission holds no scores", file=label)
     frame = frame.reset_index(drop=True)
+    problems: list[InputError] = []
     level = "segment" if frame["segment"].notna().any() else "system"
     if level == "segment" and frame["segment"].isna().any():
-        i = int(np.flatnonzero(frame["segment"].isna().to_numpy())[0])
-        raise InputError("segment-level rows need a segment id", file=label, line=_where(frame, i), column="segment")
+        rows = np.flatnonzero(frame["segment"].isna().to_numpy())
+        problems.append(InputError(f"segment-level rows need a segment id ({_lines(frame, rows)})", file=label,
+                                   line=_where(frame, int(rows[0])), column="segment"))
     scores = frame["score"].to_numpy(dtype=float)
-    bad = ~np.isfinite(scores)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise InputError("score is NaN or infinite", file=label, line=_where(frame, i), column="score")
-    check_duplicates(frame, label)
+    for i in np.flatnonzero(~np.isfinite(scores)):
+        problems.append(InputError("score is NaN or infinite", file=label, line=_where(frame, int(i)), column="score"))
+    problems += duplicate_problems(frame, label)
 
     lps = frame["lp"].astype(str).to_numpy()
-    unknown_lp = ~np.isin(lps, list(systems))
-    if unknown_lp.any():
-        i = int(np.flatnonzero(unknown_lp)[0])
-        raise InputError(f"language pair {lps[i]!r} is not in the campaign (it has {', '.join(sorted(systems))})",
-                         file=label, line=_where(frame, i), column="lp")
-    sys_names = frame["system"].astype(str).to_numpy()
-    for lp in pd.unique(lps):
-        known = set(systems[lp])
-        rows = np.flatnonzero((lps == lp) & ~np.isin(sys_names, list(known)))
-        if rows.size:
-            i = int(rows[0])
-            raise InputError(f"unknown system {sys_names[i]!r} for {lp}{_did_you_mean(sys_names[i], known)}",
-                             file=label, line=_where(frame, i), column="system")
-        if segments is not None and level == "segment":
+    for lp in pd.unique(lps[~np.isin(lps, list(systems))]):
+        rows = np.flatnonzero(lps == lp)
+        problems.append(InputError(
+            f"language pair {lp!r} is not in the campaign (it has {', '.join(sorted(systems))})"
+            + (f" ({_lines(frame, rows)})" if len(rows) > 1 else ""),
+            file=label, line=_where(frame, int(rows[0])), column="lp"))
+    names, unknown = match_submitted_systems(frame, systems, label)
+    problems += unknown
+    frame = with_campaign_names(frame, names)
+    if segments is not None and level == "segment":
+        for lp in pd.unique(lps):
+            if lp not in systems:
+                continue
             seg_known = {str(s) for s in segments.get(lp, set())}
-            rows = np.flatnonzero((lps == lp) & ~frame["segment"].astype(str).isin(seg_known).to_numpy())
-            if rows.size:
-                i = int(rows[0])
-                raise InputError(f"unknown segment {frame['segment'].iloc[i]!r} for {lp} "
-                                 f"(the test set has {len(seg_known)} segments)",
-                                 file=label, line=_where(frame, i), column="segment")
+            bad = (lps == lp) & frame["segment"].notna().to_numpy() & \
+                ~frame["segment"].astype(str).isin(seg_known).to_numpy()
+            ids = list(pd.unique(frame.loc[bad, "segment"].astype(str)))
+            if ids:
+                rows = np.flatnonzero(bad)
+                shown = ", ".join(repr(i) for i in ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+                problems.append(InputError(
+                    f"unknown segment {shown} for {lp} (the test set has {len(seg_known)} segments; "
+                    f"{_lines(frame, rows)})", file=label, line=_where(frame, int(rows[0])), column="segment"))
+
+    known_rows = np.isin(lps, list(systems))
+    keyed = frame[known_rows].assign(testset=frame["testset"].fillna(""), refset=frame["refset"].fillna(""))
+    humans_not_scored: dict[str, list[str]] = {}
+    for (metric, lp, testset, refset), grp in keyed.groupby(["metric", "lp", "testset", "refset"], sort=False):
+        where = f"metric {metric}, lp {lp}" + (f", test set {testset}" if testset else "") + \
+                (f", reference {refset}" if refset else "")
+        absent = set(systems[lp]) - set(grp["system"])
+        humans = sorted(s for s in absent if is_human(s))
+        if humans:
+            humans_not_scored[lp] = sorted(set(humans_not_scored.get(lp, [])) | set(humans))
+        missing = sorted(absent - set(humans))
+        if missing:
+            problems.append(InputError(f"no scores for {len(missing)} campaign system(s) ({where}): "
+                                       f"{', '.join(missing)}", file=label, column="system"))
+        if level == "segment":
+            expected = ({str(s) for s in segments[lp]} if segments is not None and lp in segments
+                        else set(grp["segment"].dropna().astype(str)))
+            have = grp.dropna(subset=["segment"]).groupby("system")["segment"].agg(lambda v: set(v.astype(str)))
+            for system, got in have.items():
+                lacking = sorted(expected - got, key=lambda x: (len(x), x))
+                if lacking:
+                    problems.append(InputError(
+                        f"system {system!r} lacks scores for {len(lacking)} segment(s) ({where}), "
+                        f"e.g. {', '.join(lacking[:5])}", file=label, column="segment"))
+    if problems:
+        problems.sort(key=lambda p: (p.line is None, p.line or 0))
+        raise InputError.collect(problems, "problems in the submission (all listed; nothing was stored)")
 
     keyed = frame.assign(testset=frame["testset"].fillna(""), refset=frame["refset"].fillna(""))
     human_col = _human_column(human) if human is not None else None
@@ -343,24 +437,7 @@ def validate_submission(
     for (metric, lp, testset, refset), grp in keyed.groupby(["metric", "lp", "testset", "refset"], sort=False):
         where = f"metric {metric}, lp {lp}" + (f", test set {testset}" if testset else "") + \
                 (f", reference {refset}" if refset else "")
-        missing = sorted(set(systems[lp]) - set(grp["system"]))
-        if missing:
-            shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
-            raise InputError(f"no scores for {len(missing)} campaign system(s) ({where}): {shown}",
-                             file=label, column="system")
-        n_segments = 0
-        if level == "segment":
-            expected = ({str(s) for s in segments[lp]} if segments is not None and lp in segments
-                        else set(grp["segment"]))
-            n_segments = len(expected)
-            counts = grp.groupby("system")["segment"].nunique()
-            short = counts[counts < len(expected)]
-            if not short.empty:
-                system = short.index[0]
-                lacking = sorted(expected - set(grp.loc[grp["system"] == system, "segment"]),
-                                 key=lambda s: (len(s), s))
-                raise InputError(f"system {system!r} lacks scores for {len(lacking)} segment(s) ({where}), "
-                                 f"e.g. {', '.join(lacking[:5])}", file=label, column="segment")
+        n_segments = int(grp["segment"].nunique()) if level == "segment" else 0
         per_system = grp.groupby("system")["score"].mean()
         first_line = int(grp["line"].min()) if "line" in grp.columns else None  # where the group starts
 
@@ -393,4 +470,6 @@ def validate_submission(
         groups.append({"metric": metric, "lp": lp, "testset": testset or None, "refset": refset or None,
                        "systems": int(per_system.size), "segments": n_segments, "rows": int(len(grp)),
                        "higher_is_better": higher_is_better, "pearson_human": r, "n_human": n_h})
-    return {"level": level, "rows": int(len(frame)), "groups": groups}
+    return {"level": level, "rows": int(len(frame)), "groups": groups,
+            "names": {lp: {k: v for k, v in mapping.items() if k != v} for lp, mapping in names.items()},
+            "humans_not_scored": humans_not_scored}

@@ -111,14 +111,27 @@ def test_duplicate_rows_name_both_lines(tmp_path: Path, fmt: str) -> None:
 @pytest.mark.parametrize("fmt", list(FORMATS))
 def test_unknown_system_names_line_and_column(tmp_path: Path, fmt: str) -> None:
     rows = _rows(FORMATS[fmt][0])
-    rows[4] = {**rows[4], "system": "Online-W"}
+    rows[4] = {**rows[4], "system": "Online-X"}
     path, offset = _write(tmp_path, fmt, rows)
     frame = read_submission(path)
-    campaign = {"cs-en": set(SYSTEMS) | {"Online-W.2"}}
+    campaign = {"cs-en": set(SYSTEMS) | {"Online-X.2", "Online-X.3"}}  # ambiguous without the index
     with pytest.raises(InputError) as err:
         validate_submission(frame, campaign, None, True, None)
     assert (err.value.file, err.value.line, err.value.column) == (str(path), 5 + offset, "system")
-    assert "'Online-W'" in err.value.message and "did you mean Online-W.2" in err.value.message
+    assert "'Online-X'" in err.value.message and "did you mean Online-X.2, Online-X.3" in err.value.message
+
+
+@pytest.mark.parametrize("fmt", list(FORMATS))
+def test_names_without_index_match_like_correlate(tmp_path: Path, fmt: str) -> None:
+    """The evaluation package names systems without the campaign's .N index: accepted, stored as .N."""
+    rows = [{**r, "system": {"A": "A", "B": "B"}.get(r["system"], r["system"])} for r in _rows(FORMATS[fmt][0])]
+    path, _ = _write(tmp_path, fmt, rows)
+    frame = read_submission(path)
+    campaign = {"cs-en": {"A.4", "B.0", "C", "D", "E", "F"}}
+    summary = validate_submission(frame, campaign, None, True, None)
+    assert summary["names"] == {"cs-en": {"A": "A.4", "B": "B.0"}}
+    from metrics.submissions import with_campaign_names
+    assert set(with_campaign_names(frame, summary["names"])["system"]) == campaign["cs-en"]
 
 
 @pytest.mark.parametrize("fmt", list(FORMATS))

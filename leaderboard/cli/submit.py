@@ -110,7 +110,7 @@ def _campaign_from_store(store, campaign: str, lp: str | None):
 
 
 def run(args: argparse.Namespace) -> int:
-    from metrics.submissions import read_submission, validate_submission
+    from metrics.submissions import read_submission, validate_submission, with_campaign_names
     from metrics.textfiles import read_segments
 
     frame = read_submission(args.file, level=args.level)
@@ -142,6 +142,7 @@ def run(args: argparse.Namespace) -> int:
         segments = {lp: {str(i) for i in range(1, n + 1)} for lp in frame["lp"].unique()}
 
     summary = validate_submission(frame, systems, segments, higher, human, file=label)
+    frame = with_campaign_names(frame, summary["names"])  # stored as the campaign names its systems
 
     stored: list[int] = []
     if args.campaign:
@@ -150,7 +151,8 @@ def run(args: argparse.Namespace) -> int:
         # every metric of the file in one transaction: all stored or none
         stored = store.save_metric_submissions(args.campaign, frame, level=level, higher_is_better=higher)
     result = {"file": label, "level": level, "higher_is_better": higher, "rows": summary["rows"],
-              "groups": summary["groups"], "stored": stored if args.campaign else None}
+              "groups": summary["groups"], "names": summary["names"],
+              "humans_not_scored": summary["humans_not_scored"], "stored": stored if args.campaign else None}
     if args.json:
         print_json(result)
         return 0
@@ -158,6 +160,12 @@ def run(args: argparse.Namespace) -> int:
     print(f"{label}: {summary['rows']} {level}-level scores, "
           f"{'higher' if higher else 'lower'} is better — valid")
     print_table(table, floatfmt="{:.3f}")
+    for lp, renamed in summary["names"].items():
+        if renamed:
+            print(f"{lp}: names matched without their .N index: "
+                  + ", ".join(f"{a} -> {b}" for a, b in sorted(renamed.items())))
+    for lp, humans in summary["humans_not_scored"].items():
+        print(f"{lp}: human translation(s) not scored (not required): {', '.join(humans)}")
     if args.campaign:
         print(f"stored as submission(s) {', '.join(map(str, stored))} in campaign {args.campaign!r}")
     else:

@@ -184,7 +184,16 @@ LOGIN_PAGE = "leaderboard/webapp/pages/login.py"
 
 # ---- errors ------------------------------------------------------------------------------
 def show_input_error(exc: InputError, container=st) -> None:
-    """An upload / input error with the file, line and column, next to where it happened."""
+    """An upload / input error with the file, line and column, next to where it happened.
+
+    An error that collects several problems lists every one of them (each with its line and column).
+    """
+    if exc.problems:
+        head = f"file **{_md_escape(str(exc.file))}**: " if exc.file else ""
+        items = "\n".join(f"- {_md_escape(p.where(with_file=False) + p.message)}" for p in exc.problems)
+        container.error(f"{head}{len(exc.problems)} problems (all listed; nothing was stored):\n\n{items}",
+                        icon=":material/error:")
+        return
     parts = []
     if exc.file:
         parts.append(f"file **{_md_escape(str(exc.file))}**")

@@ -89,7 +89,7 @@ def _segment_ids(url: str, campaign: str, frame: pd.DataFrame, token: str) -> di
 
 
 def _upload(view: common.View, user: dict, token: str) -> None:
-    from metrics.submissions import human_system_scores, read_submission, validate_submission
+    from metrics.submissions import human_system_scores, read_submission, validate_submission, with_campaign_names
     url = state.store_url()
     upload = st.file_uploader(f"Metric scores (WMT TSV or CSV with metric,lp,system,[segment],score; at most "
                               f"{MAX_UPLOAD_MB} MB)", key="metric_file", max_upload_size=MAX_UPLOAD_MB)
@@ -104,10 +104,12 @@ def _upload(view: common.View, user: dict, token: str) -> None:
         frame.attrs["file"] = upload.name
         judgments = state.judgments(url, view.campaign, None, None, token)
         higher = direction == "better translations"
-        validate_submission(frame, _campaign_systems(url, view.campaign, token),
-                            segments=_segment_ids(url, view.campaign, frame, token), higher_is_better=higher,
-                            human=human_system_scores(judgments), file=upload.name)
+        summary = validate_submission(frame, _campaign_systems(url, view.campaign, token),
+                                      segments=_segment_ids(url, view.campaign, frame, token),
+                                      higher_is_better=higher, human=human_system_scores(judgments),
+                                      file=upload.name)
         level = frame.attrs.get("level", "system")
+        frame = with_campaign_names(frame, summary["names"])
         ids = state.get_store().save_metric_submissions(
             view.campaign, frame[["metric", "lp", "system", "segment", "score"]], level=level,
             higher_is_better=higher, owner=user["name"], public=False)
@@ -118,6 +120,13 @@ def _upload(view: common.View, user: dict, token: str) -> None:
     st.session_state["metric_pick"] = f"{metrics[0]} #{ids[0]}" if len(ids) == len(metrics) else None
     st.success(f"Stored {len(ids)} submission(s) (#{', #'.join(map(str, ids))}); they stay private until you or an "
                "organiser publish them.")
+    for lp, renamed in summary["names"].items():
+        if renamed:
+            st.caption(common.md_escape(f"{lp}: {len(renamed)} system name(s) matched without their .N index ("
+                                        + ", ".join(f"{a} → {b}" for a, b in sorted(renamed.items())) + ")."))
+    for lp, humans in summary["humans_not_scored"].items():
+        st.caption(common.md_escape(f"{lp}: human translation(s) {', '.join(humans)} not scored — not required; "
+                                    "correlations leave them out."))
 
 
 @st.cache_data(show_spinner="Scoring the baselines (BLEU, chrF) with sacrebleu…", max_entries=16)
