@@ -13,9 +13,13 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..naming import strip_index
+from ..naming import is_human, match_systems, strip_index
 
 BASELINES: dict[str, str] = {"bleu": "BLEU", "chrf": "chrF"}
+#: how well-known metrics are written, whatever case a file uses ("ter" → "TER")
+METRIC_SPELLING: dict[str, str] = {name.lower(): name for name in (
+    "BLEU", "sentBLEU", "chrF", "chrF++", "TER", "HTER", "CharacTER", "EED", "METEOR", "COMET", "COMET-QE",
+    "BLEURT", "BERTScore", "YiSi-1", "PRISM", "MetricX", "WER", "PER", "CDER")}
 LONG_COLUMNS = ["metric", "system", "score"]
 SEGMENT_COLUMNS = ["metric", "system", "segment", "score"]
 
@@ -34,6 +38,35 @@ def text_name(system: str, names: Sequence[str]) -> str | None:
     return None
 
 
+def metric_display_name(name: str) -> str:
+    """A known metric's usual spelling (``ter`` → ``TER``, ``CHRF`` → ``chrF``); other names unchanged."""
+    return METRIC_SPELLING.get(str(name).strip().lower(), str(name))
+
+
+def unscored_systems(systems: Sequence[str], long: pd.DataFrame) -> dict[str, list[str]]:
+    """Per metric of ``long`` (metric, system, score), the ranked systems it has no score for."""
+    out: dict[str, list[str]] = {}
+    for metric, part in long.groupby("metric", sort=False):
+        mapping = match_systems(list(systems), part.loc[part["score"].notna(), "system"].astype(str).unique())
+        missing = [s for s in systems if s not in mapping]
+        if missing:
+            out[str(metric)] = missing
+    return out
+
+
+def humans_left_out(systems: Sequence[str], long: pd.DataFrame) -> tuple[list[str], list[str]]:
+    """Human translations that some metric does not score (left out of every correlation, so all
+    metrics are compared on the same systems), and the notes that say so."""
+    missing = unscored_systems(systems, long)
+    humans = sorted({s for names in missing.values() for s in names if is_human(s)})
+    notes = []
+    for human in humans:
+        lacking = [m for m, names in missing.items() if human in names]
+        notes.append(f"{human} (a human translation) is left out of the correlations: "
+                     f"{', '.join(lacking)} {'has' if len(lacking) == 1 else 'have'} no score for it.")
+    return humans, notes
+
+
 def norm_segment(value) -> str:
     """Segment ids compared as text, integers without leading zeros ("007" → "7")."""
     text = str(value).strip()
@@ -45,6 +78,8 @@ def baseline_inputs(texts: pd.DataFrame, judged: Sequence[str]) -> tuple[dict[st
 
     A judged human translation ("HUMAN-C") is scored like a system, so its reference ("C") is left
     out of the reference streams: every system, human or not, is scored against the same others.
+    When that would leave no reference at all, the human translations are not scored (and are
+    then left out of the correlations, see :func:`humans_left_out`).
     """
     hyps_all = texts[texts["kind"] == "hypothesis"]
     refs = texts[texts["kind"] == "reference"]
@@ -61,6 +96,9 @@ def baseline_inputs(texts: pd.DataFrame, judged: Sequence[str]) -> tuple[dict[st
         if ref:
             hyps[system] = refs[refs["name"] == ref].sort_values("line")["text"].tolist()
             used_refs.add(ref)
+    if used_refs and not set(ref_names) - used_refs:
+        hyps = {s: lines for s, lines in hyps.items() if text_name(s, hyp_names)}
+        used_refs = set()
     streams = [refs[refs["name"] == r].sort_values("line")["text"].tolist() for r in ref_names if r not in used_refs]
     return hyps, streams
 
@@ -71,7 +109,7 @@ def baseline_scores(texts: pd.DataFrame, judged: Sequence[str], *,
 
     Returns (system scores: metric, system, score; segment scores: metric, system, segment, score,
     empty unless ``segments``; signatures by metric label). Systems without stored output are
-    absent (the correlation then leaves the baseline out and says so).
+    absent (see :func:`humans_left_out` and the correlation's ``skipped``).
     """
     from metrics.scoring import score_systems
     empty = pd.DataFrame(columns=LONG_COLUMNS), pd.DataFrame(columns=SEGMENT_COLUMNS), {}

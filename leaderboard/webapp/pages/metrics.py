@@ -137,7 +137,7 @@ def baselines(url: str, campaign: str, lp: str, token: str, judged: tuple[str, .
 
 
 def _label(sub) -> str:
-    return f"{sub.metric} #{sub.id}"
+    return f"{me.metric_display_name(sub.metric)} #{sub.id}"
 
 
 @st.cache_data(show_spinner="Correlating metrics with the human scores (1000 bootstrap resamples)…",
@@ -165,6 +165,11 @@ def evaluate(url: str, campaign: str, lp: str, assessment: str, version: int, to
     if base_sys.empty and not notes:
         notes.append("No system outputs and references are stored for this language pair, so the BLEU and chrF "
                      "baselines cannot be computed.")
+    elif not base_sys.empty:
+        scored = set(base_sys["system"])
+        without = [s for s in judged if s not in scored]
+        notes.append(f"BLEU and chrF are computed for the {len(scored)} of {len(judged)} ranked systems with a stored "
+                     "output" + (f" (none for {', '.join(without)})." if without else "."))
     system_parts.append(base_sys)
     if not base_seg.empty:
         segment_parts.append(base_seg)
@@ -186,10 +191,16 @@ def evaluate(url: str, campaign: str, lp: str, assessment: str, version: int, to
     long = pd.concat([p for p in system_parts if not p.empty], ignore_index=True) if any(
         not p.empty for p in system_parts) else pd.DataFrame(columns=me.LONG_COLUMNS)
     out = {"human": human, "long": long, "signatures": signatures, "notes": notes, "seg_subs": seg_subs,
-           "result": None, "segment": pd.DataFrame()}
+           "result": None, "segment": pd.DataFrame(), "left_out": []}
     if long.empty:
         return out
-    out["result"] = correlate_lp(human.assign(lp=lp), long, lp, human_score="z", n_resamples=1000, seed=12345)
+    # a human translation some metric cannot score is left out for all, so every metric sees the same systems
+    left_out, human_notes = me.humans_left_out(judged, long)
+    notes += human_notes
+    out["left_out"] = left_out
+    out["result"] = correlate_lp(human.assign(lp=lp), long, lp, human_score="z", n_resamples=1000, seed=12345,
+                                 exclude=left_out)
+    judged = tuple(s for s in judged if s not in left_out)
     if segment_parts:
         seg_all = pd.concat(segment_parts, ignore_index=True)
         human_seg = state.segment_scores(url, campaign, lp, assessment, token)
@@ -215,10 +226,15 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
     data = evaluate(url, view.campaign, view.lp, view.assessment, view.latest, token, keys, segments_are_lines)
     result = data["result"]
     if result is None or not result["metrics"]:
-        st.info("No metric scores for this language pair yet. Metric developers upload them on the "
-                "**Upload scores** tab; submissions are private until published.")
+        if result is not None and result.get("skipped"):
+            st.warning("No metric scores every ranked system: " + "; ".join(
+                common.md_escape(f"{s['metric']} has no score for {', '.join(s['missing'])}")
+                for s in result["skipped"]) + ".", icon=":material/warning:")
+        else:
+            st.info("No metric scores for this language pair yet. Metric developers upload them on the "
+                    "**Upload scores** tab; submissions are private until published.")
         for note in data["notes"]:
-            st.caption(note)
+            st.caption(common.md_escape(note))
         _manage(subs, user)
         return
     table = me.correlation_table(result)
@@ -251,26 +267,28 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
                "Lower-is-better submissions are negated so that higher is better everywhere.")
 
     st.markdown("**Correlation of every metric with human Ave z** (95% bootstrap CIs; clusters: Williams test)")
-    shown = table.copy()
-    st.dataframe(shown, hide_index=True, column_config={
-        c: st.column_config.NumberColumn(format="%.3f") for c in shown.columns
-        if c.startswith(("pearson", "spearman", "kendall"))})
+    st.dataframe(table, hide_index=True, column_config=_correlation_columns())
     common.csv_download(table, f"correlations-{slug}", key="dl-corr")
     common.chart(charts.correlation_figure(table, chosen), f"metric-clusters-{slug}")
     above = table[table["cluster"] < row["cluster"]]["metric"].tolist()
     st.caption(f"{common.md_escape(chosen)} is in cluster {int(row['cluster'])} of {n_clusters}"
-               + (f"; significantly outperformed by a metric of an earlier cluster ({', '.join(above)})."
-                  if above else "; no metric correlates significantly better."))
+               + (f"; significantly outperformed by a metric of an earlier cluster "
+                  f"({common.md_escape(', '.join(above))})." if above else
+                  "; no metric correlates significantly better."))
     for skipped in result.get("skipped", []):
-        st.caption(f"{skipped['metric']} is left out: no score for {', '.join(skipped['missing'])}.")
+        st.caption(common.md_escape(f"{skipped['metric']} is left out: no score for {', '.join(skipped['missing'])}."))
 
     st.markdown("**Williams test** (one-sided: does one metric correlate significantly better with the humans?)")
     against = me.williams_against(result, chosen)
     if result["n_systems"] < 4:
         st.info("The Williams test needs at least 4 systems.")
     st.dataframe(against, hide_index=True, column_config={
-        c: st.column_config.NumberColumn(format="%.3g") for c in ("r_metric", "r_other", "p_metric_better",
-                                                                   "p_other_better")})
+        "compared_with": st.column_config.TextColumn("Compared with"),
+        "r_metric": st.column_config.NumberColumn("Pearson r (chosen)", format="%.3f"),
+        "r_other": st.column_config.NumberColumn("Pearson r (other)", format="%.3f"),
+        "p_metric_better": st.column_config.NumberColumn("p (chosen better)", format="%.3g"),
+        "p_other_better": st.column_config.NumberColumn("p (other better)", format="%.3g"),
+        "verdict": st.column_config.TextColumn("Verdict")})
     common.csv_download(against, f"williams-{slug}-{chosen}", key="dl-williams-chosen")
     if len(result["williams"]) > 1:
         common.chart(charts.williams_figure(result["williams"], names), f"williams-{slug}")
@@ -289,9 +307,7 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
         st.info("No segment-level results could be computed.")
     else:
         seg = data["segment"]
-        st.dataframe(seg, hide_index=True, column_config={
-            c: st.column_config.NumberColumn(format="%.3f") for c in seg.columns
-            if c.startswith(("darr", "pearson", "kendall")) and c != "darr_pairs"})
+        st.dataframe(seg, hide_index=True, column_config=_segment_columns())
         common.csv_download(seg, f"segment-level-{slug}", key="dl-seg")
         st.caption("DARR: WMT's Kendall-like tau over pairs of outputs of one segment whose raw DA scores differ by "
                    "at least 25 points (a metric tie counts as discordant). Pearson: all (system, segment) cells "
@@ -300,13 +316,43 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
 
     st.markdown("**Scores** (human Ave and Ave z of the published ranking, then every metric)")
     scores = wide.rename(columns={"ave": "human_ave", "human": "human_ave_z"})
-    st.dataframe(scores, hide_index=True)
+    st.dataframe(scores, hide_index=True, column_config={
+        "system": st.column_config.TextColumn("System"),
+        "human_ave": st.column_config.NumberColumn("Human Ave", format="%.1f"),
+        "human_ave_z": st.column_config.NumberColumn("Human Ave z", format="%.3f"),
+        **{c: st.column_config.NumberColumn(format="%.2f" if c in me.BASELINES.values() else "%.4f")
+           for c in scores.columns if c not in ("system", "human_ave", "human_ave_z")}})
     common.csv_download(scores, f"metric-scores-{slug}", key="dl-metric-scores")
     for note in data["notes"]:
-        st.caption(note)
+        st.caption(common.md_escape(note))
     if data["signatures"]:
         st.caption("Baselines: " + " · ".join(f"`{v}`" for v in data["signatures"].values()))
     _manage(subs, user)
+
+
+def _correlation_columns() -> dict:
+    """Readable headers and three decimals for :func:`metric_eval.correlation_table`."""
+    config = {"metric": st.column_config.TextColumn("Metric"),
+              "cluster": st.column_config.NumberColumn("Cluster", format="%d"),
+              "ci_resample": st.column_config.TextColumn("CI resamples"),
+              "n_systems": st.column_config.NumberColumn("Systems", format="%d")}
+    for stat, name in (("pearson", "Pearson r"), ("spearman", "Spearman ρ"), ("kendall", "Kendall τ")):
+        config[stat] = st.column_config.NumberColumn(name, format="%.3f")
+        config[f"{stat}_ci_lo"] = st.column_config.NumberColumn(f"{name.split()[0]} 95% CI low", format="%.3f")
+        config[f"{stat}_ci_hi"] = st.column_config.NumberColumn(f"{name.split()[0]} 95% CI high", format="%.3f")
+    return config
+
+
+def _segment_columns() -> dict:
+    """Readable headers for :func:`metric_eval.segment_level`."""
+    config = {"metric": st.column_config.TextColumn("Metric"),
+              "darr_pairs": st.column_config.NumberColumn("DARR pairs", format="%d"),
+              "cells": st.column_config.NumberColumn("Cells", format="%d")}
+    for key, name in (("darr_tau", "DARR τ"), ("pearson", "Pearson r"), ("kendall_item", "Kendall τ (item)")):
+        config[key] = st.column_config.NumberColumn(name, format="%.3f")
+        config[f"{key}_ci_lo"] = st.column_config.NumberColumn(f"{name} 95% CI low", format="%.3f")
+        config[f"{key}_ci_hi"] = st.column_config.NumberColumn(f"{name} 95% CI high", format="%.3f")
+    return config
 
 
 def _manage(subs: pd.DataFrame, user: dict | None) -> None:

@@ -1,0 +1,72 @@
+"""Metrics page on WMT22 de-en when the judged human translation (HUMAN-B) has no stored output.
+
+Only reference A and the nine MT outputs are stored, so BLEU and chrF cannot score HUMAN-B. The page
+must still compute the baselines for the nine systems that have outputs, leave the human translation
+out of the correlations and say so (it used to show "No metric scores"). Values are checked against
+sacrebleu and scipy directly.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from test_app_pages import run_app
+
+pytestmark = pytest.mark.slow
+
+LP = "de-en"
+CAMPAIGN = "wmt22-deen"
+
+
+@pytest.fixture()
+def deen_env(shared: Path, tmp_path, monkeypatch):
+    monkeypatch.setenv("MTLB_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("MTLB_NO_DEMO", "1")
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    from leaderboard.ingest import read_judgments
+    from leaderboard.publish import publish_rankings
+    from leaderboard.storage import Store, default_url
+    store = Store(default_url())
+    da, general = shared / "wmt22-toen-da", shared / "wmt22-general"
+    frame = read_judgments(da / "ad-deen-good-stnd.csv", "wmt-stnd", worker_stats=da / "ad-deen-trk-mean-sd.txt",
+                           campaign=CAMPAIGN)
+    store.load_judgments(frame, file_name="ad-deen-good-stnd.csv", input_format="wmt-stnd")
+    ref = (general / "references" / f"generaltest2022.{LP}.ref.A.en").read_text(encoding="utf-8").split("\n")[:-1]
+    outputs = {}
+    for path in sorted((general / "system-outputs").glob(f"generaltest2022.{LP}.hyp.*.en")):
+        outputs[path.name.split(".hyp.")[1][:-3]] = path.read_text(encoding="utf-8").split("\n")[:-1]
+    files = [(LP, "reference", "A", ref, f"generaltest2022.{LP}.ref.A.en")]
+    files += [(LP, "hypothesis", name, lines, f"generaltest2022.{LP}.hyp.{name}.en") for name, lines in outputs.items()]
+    store.load_texts(CAMPAIGN, files)
+    ranking = publish_rankings(store, CAMPAIGN, "tester", qc="release")
+    assert [r["lp"] for r in ranking] == [LP]
+    return {"store": store, "ref": ref, "outputs": outputs, "ranking": store.snapshot(CAMPAIGN, LP, "adequacy")}
+
+
+def test_baselines_for_the_systems_with_outputs_human_left_out(deen_env):
+    import sacrebleu
+    at = run_app("metrics.py", params={"campaign": CAMPAIGN, "lp": LP})
+    assert not any("No metric scores" in i.value for i in at.info)
+    table = next(d.value for d in at.dataframe if "pearson_ci_lo" in d.value.columns).set_index("metric")
+    assert set(table.index) == {"BLEU", "chrF"}
+    ranked = {s["system"]: s["ave_z"] for s in deen_env["ranking"]["ranking"]["systems"]}
+    assert "HUMAN-B" in ranked and len(ranked) == 10
+    mt = [s for s in ranked if s != "HUMAN-B"]
+    h = np.array([ranked[s] for s in mt])
+    outputs = {s: deen_env["outputs"][s.rsplit(".", 1)[0]] for s in mt}
+    for metric, score in (("BLEU", sacrebleu.corpus_bleu), ("chrF", sacrebleu.corpus_chrf)):
+        m = np.array([score(outputs[s], [deen_env["ref"]]).score for s in mt])
+        assert table.loc[metric, "n_systems"] == 9
+        assert table.loc[metric, "pearson"] == pytest.approx(stats.pearsonr(m, h).statistic, abs=1e-9)
+        assert table.loc[metric, "kendall"] == pytest.approx(stats.kendalltau(m, h).statistic, abs=1e-9)
+    captions = re.sub(r"\\(.)", r"\1", " ".join(c.value for c in at.caption))  # markdown escapes removed
+    assert "HUMAN-B (a human translation) is left out of the correlations" in captions
+    assert "computed for the 9 of 10 ranked systems with a stored output (none for HUMAN-B)" in captions
+    # readable headers and rounding (column labels, not raw keys) for the correlation table
+    config = next(d for d in at.dataframe if "pearson_ci_lo" in d.value.columns).proto.columns
+    assert '"pearson_ci_lo": {"label": "Pearson 95% CI low"' in config and '"format": "%.3f"' in config
