@@ -321,3 +321,40 @@ def rankings(
                               trials=trials, signature_fields=base_fields))
     out.sort(key=lambda r: (r.lp, r.assessment))
     return out
+
+
+def published_segment_scores(frame: pd.DataFrame, signature: str, lp: str, assessment: str) -> pd.DataFrame:
+    """Per (system, segment) mean raw and z of ``lp`` / ``assessment`` as the ranking with ``signature`` had them.
+
+    ``frame``: the stored judgments the ranking started from (worker QC pools a worker's judgments
+    over language pairs, so pass the campaign's judgments of the assessment). The signature's
+    ``qc`` field says which workers were removed, its ``std`` field how z was computed (``given``:
+    the stored z; ``worker…``: standardised per worker from raw with the recorded options), its
+    ``score`` field which rows counted (a z protocol drops rows without z), and ``exclude`` which
+    systems were left out. Columns: system, segment, raw, z, n.
+    """
+    from .signature import parse_signature
+
+    fields = parse_signature(signature)
+    qc_label = fields.get("qc", "none")
+    if qc_label in QC_NONE:
+        qc, qc_alpha = qc_label, 0.05
+    else:
+        method, _, alpha_text = qc_label.partition("@")
+        qc, qc_alpha = ("auto" if method == "default" else method), float(alpha_text or 0.05)
+    kept, _ = apply_qc(frame, qc, qc_alpha)
+    part = kept[(kept["lp"].astype(str).to_numpy() == lp) & (kept["assessment"].astype(str).to_numpy() == assessment)]
+    std = fields.get("std", "given")
+    if std == "given" or part.empty:
+        z = part["z"].to_numpy(dtype=float, na_value=np.nan)
+    else:
+        z = worker_z(part, exclude_ref="-noref" in std, exclude_bad_ref="-nobadref" in std,
+                     zero_sd="one" if "-sd0one" in std else "drop")
+    values = part["raw"].to_numpy(dtype=float, na_value=np.nan) if fields.get("score") == "raw" else z
+    keep = ~np.isnan(values)
+    patterns = [p for p in fields.get("exclude", "").split(",") if p]
+    if patterns:
+        names = part["system"].astype(str)
+        keep &= ~names.map(lambda s: any(fnmatch.fnmatchcase(s, p) for p in patterns)).to_numpy(dtype=bool)
+    seg = segment_table(part, [], z=z, keep=keep)
+    return seg[["system", "segment", "raw", "z", "n"]].astype({"system": str, "segment": str}).reset_index(drop=True)

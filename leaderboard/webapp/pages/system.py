@@ -42,6 +42,30 @@ def with_texts(seg: pd.DataFrame, texts: pd.DataFrame) -> pd.DataFrame:
     return seg.assign(line=line.astype(int)).merge(texts, on="line", how="left").drop(columns="line")
 
 
+@st.cache_data(show_spinner="Computing segment scores as the ranking did…", max_entries=16)
+def ranked_segments(url: str, campaign: str, lp: str, assessment: str, token: str, signature: str) -> pd.DataFrame:
+    """Per (system, segment) raw and z exactly as the published ranking computed them (its signature's
+    worker QC and standardisation), so raw-only campaigns get the z the ranking used."""
+    from leaderboard.ranking import published_segment_scores
+    frame = state.judgments(url, campaign, None, assessment, token)
+    if frame.empty:
+        return pd.DataFrame(columns=["system", "segment", "raw", "z", "n"])
+    return published_segment_scores(frame, signature, lp, assessment)
+
+
+def shown_score(seg: pd.DataFrame, signature: str) -> str:
+    """The score the ranking compared (its signature's ``score``), or the other one when it is absent."""
+    from leaderboard.signature import parse_signature
+    wanted = parse_signature(signature).get("score", "z")
+    wanted = wanted if wanted in ("z", "raw") else "z"
+    other = "raw" if wanted == "z" else "z"
+    return wanted if seg.empty or seg[wanted].notna().any() or not seg[other].notna().any() else other
+
+
+def _number(value, fmt: str) -> str:
+    return "–" if value is None or pd.isna(value) else format(value, fmt)
+
+
 def head_to_head(seg: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
     """Segments scored for both systems: z_a, z_b, raw_a, raw_b."""
     left = seg[seg["system"] == a][["segment", "z", "raw"]]
@@ -58,22 +82,27 @@ def render() -> None:
     systems = [s["system"] for s in ranking["systems"]]
     system = common._pick("System", systems, "system_pick", "system", container=st)
     row = next(s for s in ranking["systems"] if s["system"] == system)
-    st.subheader(f"{system} · {view.lp} · {view.assessment}")
+    st.subheader(common.md_escape(f"{system} · {view.lp} · {view.assessment}"))
     common.snapshot_caption(snap, view)
     cols = st.columns(5)
     cols[0].metric("Rank", f"{row.get('rank_lo')}" + ("" if row.get("rank_lo") == row.get("rank_hi")
                                                        else f"–{row.get('rank_hi')}"))
-    cols[1].metric("Ave. z", f"{row['ave_z']:.3f}")
-    cols[2].metric("Ave.", "–" if row.get("ave") is None else f"{row['ave']:.1f}")
+    cols[1].metric("Ave. z", _number(row.get("ave_z"), ".3f"))
+    cols[2].metric("Ave.", _number(row.get("ave"), ".1f"))
     cols[3].metric("Segments (N)", f"{row.get('n', 0):,}")
     cols[4].metric("Judgments", f"{row.get('n_all', 0):,}" if row.get("n_all") is not None else "–")
 
     token = state.data_token(state.store_url(), view.campaign)
-    seg = state.segment_scores(state.store_url(), view.campaign, view.lp, view.assessment, token)
+    signature = snap.get("signature") or ranking.get("signature") or ""
+    seg = ranked_segments(state.store_url(), view.campaign, view.lp, view.assessment, token, signature)
     if seg.empty:
         st.info("The judgments behind this snapshot are not stored, so per-segment scores are not available.")
         return
-    common.chart(charts.distribution_figure(seg, system), f"distribution-{view.lp}-{system}")
+    value = shown_score(seg, signature)
+    common.chart(charts.distribution_figure(seg, system, value), f"distribution-{view.lp}-{system}")
+    st.caption(("z: worker-standardised scores as the ranking computed them"
+                + (" (from the raw scores, per worker)" if "std:worker" in signature else ""))
+               if value == "z" else "raw 0–100 scores, as the ranking compared them")
 
     mine = seg[seg["system"] == system].drop(columns="system")
     stored = state.texts(state.store_url(), view.campaign, view.lp, token)
@@ -85,7 +114,7 @@ def render() -> None:
         note = "no test-set texts are stored for this language pair"
     else:
         note = "texts not shown"
-    mine = mine.sort_values("z", ascending=False).reset_index(drop=True)
+    mine = mine.sort_values(value, ascending=False).reset_index(drop=True)
     st.markdown(f"**Per-segment scores** (mean over the segment's judgments; {note})")
     if not lines and not stored.empty:
         st.info(f"The segment ids of {common.md_escape(view.campaign)} do not index the stored test-set texts (for "
@@ -101,17 +130,19 @@ def render() -> None:
     if not others:
         return
     other = common._pick("Against", others, "system_vs", "vs", container=st)
-    pairs = head_to_head(seg, system, other)
+    pairs = head_to_head(seg, system, other).dropna(subset=[f"{value}_a", f"{value}_b"])
     p_ab = (ranking.get("pvalues") or {}).get(system, {}).get(other)
     p_ba = (ranking.get("pvalues") or {}).get(other, {}).get(system)
     cols = st.columns(4)
     cols[0].metric("Common segments", f"{len(pairs):,}")
-    cols[1].metric("Mean z difference", f"{(pairs['z_a'] - pairs['z_b']).mean():+.3f}" if len(pairs) else "–")
-    cols[2].metric(f"p ({system} better)", "–" if p_ab is None else f"{p_ab:.3g}")
-    cols[3].metric(f"p ({other} better)", "–" if p_ba is None else f"{p_ba:.3g}")
-    st.caption("p-values are the published one-sided Wilcoxon rank-sum tests over all segments of each system.")
+    diff = (pairs[f"{value}_a"] - pairs[f"{value}_b"]).mean() if len(pairs) else None
+    cols[1].metric(f"Mean {value} difference", _number(diff, "+.3f" if value == "z" else "+.2f"),
+                   help=f"Mean over the common segments of {system}'s score minus {other}'s")
+    cols[2].metric(common.md_escape(f"p ({system} better)"), _number(p_ab, ".3g"))
+    cols[3].metric(common.md_escape(f"p ({other} better)"), _number(p_ba, ".3g"))
+    st.caption("p-values are the published one-sided tests over all segments of each system.")
     if len(pairs):
-        common.chart(charts.head_to_head_figure(pairs, system, other), f"h2h-{view.lp}-{system}-{other}")
+        common.chart(charts.head_to_head_figure(pairs, system, other, value), f"h2h-{view.lp}-{system}-{other}")
 
 
 if __name__ == "__main__":
