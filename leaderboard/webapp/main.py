@@ -6,7 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from . import common, state
+from . import common, session, state
 
 PAGES_DIR = Path(__file__).resolve().parent / "pages"
 
@@ -38,9 +38,11 @@ def main() -> None:
     pages = {"Results": [_page(PUBLIC[0], default=True)] + [_page(p) for p in PUBLIC[1:]],
              "Members": [_page(p) for p in MEMBERS]}
     current = st.navigation(pages)
+    session.restore()
     st.session_state["_view"] = common.sidebar_view() if current.url_path in VIEW_PAGES else \
         st.session_state.get("_view")
     _login_box()
+    session.sync_cookie()
     current.run()
 
 
@@ -50,7 +52,7 @@ def _login_box() -> None:
     if user:
         st.sidebar.caption(f"Logged in as **{common.md_escape(user['name'])}** ({user['role'].replace('-', ' ')})")
         if st.sidebar.button("Log out", key="logout", icon=":material/logout:"):
-            st.session_state.pop("user", None)
+            session.end()
             st.rerun()
     else:
         st.sidebar.caption("Participants need no login. Organisers and metric developers: **Log in**.")

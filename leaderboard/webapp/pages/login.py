@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from leaderboard.auth import LoginThrottled, authenticate, authenticate_token
-from leaderboard.webapp import common, state
+from leaderboard.webapp import common, session, state
 
 
 def _client() -> str:
@@ -21,7 +21,7 @@ def render() -> None:
     if user:
         st.success(f"You are logged in as {common.md_escape(user['name'])} ({user['role'].replace('-', ' ')}).")
         if st.button("Log out", key="logout-page"):
-            st.session_state.pop("user", None)
+            session.end()
             st.rerun()
         return
     st.caption("Accounts are created by an administrator with `mtlb user add NAME --role organiser|metric-developer`; "
@@ -47,7 +47,7 @@ def render() -> None:
     if found is None:
         st.error("Wrong user name or password." if submitted else "Unknown or revoked upload token.")
         return
-    st.session_state["user"] = found
+    session.start(found)
     target = "leaderboard/webapp/pages/organiser.py" if found["role"] == "organiser" \
         else "leaderboard/webapp/pages/metrics.py"
     st.switch_page(target)

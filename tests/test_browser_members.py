@@ -1,0 +1,344 @@
+"""Organiser and metric-developer flows in a real browser (Debian's chromium driving `streamlit run`).
+
+- a login survives a reload and a link opened in a new tab; logging out ends it (also for a copied cookie);
+- user text (system, campaign, metric and file names, notes) is shown literally on every page;
+- the evaluation package of the demo campaign round-trips: download, score, upload, accepted;
+- the System page of the simulated (raw-only) demo campaign shows numbers, never None / nan.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import subprocess
+import sys
+import time
+import urllib.request
+import zipfile
+from pathlib import Path
+from urllib.parse import quote
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from test_browser_app import ARGS, CHROMIUM, ROOT, _free_port, _select, _shot, _wait_idle
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+HOSTILE_CAMPAIGN = "Hostile **campaign** [c](http://example.com/c)"
+HOSTILE_SYSTEMS = ["**bold**.1", "[link](http://example.com/s).2", '=HYPERLINK("http://example.com/h","y").3',
+                   "<b>html</b>.4"]
+HOSTILE_METRIC = "**metric** [m](http://example.com/m)"
+HOSTILE_FILE = "<b>file</b> [f](http://example.com/f).csv"
+HOSTILE_NOTE = "**note** [n](http://example.com/n) <b>b</b>"
+LP = "fr-en"
+
+
+def _hostile_frame() -> pd.DataFrame:
+    rng = np.random.default_rng(4)
+    rows = []
+    quality = dict(zip(HOSTILE_SYSTEMS, (80.0, 65.0, 50.0, 35.0)))
+    for w in range(4):
+        pos = 0
+        for seg in range(1, 21):
+            for s in HOSTILE_SYSTEMS:
+                pos += 1
+                rows.append({"campaign": HOSTILE_CAMPAIGN, "lp": LP, "assessment": "adequacy", "worker": f"W{w}",
+                             "hit": f"H{w}", "position": pos, "segment": str(seg), "system": s,
+                             "item_type": "SYSTEM", "raw": float(np.clip(quality[s] + rng.normal(0, 8), 0, 100)),
+                             "z": np.nan, "seconds": 10.0, "doc": "d1"})
+    return pd.DataFrame(rows)
+
+
+def _prepare(folder: Path) -> None:
+    os.environ["MTLB_DATA_DIR"] = str(folder)
+    from leaderboard.auth import create_user
+    from leaderboard.demo import ensure_demo
+    from leaderboard.publish import publish_rankings
+    from leaderboard.schema import normalise_dtypes
+    from leaderboard.storage import Store, default_url
+    store = Store(default_url())
+    create_user(store, "olga", "organiser-pass", "organiser")
+    create_user(store, "mdev", "developer-pass", "metric-developer")
+    ensure_demo(store)
+    frame = normalise_dtypes(_hostile_frame())
+    store.load_judgments(frame, file_name=HOSTILE_FILE, input_format="canonical")
+    publish_rankings(store, HOSTILE_CAMPAIGN, "olga", qc="none", note=HOSTILE_NOTE)
+    scores = pd.DataFrame({"lp": LP, "system": HOSTILE_SYSTEMS, "segment": None, "score": [4.0, 3.0, 2.5, 1.0]})
+    store.save_metric_submission(HOSTILE_CAMPAIGN, scores, metric=HOSTILE_METRIC, level="system", owner="mdev",
+                                 public=True)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    if not Path(CHROMIUM).exists():
+        pytest.skip("/usr/bin/chromium is not installed")
+    pytest.importorskip("playwright.sync_api")
+    folder = tmp_path_factory.mktemp("members-store")
+    old = os.environ.get("MTLB_DATA_DIR")
+    try:
+        _prepare(folder)
+    finally:
+        if old is None:
+            os.environ.pop("MTLB_DATA_DIR", None)
+        else:
+            os.environ["MTLB_DATA_DIR"] = old
+    port = _free_port()
+    env = {**os.environ, "MTLB_DATA_DIR": str(folder), "BROWSER_PATH": CHROMIUM}
+    env.pop("DATABASE_URL", None)
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port",
+                             str(port), "--server.headless", "true", "--server.address", "127.0.0.1"],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            urllib.request.urlopen(base + "/_stcore/health", timeout=1)
+            break
+        except OSError:
+            time.sleep(0.3)
+    else:
+        proc.kill()
+        pytest.fail("streamlit did not start: " + proc.stdout.read().decode(errors="replace")[-2000:])
+    yield {"base": base, "folder": folder}
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+@pytest.fixture()
+def browser(server):
+    from playwright.sync_api import expect, sync_playwright
+    expect.set_options(timeout=30000)  # the machine is shared; Streamlit reruns can take seconds
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+def _page(context):
+    page = context.new_page()
+    page.set_default_timeout(90000)
+    return page
+
+
+def _login(page, base: str, name: str, password: str, heading: str) -> None:
+    from playwright.sync_api import expect
+    page.goto(base + "/login")
+    page.get_by_label("User name").fill(name)
+    page.get_by_role("textbox", name="Password").fill(password)
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_role("heading", name=heading)).to_be_visible(timeout=90000)
+    _wait_idle(page)
+
+
+def _store(server):
+    from leaderboard.storage import Store
+    return Store(f"sqlite:///{server['folder'] / 'mtlb.sqlite'}")
+
+
+# ---- 5. sessions -----------------------------------------------------------------------------------
+def test_login_survives_reload_and_new_tab_and_logout_ends_it(server, browser):
+    from playwright.sync_api import expect
+    base = server["base"]
+    context = browser.new_context(viewport={"width": 1400, "height": 1100})
+    page = _page(context)
+    _login(page, base, "olga", "organiser-pass", "Organiser")
+    sidebar = page.locator("[data-testid='stSidebar']")
+    expect(sidebar).to_contain_text("Logged in as olga")
+    # the browser holds only a random id; the store only its hash
+    page.wait_for_function("document.cookie.includes('mtlb_session=')")
+    cookie = next(c for c in context.cookies() if c["name"] == "mtlb_session")
+    assert re.fullmatch(r"[A-Za-z0-9_-]{43}", cookie["value"]) and cookie["sameSite"] == "Strict"
+    assert cookie["expires"] > time.time() + 3600
+    from sqlalchemy import text
+    with _store(server).engine.connect() as conn:
+        hashes = conn.execute(text("SELECT token_hash FROM web_sessions WHERE revoked = 0")).scalars().all()
+    import hashlib
+    assert hashlib.sha256(cookie["value"].encode()).hexdigest() in hashes and cookie["value"] not in hashes
+
+    page.reload()
+    expect(page.get_by_role("heading", name="Organiser")).to_be_visible()
+    expect(page.locator("[data-testid='stSidebar']")).to_contain_text("Logged in as olga")
+    expect(page.get_by_text("Log in to create campaigns")).to_have_count(0)
+
+    deep = _page(context)  # a link opened in a new tab of the same browser
+    deep.goto(base + "/organiser")
+    expect(deep.get_by_role("heading", name="Organiser")).to_be_visible()
+    expect(deep.get_by_role("tab", name="Imports")).to_be_visible()
+    expect(deep.locator("[data-testid='stSidebar']")).to_contain_text("Logged in as olga")
+    deep.goto(base + "/metrics?campaign=" + quote("WMT22 cs-en (demo)") + "&lp=cs-en")
+    expect(deep.get_by_role("tab", name="Upload scores")).to_be_visible()
+    deep.get_by_role("tab", name="Upload scores").click()
+    expect(deep.get_by_text("Log in to upload metric scores")).to_have_count(0)
+    deep.close()
+
+    page.locator("[data-testid='stSidebar']").get_by_role("button", name="Log out").click()
+    expect(page.get_by_text("Log in to create campaigns")).to_be_visible()
+    page.wait_for_function("!document.cookie.includes('mtlb_session=')")
+    page.reload()
+    expect(page.get_by_text("Log in to create campaigns")).to_be_visible()
+    expect(page.locator("[data-testid='stSidebar']")).not_to_contain_text("Logged in as")
+    # a copy of the old cookie is worthless after logout: the session is revoked on the server
+    other = browser.new_context()
+    other.add_cookies([{**cookie}])
+    stolen = _page(other)
+    stolen.goto(base + "/organiser")
+    expect(stolen.get_by_text("Log in to create campaigns")).to_be_visible()
+    other.close()
+    context.close()
+
+
+# ---- 6. user text is plain text ----------------------------------------------------------------------
+LITERALS = ["**bold**.1", "[link](http://example.com/s).2", "<b>html</b>.4"]
+
+
+def _assert_plain(page, where: str, literals: list[str]) -> None:
+    """No link, bold or HTML element made from user text, and the names appear literally."""
+    _wait_idle(page)
+    links = page.locator("a[href*='example.com']")
+    assert links.count() == 0, f"{where}: user text became a link"
+    for tag, word in (("strong", "bold"), ("strong", "metric"), ("strong", "note"), ("strong", "campaign"),
+                      ("b", "html"), ("b", "file")):
+        found = page.locator(f"[data-testid='stMain'] {tag}, [data-testid='stSidebar'] {tag}").filter(
+            has_text=re.compile(rf"^{word}$"))
+        assert found.count() == 0, f"{where}: '{word}' rendered as <{tag}>"
+    text = page.locator("body").inner_text() + page.locator("svg").evaluate_all(
+        "els => els.map(e => e.textContent).join(' ')")
+    for literal in literals:
+        assert literal in text, f"{where}: {literal!r} is not shown literally"
+
+
+def test_user_text_is_plain_text_on_every_page(server, browser):
+    from playwright.sync_api import expect
+    base = server["base"]
+    q = "campaign=" + quote(HOSTILE_CAMPAIGN) + "&lp=" + LP
+    context = browser.new_context(viewport={"width": 1400, "height": 1600})
+    page = _page(context)
+    page.goto(base + "/?" + q)
+    expect(page.locator("[data-testid='stTable']")).to_contain_text("**bold**.1")
+    _assert_plain(page, "leaderboard", LITERALS + [HOSTILE_NOTE, HOSTILE_CAMPAIGN])
+    _shot(page, "20-hostile-leaderboard")
+    page.goto(base + "/significance?" + q)
+    expect(page.locator(".js-plotly-plot").first).to_be_visible()
+    _assert_plain(page, "significance", LITERALS)
+    page.goto(base + "/system?" + q + "&system=" + quote(HOSTILE_SYSTEMS[3]) + "&vs=" + quote(HOSTILE_SYSTEMS[0]))
+    expect(page.get_by_text("Common segments")).to_be_visible()
+    _assert_plain(page, "system", ["<b>html</b>.4", "**bold**.1"])
+    _shot(page, "21-hostile-system")
+    page.goto(base + "/qc?" + q)
+    expect(page.get_by_role("heading", name="Quality control")).to_be_visible()
+    _assert_plain(page, "qc", [HOSTILE_CAMPAIGN])
+    page.goto(base + "/metrics?" + q)
+    expect(page.get_by_text("Correlation of every metric with human Ave z")).to_be_visible()
+    _assert_plain(page, "metrics", LITERALS + [HOSTILE_METRIC + " #1"])
+    _shot(page, "22-hostile-metrics")
+    page.goto(base + "/longitudinal")
+    expect(page.get_by_role("heading", name="Across years")).to_be_visible()
+    _assert_plain(page, "longitudinal", [])
+
+    _login(page, base, "olga", "organiser-pass", "Organiser")
+    _assert_plain(page, "organiser campaign tab", [HOSTILE_CAMPAIGN])
+    for tab, literals in (("Imports", [HOSTILE_FILE]), ("Metric submissions", [HOSTILE_METRIC]),
+                          ("QC, preview and publish", [])):
+        page.get_by_role("tab", name=tab).click()
+        panel = page.locator("[role='tabpanel']:visible")
+        if tab != "QC, preview and publish":
+            _select(page, panel, "Campaign", HOSTILE_CAMPAIGN)
+        _assert_plain(page, f"organiser {tab}", literals)
+    panel = page.locator("[role='tabpanel']:visible")
+    _select(page, panel, "Campaign", HOSTILE_CAMPAIGN)
+    panel.get_by_role("button", name="Preview ranking").click()
+    expect(panel.locator("[data-testid='stTable']")).to_contain_text("**bold**.1")
+    _assert_plain(page, "organiser preview", LITERALS)
+    _shot(page, "23-hostile-organiser-preview")
+    context.close()
+
+
+# ---- 3. the evaluation package round-trips -----------------------------------------------------------
+def test_evaluation_package_round_trip_on_the_demo(server, browser, tmp_path):
+    import sacrebleu
+    from playwright.sync_api import expect
+    base = server["base"]
+    campaign = "WMT22 cs-en (demo)"
+    context = browser.new_context(viewport={"width": 1400, "height": 1300}, accept_downloads=True)
+    page = _page(context)
+    _login(page, base, "mdev", "developer-pass", "Metrics")
+    page.goto(base + "/metrics?campaign=" + quote(campaign) + "&lp=cs-en")
+    page.get_by_role("tab", name="Evaluation package").click()
+    with page.expect_download() as info:
+        page.get_by_role("button", name="Download the evaluation package (zip)").click()
+    package = zipfile.ZipFile(io.BytesIO(Path(info.value.path()).read_bytes()))
+    names = package.namelist()
+    hyps = [n for n in names if "/system-outputs/cs-en/" in n]
+    refs = sorted(n for n in names if "/references/" in n and ".cs-en.ref." in n)
+    assert len(hyps) == 11 and not any("HUMAN" in n for n in hyps)  # human translations are references
+    ref = package.read(refs[0]).decode("utf-8").split("\n")[:-1]
+    rows = []
+    for name in hyps:  # what a metric developer does: score every output file named in the package
+        system = Path(name).name.split(".hyp.")[1].rsplit(".", 1)[0]
+        out = package.read(name).decode("utf-8").split("\n")[:-1]
+        rows.append(f"MyChrF\tcs-en\tpackage\t{system}\t{sacrebleu.corpus_chrf(out, [ref]).score}")
+    upload = tmp_path / "MyChrF.sys.score"
+    upload.write_text("\n".join(rows) + "\n", encoding="utf-8")
+
+    page.get_by_role("tab", name="Upload scores").click()
+    panel = page.locator("[role='tabpanel']:visible")
+    panel.locator("[data-testid='stFileUploader'] input[type='file']").set_input_files(str(upload))
+    _wait_idle(page)
+    panel.get_by_role("button", name="Validate and store (private)").click()
+    expect(page.get_by_text("Stored 1 submission(s)")).to_be_visible()
+    expect(page.get_by_text("11 system name(s) matched without their .N index")).to_be_visible()
+    expect(page.get_by_text("HUMAN-C not scored")).to_be_visible()
+    _shot(page, "24-package-round-trip")
+    subs = _store(server).metric_submissions(campaign, include_private=True)
+    sid = int(subs.loc[subs["metric"] == "MyChrF", "id"].iloc[0])
+    stored = _store(server).metric_scores(sid)
+    judged = set(_store(server).judgments(campaign)["system"])
+    assert len(stored) == 11 and set(stored["system"]) <= judged  # stored under the campaign's names
+    context.close()
+
+
+def test_upload_reports_every_problem_at_once(server, browser, tmp_path):
+    from playwright.sync_api import expect
+    base = server["base"]
+    context = browser.new_context(viewport={"width": 1400, "height": 1300})
+    page = _page(context)
+    _login(page, base, "mdev", "developer-pass", "Metrics")
+    page.goto(base + "/metrics?campaign=" + quote("WMT22 cs-en (demo)") + "&lp=cs-en")
+    page.get_by_role("tab", name="Upload scores").click()
+    body = "metric,lp,system,score\nM,cs-en,Online-B,1\nM,cs-en,NoSuch-1,2\nM,cs-en,Online-W,3\nM,cs-en,NoSuch-2,4\n"
+    upload = tmp_path / "bad.csv"
+    upload.write_text(body, encoding="utf-8")
+    panel = page.locator("[role='tabpanel']:visible")
+    panel.locator("[data-testid='stFileUploader'] input[type='file']").set_input_files(str(upload))
+    _wait_idle(page)
+    panel.get_by_role("button", name="Validate and store (private)").click()
+    error = page.locator("[data-testid='stAlertContentError']")
+    expect(error).to_contain_text("3 problems")
+    expect(error).to_contain_text("line 3, column 'system': unknown system 'NoSuch-1'")
+    expect(error).to_contain_text("line 5, column 'system': unknown system 'NoSuch-2'")
+    expect(error).to_contain_text("no scores for 8 campaign system(s)")
+    expect(error).not_to_contain_text("HUMAN-C")
+    context.close()
+
+
+# ---- 1. raw-only campaign on the System page ---------------------------------------------------------
+def test_system_page_of_the_simulated_demo(server, browser):
+    from playwright.sync_api import expect
+    base = server["base"]
+    context = browser.new_context(viewport={"width": 1400, "height": 1400})
+    page = _page(context)
+    page.goto(base + "/system?campaign=" + quote("Simulated crowd (demo)") + "&lp=de-en&system=sys04&vs=sys05")
+    expect(page.get_by_text("Mean z difference")).to_be_visible()
+    _wait_idle(page)
+    values = page.locator("[data-testid='stMetricValue']").all_inner_texts()
+    assert len(values) == 9 and not [v for v in values if v.strip().lower() in ("none", "nan", "+nan", "-nan")]
+    assert re.fullmatch(r"[+-]\d+\.\d{3}", values[6].strip()), values  # the mean z difference
+    assert page.locator(".js-plotly-plot").count() == 2  # distribution and head to head
+    _shot(page, "25-simulated-system")
+    context.close()
