@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Mapping
+import html
+from typing import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -18,6 +19,16 @@ NOT_SIGNIFICANT = ("not significant", "#f2f2f2")
 SAME = ("same system", "#bdbdbd")
 
 
+def plain(text) -> str:
+    """User text for a plotly label: plotly renders a subset of HTML (``<b>``, ``<a href>``, entities) in
+    titles, ticks, legends and hover labels, so ``<`` ``>`` ``&`` are written as entities and show literally."""
+    return html.escape(str(text), quote=False)
+
+
+def plain_all(values: Iterable) -> list[str]:
+    return [plain(v) for v in values]
+
+
 def _layout(fig: go.Figure, title: str, height: int | None = None) -> go.Figure:
     fig.update_layout(title={"text": title, "x": 0.0, "xanchor": "left"}, template="plotly_white",
                       margin={"l": 10, "r": 10, "t": 50, "b": 10}, height=height)
@@ -27,7 +38,7 @@ def _layout(fig: go.Figure, title: str, height: int | None = None) -> go.Figure:
 def ranking_figure(ranking: Mapping) -> go.Figure:
     """Ave z per system, best on top, clusters shaded alternately (the table's cluster lines)."""
     systems = list(ranking["systems"])
-    names = [s["system"] for s in systems]
+    names = plain_all(s["system"] for s in systems)
     fig = go.Figure()
     clusters = [s.get("cluster") for s in systems]
     # shapes in one layout update: plotly's add_hrect / add_hline are ~20 ms each
@@ -44,7 +55,7 @@ def ranking_figure(ranking: Mapping) -> go.Figure:
                                "y1": i - 0.5, "line": {"color": "#555", "width": 1, "dash": "dot"}})
             start, band = i, band + 1
     fig.update_layout(shapes=shapes)
-    hover = [f"{s['system']}<br>rank {s.get('rank_lo')}–{s.get('rank_hi')}<br>Ave z {s['ave_z']:.3f}"
+    hover = [f"{plain(s['system'])}<br>rank {s.get('rank_lo')}–{s.get('rank_hi')}<br>Ave z {s['ave_z']:.3f}"
              + (f"<br>Ave {s['ave']:.1f}" if s.get("ave") is not None else "") + f"<br>N {s.get('n')}"
              for s in systems]
     fig.add_trace(go.Scatter(x=[s["ave_z"] for s in systems], y=list(range(len(systems))), mode="markers",
@@ -52,7 +63,7 @@ def ranking_figure(ranking: Mapping) -> go.Figure:
                              showlegend=False))
     fig.update_yaxes(tickvals=list(range(len(systems))), ticktext=names, autorange="reversed")
     fig.update_xaxes(title="Ave z", zeroline=True, zerolinecolor="#999")
-    return _layout(fig, f"{ranking.get('lp', '')} — Ave z by system (shaded bands = clusters)",
+    return _layout(fig, f"{plain(ranking.get('lp', ''))} — Ave z by system (shaded bands = clusters)",
                    height=max(260, 34 * len(systems) + 90))
 
 
@@ -96,14 +107,14 @@ def heatmap_figure(ranking: Mapping) -> go.Figure:
     text = np.where(np.isfinite(mat), np.vectorize(lambda v: f"p = {v:.2g}")(np.nan_to_num(mat)), "")
     custom = np.array([[labels[int(v)] for v in row] for row in levels]) if n else np.empty((0, 0))
     fig = go.Figure(go.Heatmap(
-        z=levels, x=names, y=names, zmin=-0.5, zmax=k - 0.5, colorscale=scale, xgap=1, ygap=1,
+        z=levels, x=plain_all(names), y=plain_all(names), zmin=-0.5, zmax=k - 0.5, colorscale=scale, xgap=1, ygap=1,
         text=text, customdata=custom,
         hovertemplate="%{y} better than %{x}<br>%{customdata}<br>%{text}<extra></extra>",
         colorbar={"tickvals": list(range(k)), "ticktext": labels, "title": "one-sided test"},
     ))
     fig.update_yaxes(autorange="reversed", title="better system (row)")
     fig.update_xaxes(title="worse system (column)", tickangle=-45)
-    return _layout(fig, f"{ranking.get('lp', '')} — is the row system significantly better than the column system?",
+    return _layout(fig, f"{plain(ranking.get('lp', ''))} — is the row system significantly better than the column system?",
                    height=max(360, 34 * n + 200))
 
 
@@ -112,12 +123,12 @@ def distribution_figure(seg: pd.DataFrame, system: str, value: str = "z") -> go.
     fig = go.Figure()
     fig.add_trace(go.Histogram(x=seg[value], name="all systems", histnorm="probability density",
                                marker_color="#c7c7c7", opacity=0.7, nbinsx=40))
-    fig.add_trace(go.Histogram(x=seg.loc[seg["system"] == system, value], name=system,
+    fig.add_trace(go.Histogram(x=seg.loc[seg["system"] == system, value], name=plain(system),
                                histnorm="probability density", marker_color="#1f4e99", opacity=0.75, nbinsx=40))
     fig.update_layout(barmode="overlay", legend={"orientation": "h", "y": -0.2})
     fig.update_xaxes(title="segment score (" + ("z" if value == "z" else "raw 0–100") + ")")
     fig.update_yaxes(title="density")
-    return _layout(fig, f"Score distribution of {system}", height=360)
+    return _layout(fig, f"Score distribution of {plain(system)}", height=360)
 
 
 def head_to_head_figure(pairs: pd.DataFrame, a: str, b: str, value: str = "z") -> go.Figure:
@@ -130,12 +141,14 @@ def head_to_head_figure(pairs: pd.DataFrame, a: str, b: str, value: str = "z") -
                              name="equal", hoverinfo="skip"))
     fig.add_trace(go.Scatter(x=x, y=y, mode="markers", name="segment", marker={"size": 6, "opacity": 0.6,
                                                                                 "color": "#1f4e99"},
-                             text=pairs["segment"], hovertemplate="segment %{text}<br>"
-                             + a + " %{x:.2f}<br>" + b + " %{y:.2f}<extra></extra>"))
-    fig.update_xaxes(title=a)
-    fig.update_yaxes(title=b, scaleanchor="x")
+                             text=plain_all(pairs["segment"]), meta=[plain(a), plain(b)],
+                             hovertemplate="segment %{text}<br>%{meta[0]} %{x:.2f}<br>%{meta[1]} %{y:.2f}"
+                                           "<extra></extra>"))
+    fig.update_xaxes(title=plain(a))
+    fig.update_yaxes(title=plain(b), scaleanchor="x")
     fig.update_layout(showlegend=False)
-    return _layout(fig, f"{a} vs {b}: per-segment {value} scores ({len(pairs)} common segments)", height=460)
+    return _layout(fig, f"{plain(a)} vs {plain(b)}: per-segment {value} scores ({len(pairs)} common segments)",
+                   height=460)
 
 
 def regression_line(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
@@ -151,7 +164,7 @@ def regression_line(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
 
 def metric_scatter(frame: pd.DataFrame, metric: str, lp: str, human: str = "human") -> go.Figure:
     """System-level scatter: metric score (x) against human Ave z (y) with the regression line."""
-    fig = go.Figure(go.Scatter(x=frame[metric], y=frame[human], mode="markers+text", text=frame["system"],
+    fig = go.Figure(go.Scatter(x=frame[metric], y=frame[human], mode="markers+text", text=plain_all(frame["system"]),
                                textposition="top center", textfont={"size": 10},
                                marker={"size": 9, "color": "#1f4e99"}, name="system",
                                hovertemplate="%{text}<br>metric %{x:.4g}<br>human %{y:.3f}<extra></extra>"))
@@ -160,10 +173,10 @@ def metric_scatter(frame: pd.DataFrame, metric: str, lp: str, human: str = "huma
         xs = np.linspace(float(frame[metric].min()), float(frame[metric].max()), 2)
         fig.add_trace(go.Scatter(x=xs, y=slope * xs + intercept, mode="lines", name="least squares",
                                  line={"color": "#d62728"}))
-    fig.update_xaxes(title=metric)
+    fig.update_xaxes(title=plain(metric))
     fig.update_yaxes(title="human Ave z")
     fig.update_layout(showlegend=False)
-    return _layout(fig, f"{lp}: {metric} against human scores", height=420)
+    return _layout(fig, f"{plain(lp)}: {plain(metric)} against human scores", height=420)
 
 
 def williams_figure(williams: Mapping[str, Mapping[str, float]], order: list[str] | None = None) -> go.Figure:
@@ -196,7 +209,7 @@ def year_lines_figure(frame: pd.DataFrame, x: str, y: str, group: str, title: st
     """One line per group (system or lp) across years."""
     fig = go.Figure()
     for name, part in frame.sort_values(x).groupby(group, sort=True):
-        fig.add_trace(go.Scatter(x=part[x], y=part[y], mode="lines+markers", name=str(name)))
+        fig.add_trace(go.Scatter(x=plain_all(part[x]), y=part[y], mode="lines+markers", name=plain(name)))
     fig.update_xaxes(title=x, type="category")
     fig.update_yaxes(title=y)
     return _layout(fig, title, height=420)
@@ -219,7 +232,7 @@ def correlation_figure(table: pd.DataFrame, highlight: str | None = None, stat: 
     colours = [CLUSTER_COLOURS[(c - 1) % len(CLUSTER_COLOURS)] for c in clusters]
     outline = [2.5 if n == highlight else 0 for n in names]
     fig = go.Figure(go.Bar(
-        x=values, y=names, orientation="h", marker={"color": colours, "line": {"color": "#000", "width": outline}},
+        x=values, y=plain_all(names), orientation="h", marker={"color": colours, "line": {"color": "#000", "width": outline}},
         text=[f"{v:.3f} · cluster {c}" for v, c in zip(values, clusters)], textposition="inside",
         insidetextanchor="start", textfont={"color": "#fff"},
         error_x={"type": "data", "symmetric": False, "array": np.nan_to_num(hi - values),
@@ -254,11 +267,11 @@ def gain_figure(frame: pd.DataFrame, title: str = "Gain per language pair (seed 
     symbols = {"adequacy": "circle", "fluency": "square", "esa": "diamond"}
     for assessment, part in frame.groupby(frame["assessment"].astype(str), sort=True):
         fig.add_trace(go.Scatter(
-            x=part["best_difference"], y=part["delta"], mode="markers+text", name=assessment,
-            text=part["lp"], textposition="top center",
+            x=part["best_difference"], y=part["delta"], mode="markers+text", name=plain(assessment),
+            text=plain_all(part["lp"]), textposition="top center",
             marker={"size": 11, "symbol": symbols.get(assessment, "circle")},
-            customdata=np.stack([part["gain"].to_numpy(dtype=float), part["from"].astype(str),
-                                 part["to"].astype(str)], axis=-1),
+            customdata=np.stack([part["gain"].to_numpy(dtype=float), plain_all(part["from"]),
+                                 plain_all(part["to"])], axis=-1),
             hovertemplate="%{text} (%{customdata[1]} → %{customdata[2]})<br>BEST later − BEST earlier %{x:.1f}"
                           "<br>Δ (CURR earlier − later) %{y:.1f}<br>gain %{customdata[0]:.1f}<extra></extra>"))
     fig.update_xaxes(title="BEST(later) − BEST(earlier)  (raw points)", range=[lo, hi], zeroline=True)
@@ -270,7 +283,7 @@ def gain_figure(frame: pd.DataFrame, title: str = "Gain per language pair (seed 
 
 def gain_bars(frame: pd.DataFrame) -> go.Figure:
     """Calibrated gain per language pair as bars (raw points), starred by the Δ test."""
-    labels = frame["lp"] + " " + frame["assessment"].astype(str) + " " + frame["from"] + "→" + frame["to"]
+    labels = plain_all(frame["lp"] + " " + frame["assessment"].astype(str) + " " + frame["from"] + "→" + frame["to"])
     fig = go.Figure(go.Bar(x=frame["gain"], y=labels, orientation="h", marker_color="#1f4e99",
                            text=[f"{g:+.1f}" for g in frame["gain"]], textposition="outside"))
     fig.update_yaxes(autorange="reversed")

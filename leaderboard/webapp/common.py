@@ -112,7 +112,7 @@ def snapshot_header(title: str) -> tuple[View, dict] | None:
     found = snapshot_view(title)
     if found is not None:
         view, snap = found
-        st.subheader(f"{view.campaign} · {view.lp} · {view.assessment}")
+        st.subheader(md_escape(f"{view.campaign} · {view.lp} · {view.assessment}"))
         snapshot_caption(snap, view)
     return found
 
@@ -120,10 +120,10 @@ def snapshot_header(title: str) -> tuple[View, dict] | None:
 def snapshot_caption(snap: dict, view: View) -> None:
     older = "" if view.version == view.latest else f" — an older version; the latest is v{view.latest}"
     st.caption(f"Version v{snap['version']}{older} · published {snap.get('published_at', '')[:19].replace('T', ' ')} "
-               f"UTC by {snap.get('published_by') or 'unknown'} · signature `{snap.get('signature', '')}` · "
-               f"data hash `{(snap.get('data_hash') or '')[:16]}…`")
+               f"UTC by {md_escape(snap.get('published_by') or 'unknown')} · signature "
+               f"{code(snap.get('signature', ''))} · data hash {code((snap.get('data_hash') or '')[:16])}…")
     if snap.get("note"):
-        st.caption(f"Note: {snap['note']}")
+        st.caption(f"Note: {md_escape(snap['note'])}")
 
 
 # ---- downloads ---------------------------------------------------------------------------
@@ -174,7 +174,7 @@ def require_role(*roles: str, action: str) -> dict | None:
         return None
     if user["role"] not in roles:
         st.error(f"Refused: only {' or '.join(r.replace('-', ' ') + 's' for r in roles)} can {action}; "
-                 f"you are logged in as {user['name']} ({user['role'].replace('-', ' ')}).")
+                 f"you are logged in as {md_escape(user['name'])} ({user['role'].replace('-', ' ')}).")
         return None
     return user
 
@@ -205,15 +205,41 @@ def show_input_error(exc: InputError, container=st) -> None:
     container.error(f"{where}{_md_escape(exc.message)}", icon=":material/error:")
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")
+# Streamlit turns bare URLs, www. addresses and e-mail addresses into links even when escaped; an
+# invisible word joiner (U+2060) keeps the text as it reads while breaking those patterns
+_AUTOLINK = re.compile(r"(?i)\b(https?|ftp|mailto|file)(?=:)|\b(www)(?=\.)|(?=@)")
+WORD_JOINER = "\u2060"
 
 
 def _md_escape(text: str) -> str:
-    """Escape Markdown so user text (file names, messages) is shown literally."""
-    return _MD_SPECIAL.sub(r"\\\1", text)
+    """User text (names, file names, notes, messages) for a Markdown context, shown literally.
+
+    Markdown syntax is backslash-escaped; ``&`` and ``:`` become character references (so entities,
+    emoji codes and ``:material/…:`` icons stay text); URLs, www. and e-mail addresses get an
+    invisible word joiner so they are not turned into links.
+    """
+    text = str(text).replace("&", "&amp;")
+    text = _AUTOLINK.sub(lambda m: (m.group(1) or m.group(2) or "") + WORD_JOINER, text)
+    return _MD_SPECIAL.sub(r"\\\1", text).replace(":", "&#58;")
 
 
 md_escape = _md_escape
+
+
+def code(text: str) -> str:
+    """``text`` as a Markdown code span (shown literally; backticks inside are dropped)."""
+    return "`" + str(text).replace("`", "'") + "`" if str(text) else ""
+
+
+def plain_cells(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy whose text cells are Markdown-escaped: ``st.table`` renders cells as Markdown, so
+    ``**bold**`` or ``[x](url)`` in a system name would otherwise become formatting or a link."""
+    out = frame.copy()
+    for col in out.columns:
+        if out[col].dtype == object or pd.api.types.is_string_dtype(out[col]):
+            out[col] = out[col].map(lambda v: md_escape(v) if isinstance(v, str) else v)
+    return out
 
 
 def options_or_note(values: Iterable[str], note: str) -> list[str]:

@@ -66,7 +66,8 @@ def ensure_demo() -> dict | None:
     try:
         result = _demo_once(store_url())
     except Exception as exc:  # a broken demo must not take the app down
-        st.warning(f"The demo campaign could not be loaded: {exc}")
+        from .common import md_escape
+        st.warning(f"The demo campaign could not be loaded: {md_escape(str(exc))}")
         return None
     if result:
         invalidate()

@@ -12,7 +12,7 @@ COLUMNS = {"rank": "Rank", "system": "System", "ave": "Ave.", "ave_z": "Ave. z",
 
 def styled_table(table: pd.DataFrame):
     """The ranking as WMT Findings print it: a rule above the first system of every new cluster."""
-    shown = table[[c for c in COLUMNS if c in table.columns]].rename(columns=COLUMNS)
+    shown = common.plain_cells(table[[c for c in COLUMNS if c in table.columns]]).rename(columns=COLUMNS)
     clusters = table["cluster"].to_numpy() if "cluster" in table else None
     band = []
     k = 0

@@ -114,14 +114,14 @@ def render() -> None:
     uncalibrated = [c for c in result["comparisons"] if c.get("calibration") is None]
     for statement in dict.fromkeys(c["statement"] for c in uncalibrated):
         pairs = ", ".join(f"{c['lp']} {c['from']}→{c['to']}" for c in uncalibrated if c["statement"] == statement)
-        st.warning(f"{pairs}: {statement}", icon=":material/warning:")
+        st.warning(common.md_escape(f"{pairs}: {statement}"), icon=":material/warning:")
     if not with_gain.empty:
         st.markdown("**Calibrated gain per language pair** (seed 002 Fig. 1: the best systems' difference against "
                     "the test set's extra difficulty Δ; points on one dotted diagonal have the same gain)")
         common.chart(charts.gain_figure(with_gain), "longitudinal-gain")
         common.chart(charts.gain_bars(with_gain), "longitudinal-gain-bars")
     for note in result.get("notes", []):
-        st.caption(note)
+        st.caption(common.md_escape(note))
 
 
 if __name__ == "__main__":

@@ -51,7 +51,7 @@ def render() -> None:
     user = common.current_user()
     url = state.store_url()
     token = state.data_token(url, view.campaign)
-    st.subheader(f"{view.campaign} · {view.lp} · {view.assessment}")
+    st.subheader(common.md_escape(f"{view.campaign} · {view.lp} · {view.assessment}"))
     tabs = st.tabs(["Results", "Evaluation package", "Upload scores"])
     with tabs[1]:
         if common.require_role("metric-developer", "organiser", action="download the evaluation package"):
@@ -219,7 +219,7 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
     subs = _visible_submissions(view, user)
     snap = state.snapshot(url, view.campaign, view.lp, view.assessment, view.latest)
     st.caption(f"Human scores: Ave z of the latest published ranking (v{view.latest}, signature "
-               f"`{snap.get('signature', '')}`). Submissions are private until their owner or an organiser "
+               f"{common.code(snap.get('signature', ''))}). Submissions are private until their owner or an organiser "
                "publishes them; you see the public ones" + (" and your own." if user else "."))
     segments_are_lines = bool(state.campaign_info(url, view.campaign).get("segments_are_lines", True))
     keys = tuple((int(r.id), _label(r), bool(r.higher_is_better), str(r.level)) for r in subs.itertuples())
@@ -326,7 +326,7 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
     for note in data["notes"]:
         st.caption(common.md_escape(note))
     if data["signatures"]:
-        st.caption("Baselines: " + " · ".join(f"`{v}`" for v in data["signatures"].values()))
+        st.caption("Baselines: " + " · ".join(common.code(v) for v in data["signatures"].values()))
     _manage(subs, user)
 
 

@@ -187,9 +187,9 @@ def _judgments_tab(user: dict) -> None:
         return
     progress.progress(1.0, text="Stored.")
     state.invalidate()
-    st.success(f"Stored {summary['judgments']:,} judgments of {frame['worker'].nunique()} workers and "
-               f"{frame['system'].nunique()} systems into {common.md_escape(campaign)} "
-               f"({', '.join(sorted(set(summary['lps'])))}).")
+    st.success(common.md_escape(f"Stored {summary['judgments']:,} judgments of {frame['worker'].nunique()} workers "
+                                f"and {frame['system'].nunique()} systems into {campaign} "
+                                f"({', '.join(sorted(set(summary['lps'])))})."))
     for warning in warnings:
         st.warning(common.md_escape(warning), icon=":material/warning:")
 
@@ -289,7 +289,8 @@ def _publish_tab(user: dict) -> None:
     url = state.store_url()
     token = state.data_token(url, campaign)
     frame = state.judgments(url, campaign, lp, assessment, token)
-    st.caption(f"{len(frame):,} stored judgments of {frame['worker'].nunique():,} workers for {lp} {assessment}.")
+    st.caption(common.md_escape(f"{len(frame):,} stored judgments of {frame['worker'].nunique():,} workers for "
+                                f"{lp} {assessment}."))
     qc_info = None
     if qc not in QC_FIXED.values():
         # the report of exactly the filter the ranking applies (pooled over the campaign's language pairs)
@@ -319,7 +320,7 @@ def _publish_tab(user: dict) -> None:
         return
     from leaderboard.publish import ranking_table
     from leaderboard.webapp.pages.leaderboard import styled_table
-    st.markdown(f"**Preview** · signature `{preview['ranking'].get('signature', '')}`")
+    st.markdown(f"**Preview** · signature {common.code(preview['ranking'].get('signature', ''))}")
     st.table(styled_table(ranking_table(preview["ranking"])))
     snaps = state.snapshots(url)
     existing = snaps[(snaps["campaign"] == campaign) & (snaps["lp"] == lp) & (snaps["assessment"] == assessment)]
@@ -331,8 +332,9 @@ def _publish_tab(user: dict) -> None:
                                             data_hash=preview["data_hash"], publisher=user["name"], note=note)
         state.invalidate()
         st.session_state.pop("preview", None)
-        st.session_state["pub_flash"] = (f"Published {common.md_escape(campaign)} {lp} {assessment} as version "
-                                         f"v{version}. Participants now see it on the Leaderboard.")
+        st.session_state["pub_flash"] = (common.md_escape(f"Published {campaign} {lp} {assessment} as version "
+                                                          f"v{version}.") + " Participants now see it on the "
+                                         "Leaderboard.")
         st.rerun()
 
 
@@ -383,10 +385,11 @@ def _hits_tab(user: dict) -> None:
     if not batch:
         return
     manifest = batch["manifest"]
-    st.success(f"Built {manifest['hits']} HITs ({manifest['items']:,} items) for {manifest['lp']} "
-               f"{manifest['assessment']}, seed {manifest['seed']}: {len(manifest['systems'])} systems, "
-               f"{min(manifest['systems'].values())}–{max(manifest['systems'].values())} genuine outputs each, "
-               f"{manifest['segments_shown']} segments shown.")
+    st.success(common.md_escape(
+        f"Built {manifest['hits']} HITs ({manifest['items']:,} items) for {manifest['lp']} "
+        f"{manifest['assessment']}, seed {manifest['seed']}: {len(manifest['systems'])} systems, "
+        f"{min(manifest['systems'].values())}–{max(manifest['systems'].values())} genuine outputs each, "
+        f"{manifest['segments_shown']} segments shown."))
     name = common.slug(f"{manifest['lp']}-{manifest['assessment']}-seed{manifest['seed']}")
     cols = st.columns(3)
     cols[0].download_button("hits.csv", batch["hits.csv"], file_name=f"hits-{name}.csv", mime="text/csv",

@@ -55,8 +55,8 @@ def render() -> None:
     # one verdict per worker pooled over the campaign's language pairs, as WMT did
     kept, report, summary, _ = state.qc(state.store_url(), view.campaign, None, view.assessment, token,
                                         method, float(alpha))
-    st.caption(f"Workers are judged over all language pairs of {common.md_escape(view.campaign)} "
-               f"({view.assessment}); method {method}, p < {alpha}.")
+    st.caption(common.md_escape(f"Workers are judged over all language pairs of {view.campaign} "
+                                f"({view.assessment}); method {method}, p < {alpha}."))
     counts = summary_frame(summary)
     if not counts.empty:
         cols = st.columns(len(counts))
