@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from test_app_pages import DEVELOPER, ORGANISER, app_env, run_app  # noqa: F401 (fixture)
+from test_app_pages import DEVELOPER, ORGANISER, app_env, run_app, table_frame, unmd  # noqa: F401 (fixture)
 
 pytest.importorskip("leaderboard.ranking")
 
@@ -29,7 +29,7 @@ def test_qc_choice_is_previewed_published_and_signed(app_env):  # noqa: F811
     kept, report = filter_judgments(frame, "paired-t", 0.05)
     assert 0 < report["passed"].sum() < len(report)
     scoring = kept[kept["item_type"].isin(["SYSTEM", "REPEAT"])]
-    preview = at.table[0].value
+    preview = table_frame(at)
     expected_n_all = scoring.groupby("system").size()
     shown = dict(zip(preview["System"], preview["N (all)"]))
     assert {s: int(str(v).replace(",", "")) for s, v in shown.items()} == expected_n_all.to_dict()
@@ -44,7 +44,7 @@ def test_qc_choice_is_previewed_published_and_signed(app_env):  # noqa: F811
     at.button(key="pub_preview").click().run()
     assert any("qc:none" in m.value for m in at.markdown)
     all_scoring = frame[frame["item_type"].isin(["SYSTEM", "REPEAT"])].groupby("system").size()
-    preview = at.table[0].value
+    preview = table_frame(at)
     assert {s: int(str(v).replace(",", "")) for s, v in zip(preview["System"], preview["N (all)"])} == \
         all_scoring.to_dict()
 
@@ -71,7 +71,7 @@ def test_build_hits_tab_matches_the_cli(app_env, tmp_path):  # noqa: F811
     at.number_input(key="hits_seed").set_value(11).run()
     at.button(key="hits_go").click().run()
     assert not at.exception, [e.value for e in at.exception]
-    assert any("Built 3 HITs (300 items)" in s.value for s in at.success), [e.value for e in at.error]
+    assert any("Built 3 HITs (300 items)" in unmd(s.value) for s in at.success), [e.value for e in at.error]
     batch = at.session_state["hits_batch"]
     hits = pd.read_csv(io.BytesIO(batch["hits.csv"]))
     assert hits.groupby("hit").size().tolist() == [100, 100, 100]

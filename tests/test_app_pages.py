@@ -105,8 +105,17 @@ ORGANISER = {"name": "olga", "role": "organiser"}
 DEVELOPER = {"name": "mdev", "role": "metric-developer"}
 
 
-def table_frame(at: AppTest) -> pd.DataFrame:
-    return at.table[0].value
+def unmd(text: str) -> str:
+    """What a Markdown text element shows: the app escapes user text (backslashes, character
+    references, invisible word joiners), the browser shows it literally."""
+    import html
+    import re
+    return html.unescape(re.sub(r"\\(.)", r"\1", str(text)).replace("\u2060", ""))
+
+
+def table_frame(at: AppTest, i: int = 0) -> pd.DataFrame:
+    """``st.table`` i as shown (its cells are Markdown, so the app escapes user text in them)."""
+    return at.table[i].value.map(lambda v: unmd(v) if isinstance(v, str) else v)
 
 
 def test_leaderboard_shows_latest_version_and_values(app_env):
@@ -202,7 +211,8 @@ def test_longitudinal_page(app_env):
     assert best.best_system == ranking["systems"][0]["system"]
     assert best.ave_z == pytest.approx(ranking["systems"][0]["ave_z"])
     # no calibration system named: the page says the campaigns share no calibration run, and shows no gain
-    assert any("share no calibration run" in w.value and "cs-en Y2021→Y2022" in w.value for w in at.warning)
+    assert any("share no calibration run" in unmd(w.value) and "cs-en Y2021→Y2022" in unmd(w.value)
+               for w in at.warning)
     n_charts = len(at.get("plotly_chart"))
     # calibrate with sysB (sysB.2 in both years): gain = (best22 - best21) + (curr21 - curr22) on raw Ave
     at.text_input(key="calibration").set_value("sysB").run()
@@ -316,7 +326,7 @@ def test_organiser_previews_and_publishes_new_version(app_env):
     at.selectbox(key="pub_campaign").set_value("Y2021").run()
     at.selectbox(key="pub_lp").set_value("cs-en").run()
     at.button(key="pub_preview").click().run()
-    preview = at.table[0].value
+    preview = table_frame(at)
     assert list(preview["System"]) == ["sysA.1", "sysB.2", "sysC.3"]
     at.text_input(key="pub_note").set_value("re-ranked").run()
     at.button(key="pub_go").click().run()

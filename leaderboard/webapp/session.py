@@ -36,7 +36,7 @@ def _cookie() -> str | None:
         value = st.context.cookies.get(COOKIE)
     except Exception:  # no browser connection (AppTest) or no st.context.cookies
         return None
-    return value if value and _ID.match(value) else None
+    return value if isinstance(value, str) and _ID.match(value) else None
 
 
 def restore() -> None:
