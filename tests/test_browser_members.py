@@ -326,7 +326,7 @@ def test_upload_reports_every_problem_at_once(server, browser, tmp_path):
     expect(error).to_contain_text("3 problems")
     expect(error).to_contain_text("line 3, column 'system': unknown system 'NoSuch-1'")
     expect(error).to_contain_text("line 5, column 'system': unknown system 'NoSuch-2'")
-    expect(error).to_contain_text("no scores for 8 campaign system(s)")
+    expect(error).to_contain_text("no scores for 9 campaign system(s)")
     expect(error).not_to_contain_text("HUMAN-C")
     context.close()
 
