@@ -60,17 +60,27 @@ def hand_ranking(frame: pd.DataFrame, lp: str, signature: str) -> dict:
     return {"lp": lp, "assessment": "adequacy", "signature": signature, "systems": systems, "pvalues": pv}
 
 
+def fresh_store(tmp_path, monkeypatch, demo: bool = False):
+    """An empty SQLite store in ``tmp_path`` for the app (MTLB_DATA_DIR; no demo unless asked; login
+    throttle reset)."""
+    monkeypatch.setenv("MTLB_DATA_DIR", str(tmp_path))
+    if demo:
+        monkeypatch.delenv("MTLB_NO_DEMO", raising=False)
+    else:
+        monkeypatch.setenv("MTLB_NO_DEMO", "1")
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    from leaderboard.auth import THROTTLE
+    from leaderboard.storage import Store, default_url
+    THROTTLE._records.clear()
+    return Store(default_url())  # get_engine(None) is cached across environments
+
+
 @pytest.fixture()
 def app_env(tmp_path, monkeypatch):
     """A temporary SQLite store with two campaigns, published rankings (cs-en v1 and v2) and two users."""
-    monkeypatch.setenv("MTLB_DATA_DIR", str(tmp_path))
-    monkeypatch.setenv("MTLB_NO_DEMO", "1")
-    monkeypatch.delenv("DATABASE_URL", raising=False)
-    from leaderboard.auth import THROTTLE, create_user
-    from leaderboard.storage import Store, default_url
+    from leaderboard.auth import create_user
     from leaderboard.storage.store import frame_hash
-    THROTTLE._records.clear()
-    store = Store(default_url())  # get_engine(None) is cached across environments
+    store = fresh_store(tmp_path, monkeypatch)
     data = {}
     for campaign, seed in (("Y2021", 1), ("Y2022", 2)):
         for lp in ("cs-en", "de-en"):

@@ -14,8 +14,10 @@ import subprocess
 import sys
 import time
 import urllib.request
-from urllib.parse import quote
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, Callable, Iterator
+from urllib.parse import quote
 
 import pytest
 
@@ -54,15 +56,16 @@ def _prepare_store(folder: Path) -> str:
     return DEMO_CAMPAIGN
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
+@contextmanager
+def serve_app(folder: Path, prepare: Callable[[Path], Any]) -> Iterator[tuple[str, Any]]:
+    """``prepare(folder)`` a store there (with MTLB_DATA_DIR pointing at it), then run ``streamlit run
+    app.py`` on it; yields (base URL, what ``prepare`` returned). Skips without chromium / Playwright."""
     if not Path(CHROMIUM).exists():
         pytest.skip("/usr/bin/chromium is not installed")
     pytest.importorskip("playwright.sync_api")
-    folder = tmp_path_factory.mktemp("app-store")
     old = os.environ.get("MTLB_DATA_DIR")
     try:
-        campaign = _prepare_store(folder)
+        prepared = prepare(folder)
     finally:
         if old is None:
             os.environ.pop("MTLB_DATA_DIR", None)
@@ -86,12 +89,20 @@ def server(tmp_path_factory):
     else:
         proc.kill()
         pytest.fail("streamlit did not start: " + proc.stdout.read().decode(errors="replace")[-2000:])
-    yield {"base": base, "campaign": campaign, "folder": folder}
-    proc.terminate()
     try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+        yield base, prepared
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with serve_app(tmp_path_factory.mktemp("app-store"), _prepare_store) as (base, campaign):
+        yield {"base": base, "campaign": campaign}
 
 
 def _shot(page, name: str, full_page: bool = True) -> Path:

@@ -11,10 +11,7 @@ from __future__ import annotations
 import io
 import os
 import re
-import subprocess
-import sys
 import time
-import urllib.request
 import zipfile
 from pathlib import Path
 from urllib.parse import quote
@@ -23,7 +20,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from test_browser_app import ARGS, CHROMIUM, ROOT, _free_port, _select, _shot, _wait_idle
+from test_browser_app import ARGS, CHROMIUM, _select, _shot, _wait_idle, serve_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -73,41 +70,9 @@ def _prepare(folder: Path) -> None:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    if not Path(CHROMIUM).exists():
-        pytest.skip("/usr/bin/chromium is not installed")
-    pytest.importorskip("playwright.sync_api")
     folder = tmp_path_factory.mktemp("members-store")
-    old = os.environ.get("MTLB_DATA_DIR")
-    try:
-        _prepare(folder)
-    finally:
-        if old is None:
-            os.environ.pop("MTLB_DATA_DIR", None)
-        else:
-            os.environ["MTLB_DATA_DIR"] = old
-    port = _free_port()
-    env = {**os.environ, "MTLB_DATA_DIR": str(folder), "BROWSER_PATH": CHROMIUM}
-    env.pop("DATABASE_URL", None)
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port",
-                             str(port), "--server.headless", "true", "--server.address", "127.0.0.1"],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            urllib.request.urlopen(base + "/_stcore/health", timeout=1)
-            break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        proc.kill()
-        pytest.fail("streamlit did not start: " + proc.stdout.read().decode(errors="replace")[-2000:])
-    yield {"base": base, "folder": folder}
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    with serve_app(folder, _prepare) as (base, _):
+        yield {"base": base, "folder": folder}
 
 
 @pytest.fixture()
@@ -343,6 +308,6 @@ def test_system_page_of_the_simulated_demo(server, browser):
     values = page.locator("[data-testid='stMetricValue']").all_inner_texts()
     assert len(values) == 9 and not [v for v in values if v.strip().lower() in ("none", "nan", "+nan", "-nan")]
     assert re.fullmatch(r"[+-]\d+\.\d{3}", values[6].strip()), values  # the mean z difference
-    assert page.locator(".js-plotly-plot").count() == 2  # distribution and head to head
+    expect(page.locator(".js-plotly-plot")).to_have_count(2)  # distribution and head to head
     _shot(page, "25-simulated-system")
     context.close()

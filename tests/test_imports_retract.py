@@ -12,7 +12,7 @@ import pytest
 
 from leaderboard.cli import main
 from leaderboard.errors import InputError
-from test_app_pages import ORGANISER, make_judgments, run_app, unmd
+from test_app_pages import ORGANISER, fresh_store, make_judgments, run_app, unmd
 
 ROOT = Path(__file__).resolve().parents[1]
 RELEASE = ROOT / "data" / "demo" / "wmt22-cs-en"
@@ -120,13 +120,8 @@ def test_release_without_stats_warned_retracted_and_stored_again(tmp_path, monke
 
 @pytest.fixture()
 def organiser_env(tmp_path, monkeypatch):
-    monkeypatch.setenv("MTLB_DATA_DIR", str(tmp_path))
-    monkeypatch.setenv("MTLB_NO_DEMO", "1")
-    monkeypatch.delenv("DATABASE_URL", raising=False)
-    from leaderboard.auth import THROTTLE, create_user
-    from leaderboard.storage import Store, default_url
-    THROTTLE._records.clear()
-    store = Store(default_url())
+    from leaderboard.auth import create_user
+    store = fresh_store(tmp_path, monkeypatch)
     create_user(store, "olga", "organiser-pass", "organiser")
     return store
 

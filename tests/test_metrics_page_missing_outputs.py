@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from test_app_pages import run_app
+from test_app_pages import fresh_store, run_app
 
 pytestmark = pytest.mark.slow
 
@@ -25,13 +25,9 @@ CAMPAIGN = "wmt22-deen"
 
 @pytest.fixture()
 def deen_env(shared: Path, tmp_path, monkeypatch):
-    monkeypatch.setenv("MTLB_DATA_DIR", str(tmp_path))
-    monkeypatch.setenv("MTLB_NO_DEMO", "1")
-    monkeypatch.delenv("DATABASE_URL", raising=False)
     from leaderboard.ingest import read_judgments
     from leaderboard.publish import publish_rankings
-    from leaderboard.storage import Store, default_url
-    store = Store(default_url())
+    store = fresh_store(tmp_path, monkeypatch)
     da, general = shared / "wmt22-toen-da", shared / "wmt22-general"
     frame = read_judgments(da / "ad-deen-good-stnd.csv", "wmt-stnd", worker_stats=da / "ad-deen-trk-mean-sd.txt",
                            campaign=CAMPAIGN)

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from leaderboard.cli import main
-from test_app_pages import ORGANISER, run_app, unmd
+from test_app_pages import ORGANISER, fresh_store, run_app, unmd
 
 ROOT = Path(__file__).resolve().parents[1]
 TEXTS = ROOT / "data" / "demo" / "wmt22-cs-en" / "texts"
@@ -108,11 +108,7 @@ def test_cli_create_and_set(tmp_path, capsys):
 
 @pytest.fixture()
 def organiser_env(tmp_path, monkeypatch):
-    monkeypatch.setenv("MTLB_DATA_DIR", str(tmp_path))
-    monkeypatch.setenv("MTLB_NO_DEMO", "1")
-    monkeypatch.delenv("DATABASE_URL", raising=False)
-    from leaderboard.storage import Store, default_url
-    return Store(default_url())
+    return fresh_store(tmp_path, monkeypatch)
 
 
 def test_organiser_page_creates_with_and_changes_the_setting(organiser_env):

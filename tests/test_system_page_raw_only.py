@@ -10,19 +10,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from test_app_pages import make_judgments, run_app
+from test_app_pages import fresh_store, make_judgments, run_app
 
 CAMPAIGN = "raw-only"
 
 
 @pytest.fixture()
 def raw_env(tmp_path, monkeypatch):
-    monkeypatch.setenv("MTLB_DATA_DIR", str(tmp_path))
-    monkeypatch.setenv("MTLB_NO_DEMO", "1")
-    monkeypatch.delenv("DATABASE_URL", raising=False)
     from leaderboard.publish import publish_rankings
-    from leaderboard.storage import Store, default_url
-    store = Store(default_url())
+    store = fresh_store(tmp_path, monkeypatch)
     frame = make_judgments(CAMPAIGN, "fr-en", seed=5).assign(z=np.nan)  # no z in the upload
     frame = frame[~((frame["system"] == "sysB.2") & (frame["segment"].astype(int) % 5 == 0))]  # not all shared
     store.load_judgments(frame, file_name="raw.csv", input_format="canonical")
@@ -57,13 +53,8 @@ def test_raw_only_campaign_gets_the_rankings_z(raw_env):
 def test_simulated_demo_system_page(tmp_path, monkeypatch):
     """The shipped simulated campaign (raw only, ranked after paired-t QC): the page's segment z
     average to the published Ave z of every system."""
-    monkeypatch.setenv("MTLB_DATA_DIR", str(tmp_path))
-    monkeypatch.delenv("MTLB_NO_DEMO", raising=False)
-    monkeypatch.delenv("DATABASE_URL", raising=False)
-    from leaderboard.demo import SIMULATED_CAMPAIGN
-    from leaderboard.storage import Store, default_url
-    from leaderboard.demo import ensure_demo
-    store = Store(default_url())
+    from leaderboard.demo import SIMULATED_CAMPAIGN, ensure_demo
+    store = fresh_store(tmp_path, monkeypatch, demo=True)
     ensure_demo(store)
     snap = store.snapshot(SIMULATED_CAMPAIGN, "de-en", "adequacy")
     rows = {s["system"]: s for s in snap["ranking"]["systems"]}

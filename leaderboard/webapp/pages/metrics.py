@@ -330,29 +330,34 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
     _manage(subs, user)
 
 
+def _with_cis(config: dict, stats: tuple[tuple[str, str, str], ...]) -> dict:
+    """Column config of each statistic and its CI columns (``<key>_ci_lo`` / ``_hi``), three decimals.
+
+    ``stats``: (column key, header, CI header prefix)."""
+    for key, name, prefix in stats:
+        config[key] = st.column_config.NumberColumn(name, format="%.3f")
+        config[f"{key}_ci_lo"] = st.column_config.NumberColumn(f"{prefix} 95% CI low", format="%.3f")
+        config[f"{key}_ci_hi"] = st.column_config.NumberColumn(f"{prefix} 95% CI high", format="%.3f")
+    return config
+
+
 def _correlation_columns() -> dict:
     """Readable headers and three decimals for :func:`metric_eval.correlation_table`."""
-    config = {"metric": st.column_config.TextColumn("Metric"),
-              "cluster": st.column_config.NumberColumn("Cluster", format="%d"),
-              "ci_resample": st.column_config.TextColumn("CI resamples"),
-              "n_systems": st.column_config.NumberColumn("Systems", format="%d")}
-    for stat, name in (("pearson", "Pearson r"), ("spearman", "Spearman ρ"), ("kendall", "Kendall τ")):
-        config[stat] = st.column_config.NumberColumn(name, format="%.3f")
-        config[f"{stat}_ci_lo"] = st.column_config.NumberColumn(f"{name.split()[0]} 95% CI low", format="%.3f")
-        config[f"{stat}_ci_hi"] = st.column_config.NumberColumn(f"{name.split()[0]} 95% CI high", format="%.3f")
-    return config
+    return _with_cis({"metric": st.column_config.TextColumn("Metric"),
+                      "cluster": st.column_config.NumberColumn("Cluster", format="%d"),
+                      "ci_resample": st.column_config.TextColumn("CI resamples"),
+                      "n_systems": st.column_config.NumberColumn("Systems", format="%d")},
+                     (("pearson", "Pearson r", "Pearson"), ("spearman", "Spearman ρ", "Spearman"),
+                      ("kendall", "Kendall τ", "Kendall")))
 
 
 def _segment_columns() -> dict:
     """Readable headers for :func:`metric_eval.segment_level`."""
-    config = {"metric": st.column_config.TextColumn("Metric"),
-              "darr_pairs": st.column_config.NumberColumn("DARR pairs", format="%d"),
-              "cells": st.column_config.NumberColumn("Cells", format="%d")}
-    for key, name in (("darr_tau", "DARR τ"), ("pearson", "Pearson r"), ("kendall_item", "Kendall τ (item)")):
-        config[key] = st.column_config.NumberColumn(name, format="%.3f")
-        config[f"{key}_ci_lo"] = st.column_config.NumberColumn(f"{name} 95% CI low", format="%.3f")
-        config[f"{key}_ci_hi"] = st.column_config.NumberColumn(f"{name} 95% CI high", format="%.3f")
-    return config
+    return _with_cis({"metric": st.column_config.TextColumn("Metric"),
+                      "darr_pairs": st.column_config.NumberColumn("DARR pairs", format="%d"),
+                      "cells": st.column_config.NumberColumn("Cells", format="%d")},
+                     (("darr_tau", "DARR τ", "DARR τ"), ("pearson", "Pearson r", "Pearson r"),
+                      ("kendall_item", "Kendall τ (item)", "Kendall τ (item)")))
 
 
 def _manage(subs: pd.DataFrame, user: dict | None) -> None:
