@@ -134,11 +134,19 @@ def test_ranking_of_a_small_file(tmp_path):
     assert result["systems"][1]["mqm"] == 0.5
 
 
+def test_tab_inside_a_text_is_recovered(tmp_path):
+    fields = ["A", "doc1", "1", "1", "r1", "A\tsentence.", "Ein <v>Satz</v>\tmehr.", "Fluency/Grammar", "Minor", "note"]
+    errors = read_mqm(write(tmp_path, ["\t".join(fields)]))
+    first = errors.iloc[0]
+    assert (first["source"], first["target"], first["category"], first["severity"], first["comment"]) == \
+        ("A\tsentence.", "Ein Satz\tmehr.", "Fluency/Grammar", "minor", "note")
+
+
 @pytest.mark.parametrize("rows, message, line, column", [
     ([row("A", 1, "r1", "Accuracy/Mistranslation", "Severe")], "unknown severity", 2, "severity"),
     ([row("A", "", "r1", "Accuracy/Mistranslation", "Major")], "empty value", 2, "seg_id"),
     ([row("A", 1, "r1", "", "Major")], "empty value", 2, "category"),
-    ([row("A", 1, "r1", "Other", "Major") + "\textra\tfields"], "tab-separated fields", 2, None),
+    (["A\tdoc1\t1"], "tab-separated fields", 2, None),
     ([], "only a header", None, None),
 ])
 def test_bad_input(tmp_path, rows, message, line, column):

@@ -53,6 +53,21 @@ def strip_spans(target: pd.Series) -> tuple[pd.Series, np.ndarray, np.ndarray]:
     return clean, start.astype(np.int64), end.astype(np.int64)
 
 
+def _rejoin(fields: list[str]) -> list[str] | None:
+    """A standard-layout row with a tab inside source or target: the fixed columns are found around the
+    severity (the first field from the 8th on that is one); the text between is split where the target's
+    ``<v>`` markup starts, else at the first tab. None when no severity is found."""
+    for k in range(7, len(fields)):
+        if normal_severity(fields[k]) in SEVERITIES:
+            middle = fields[5:k - 1]
+            if len(middle) < 2:
+                return None
+            cut = next((i for i, part in enumerate(middle) if "<v>" in part and i > 0), 1)
+            return fields[:5] + ["\t".join(middle[:cut]), "\t".join(middle[cut:]), fields[k - 1], fields[k],
+                                 "\t".join(fields[k + 1:])]
+    return None
+
+
 def read_mqm(path: str | os.PathLike, *, lp: str | None = None, name: str | None = None) -> pd.DataFrame:
     """Read and validate an MQM TSV; one row per annotation (columns :data:`FRAME_COLUMNS`).
 
@@ -83,6 +98,8 @@ def read_mqm(path: str | os.PathLike, *, lp: str | None = None, name: str | None
         fields = line.split("\t")
         if len(fields) == width - 1 and header[-1] == "comment":
             fields.append("")  # a trailing empty comment cut off by an editor
+        if len(fields) > width and tuple(header) == COLUMNS:
+            fields = _rejoin(fields) or fields
         if len(fields) != width:
             raise InputError(f"expected {width} tab-separated fields, found {len(fields)} "
                              "(MQM files are not quoted: a tab inside a text breaks the row)", file=label, line=i)
