@@ -21,6 +21,9 @@ Protocols (:data:`PROTOCOLS`; name them, never mix silently):
   raw scores, sorted by raw Ave (WMT25; WMT24 used a two-sided variant per domain).
 - ``approx-randomisation``: paired approximate randomisation on shared segments, z-scores,
   1000 trials, seeded.
+- ``wmt24-esa``: raw (ESA) scores, two-sided Wilcoxon signed-rank per domain on shared segments,
+  combined with Stouffer's Z (WMT24; :func:`leaderboard.expert.esa.stouffer_signed_rank_matrix`;
+  the domain comes from the document id).
 
 ``score="z" | "raw"`` overrides the score a protocol uses (and sorts by it).
 
@@ -71,6 +74,9 @@ PROTOCOLS: dict[str, Protocol] = {
                                   description="WMT25: one-sided Wilcoxon signed-rank on shared segments, raw"),
     "approx-randomisation": Protocol("approx-randomisation", "z", "ar-greater", DEFAULT_TRIALS,
                                      description="paired approximate randomisation on shared segments, z"),
+    "wmt24-esa": Protocol("wmt24-esa", "raw", "signed-rank-domain-stouffer",
+                          description="WMT24 ESA: two-sided Wilcoxon signed-rank per domain on shared segments, "
+                                      "Stouffer-combined, raw"),
 }
 STANDARDISE_OPTIONS: tuple[str, ...] = ("keep", "worker")
 QC_NONE = ("none", "release")
@@ -165,7 +171,7 @@ def _z_scores(frame: pd.DataFrame, standardise: str | None, exclude_ref: bool, e
 
 
 def _test_matrix(protocol: Protocol, seg: pd.DataFrame, systems: Sequence[str], seed: int,
-                 trials: int | None) -> np.ndarray:
+                 trials: int | None, domains: dict | None = None) -> np.ndarray:
     col = protocol.score
     if protocol.test == "mwu-greater":
         names = seg["system"].to_numpy(dtype=object)
@@ -178,6 +184,11 @@ def _test_matrix(protocol: Protocol, seg: pd.DataFrame, systems: Sequence[str], 
     matrix = score_matrix(seg, systems, col)
     if protocol.test == "signed-rank-greater":
         return signed_rank_greater_matrix(matrix)
+    if protocol.test == "signed-rank-domain-stouffer":
+        from .expert.esa import stouffer_signed_rank_matrix
+        lp = str(seg["lp"].iloc[0]) if "lp" in seg.columns and len(seg) else ""
+        keys = sorted(seg["segment"].astype(str).unique())  # the column order of score_matrix
+        return stouffer_signed_rank_matrix(matrix, [(domains or {}).get((lp, k), "all") for k in keys])
     if protocol.test == "ar-greater":
         return approximate_randomisation_matrix(matrix, trials=trials or protocol.trials or DEFAULT_TRIALS,
                                                 seed=seed)
@@ -205,13 +216,13 @@ def _system_table(seg: pd.DataFrame) -> pd.DataFrame:
 
 def rank_group(seg: pd.DataFrame, *, lp: str, assessment: str, protocol: Protocol, alpha: float,
                cluster_rule: str, seed: int, trials: int | None,
-               signature_fields: dict[str, Any]) -> Ranking:
+               signature_fields: dict[str, Any], domains: dict | None = None) -> Ranking:
     """Rank one (lp, assessment) from its per-segment table (system, segment, raw, z, n)."""
     table = _system_table(seg)
     key = "ave_z" if protocol.score == "z" else "ave"
     table = table.sort_values([key, "system"], ascending=[False, True], kind="mergesort").reset_index(drop=True)
     systems = table["system"].tolist()
-    p = _test_matrix(protocol, seg, systems, seed, trials)
+    p = _test_matrix(protocol, seg, systems, seed, trials, domains)
     wins, losses = wins_losses(p, alpha)
     n = len(systems)
     ends = cluster_ends(p, alpha, cluster_rule)
@@ -311,6 +322,11 @@ def rankings(
     bounds = np.searchsorted(seg_all["_group"].to_numpy(), np.arange(int(seg_all["_group"].max()) + 2)) \
         if len(seg_all) else np.zeros(1, dtype=int)
     base_fields = {"protocol": proto.name, "qc": qc_label, "std": std_label, "items": "system+repeat"}
+    domains = None
+    if proto.test == "signed-rank-domain-stouffer":
+        from .expert.esa import segment_domains
+        domains = segment_domains(frame)
+        base_fields["domains"] = "doc-prefix"
     if exclude_systems:
         base_fields["exclude"] = ",".join(exclude_systems)
     out = []
@@ -318,6 +334,6 @@ def rankings(
         part = seg_all.iloc[a:b]
         out.append(rank_group(part, lp=str(part["lp"].iloc[0]), assessment=str(part["assessment"].iloc[0]),
                               protocol=proto, alpha=alpha, cluster_rule=cluster_rule, seed=seed,
-                              trials=trials, signature_fields=base_fields))
+                              trials=trials, signature_fields=base_fields, domains=domains))
     out.sort(key=lambda r: (r.lp, r.assessment))
     return out

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from ..errors import InputError
 from ..ingest import FORMATS, detect_format, read_judgments
 from ..schema import concat_judgments
 from ._common import add_json_flag, print_json
@@ -37,9 +38,38 @@ def sha256_of(paths: list[str]) -> str:
     return digest.hexdigest()
 
 
+def run_mqm(args: argparse.Namespace) -> int:
+    """MQM annotation files: validated, then stored with their outputs in one transaction."""
+    import pandas as pd
+    from ..expert.mqm import read_mqm
+    from ..storage import Store
+    from ..storage.expert import save_mqm
+    frames = [read_mqm(path, lp=args.lp) for path in args.files]
+    errors = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    campaign = args.campaign or Path(args.files[0]).resolve().parent.name or "campaign"
+    summary = save_mqm(Store(args.database_url), campaign, errors,
+                       file_name=", ".join(Path(p).name for p in args.files), sha256=sha256_of(args.files))
+    result = {"campaign": campaign, "lp": summary["lps"][0] if len(summary["lps"]) == 1 else summary["lps"],
+              "annotations": summary["annotations"], "outputs": summary["outputs"], "files": list(args.files),
+              "input_format": "mqm", "systems": int(errors["system"].nunique()),
+              "raters": int(errors["rater"].nunique()), "segments": int(errors["segment"].nunique())}
+    if args.json:
+        print_json(result)
+    else:
+        print(f"stored {result['annotations']:,} MQM annotations of {result['raters']} raters on "
+              f"{result['outputs']:,} outputs of {result['systems']} systems into campaign {campaign} ({result['lp']})")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     from ..storage import Store
 
+    detected = [args.input_format or detect_format(path) for path in args.files]
+    if "mqm" in detected:
+        if set(detected) != {"mqm"}:
+            raise InputError("MQM annotation files cannot be stored together with DA judgment files; "
+                             "ingest them separately")
+        return run_mqm(args)
     frames, formats = [], []
     for path in args.files:
         fmt = args.input_format or detect_format(path)
@@ -48,12 +78,23 @@ def run(args: argparse.Namespace) -> int:
                                      lp=args.lp, assessment=args.assessment))
     left_out = sum(int(f.attrs.get("rows_of_other_lps", 0)) for f in frames)
     frame = concat_judgments(frames)
+    also, n_spans = None, 0
+    if "appraise" in formats:
+        import pandas as pd
+        from ..expert.esa import read_esa_spans
+        from ..storage.expert import esa_span_writer
+        spans = pd.concat([read_esa_spans(path, str(f["campaign"].iloc[0])) for path, f, fmt
+                           in zip(args.files, frames, formats) if fmt == "appraise"], ignore_index=True)
+        if args.lp:
+            spans = spans[spans["lp"] == args.lp]
+        n_spans = len(spans)
+        also = esa_span_writer(spans) if n_spans else None
     store = Store(args.database_url)
     bar = tqdm(total=len(frame), unit="judgment", desc="storing", disable=None, file=sys.stderr)
     try:
         summary = store.load_judgments(frame, file_name=", ".join(Path(p).name for p in args.files),
                                        input_format=",".join(sorted(set(formats))),
-                                       sha256=sha256_of(args.files), progress=bar.update)
+                                       sha256=sha256_of(args.files), progress=bar.update, also=also)
     finally:
         bar.close()
     result = {
@@ -67,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
         "item_types": {k: int(v) for k, v in frame["item_type"].value_counts().sort_index().items()},
         "raw_scores": int(frame["raw"].notna().sum()),
         "rows_of_other_lps_left_out": left_out,
+        "error_spans": n_spans,
     }
     if args.json:
         print_json(result)

@@ -26,6 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cluster-rule", default="organisers", choices=["organisers", "strict"])
     p.add_argument("--qc", default="none",
                    help="worker QC before ranking: none (judgments already filtered) or a method of `mtlb qc`")
+    p.add_argument("--exclude-system", nargs="+", action="extend", default=[], metavar="PATTERN",
+                   help="leave systems matching these shell patterns out (e.g. 'ende-tutorial*'); in the signature")
     p.add_argument("--database-url", help="override DATABASE_URL")
     add_json_flag(p)
     p.set_defaults(func=run)
@@ -51,7 +53,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"user {args.user!r} is a {user['role']}; only organisers can publish")
     published = publish_rankings(store, args.campaign, user["name"], lp=args.lp, assessment=args.assessment,
                                  note=args.note, protocol=args.protocol, alpha=args.alpha,
-                                 cluster_rule=args.cluster_rule, qc=args.qc)
+                                 cluster_rule=args.cluster_rule, qc=args.qc,
+                                 **({"exclude_systems": args.exclude_system} if args.exclude_system else {}))
     if args.json:
         print_json({"campaign": args.campaign, "published": published})
     else:

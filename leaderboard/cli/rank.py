@@ -48,6 +48,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="worker QC before ranking: none; auto (default: none for the WMT release, whose "
                         "files hold only workers who passed, else the QC module's default method); or a "
                         "method name of `mtlb qc`")
+    p.add_argument("--weights", default="google-mqm", metavar="SCHEME",
+                   help="MQM input: the named weight scheme (google-mqm: Major 5, Minor 1, Minor "
+                        "Fluency/Punctuation 0.1, Non-translation 25; major-minor); recorded in the signature")
+    p.add_argument("--mqm-test", choices=("signed-rank", "approx-randomisation"), default="signed-rank",
+                   help="MQM input: the paired one-sided test on shared segments (default signed-rank)")
     p.add_argument("--qc-alpha", type=float, default=0.05, help="QC threshold: workers pass when p < this")
     p.add_argument("--exclude-system", nargs="+", action="extend", default=[], metavar="PATTERN",
                    help="leave systems matching these shell patterns out of the ranking (e.g. 'ende-tutorial*'); "
@@ -94,8 +99,35 @@ def load(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str]]:
     return (concat_judgments(frames) if len(frames) > 1 else frames[0]), formats
 
 
+def run_mqm(args: argparse.Namespace) -> int:
+    """MQM error annotations: MQM scores per system (lower is better), paired tests, clusters."""
+    from ..expert.mqm import read_mqm
+    from ..expert.ranking import rank_mqm
+    frames = [read_mqm(path, lp=args.lp) for path in args.input]
+    errors = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    result = rank_mqm(errors, weights=args.weights, lp=args.lp, test=args.mqm_test, alpha=args.alpha,
+                      cluster_rule=args.cluster_rule, seed=args.seed, trials=args.trials or 1000)
+    if args.json:
+        print_json(result[0] if len(result) == 1 else result)
+        return 0
+    for i, ranking in enumerate(result):
+        if i:
+            print()
+        print(f"{ranking['lp']} mqm  signature: {ranking['signature']}")
+        table = pd.DataFrame(ranking["systems"])
+        table.insert(0, "rank", [f"{lo}" if lo == hi else f"{lo}-{hi}"
+                                 for lo, hi in zip(table["rank_lo"], table["rank_hi"])])
+        print_table(table[["cluster", "rank", "system", "mqm", "n", "wins"]])
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     from ..ranking import rank_judgments
+    formats = [args.input_format or detect_format(path) for path in args.input]
+    if "mqm" in formats:
+        if set(formats) != {"mqm"}:
+            raise InputError("MQM annotations cannot be pooled with DA judgments in one ranking", column="input")
+        return run_mqm(args)
     frame, formats = load(args)
     qc = args.qc
     if qc == "auto" and all(f == "wmt-stnd" for f in formats):

@@ -18,7 +18,9 @@ from .canonical import looks_like_canonical, read_canonical
 from .textio import decode, read_bytes
 from .wmt_release import looks_like_stnd, read_stnd, read_worker_stats
 
-FORMATS: tuple[str, ...] = ("canonical", "wmt-stnd", "appraise", "mturk")
+FORMATS: tuple[str, ...] = ("canonical", "wmt-stnd", "appraise", "mturk", "mqm")
+#: formats holding expert error annotations rather than DA judgments (read by leaderboard.expert)
+ANNOTATION_FORMATS: tuple[str, ...] = ("mqm",)
 
 
 def _mturk():
@@ -48,6 +50,9 @@ def detect_format(path: str | os.PathLike, name: str | None = None) -> str:
             return "mturk"
     except ImportError:
         pass
+    from ..expert.mqm import looks_like_mqm
+    if looks_like_mqm(head):
+        return "mqm"
     if looks_like_canonical(head):
         return "canonical"
     if looks_like_appraise(head):
@@ -77,6 +82,9 @@ def read_judgments(
     fmt = input_format or detect_format(path, label)
     if fmt not in FORMATS:
         raise InputError(f"unknown input format {fmt!r} (choose from {', '.join(FORMATS)})", file=label)
+    if fmt in ANNOTATION_FORMATS:
+        raise InputError(f"this is an {fmt.upper()} error-annotation file, not DA judgments; read it with "
+                         "leaderboard.expert (mtlb rank / mtlb ingest / mtlb meta-eval accept it)", file=label)
     default_campaign = campaign or Path(path).resolve().parent.name or "campaign"
     if fmt == "wmt-stnd":
         stats = worker_stats

@@ -164,3 +164,34 @@ users = Table(
     Column("role", String(40), nullable=False),  # organiser | metric-developer
     Column("created_at", DateTime(timezone=True), nullable=False),
 )
+
+# ---- expert evaluations (MQM annotations, ESA error spans) -------------------------------
+expert_outputs = Table(
+    "expert_outputs", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("import_id", ForeignKey("imports.id", ondelete="CASCADE"), nullable=False),
+    Column("lp_id", ForeignKey("language_pairs.id", ondelete="CASCADE"), nullable=False),
+    Column("system_id", ForeignKey("systems.id", ondelete="CASCADE"), nullable=False),
+    Column("segment_id", ForeignKey("segments.id", ondelete="CASCADE"), nullable=False),
+    Column("source", Text, nullable=False),
+    Column("target", Text, nullable=False),  # the rated output, span markup removed
+    UniqueConstraint("lp_id", "system_id", "segment_id", name="uq_expert_outputs_key"),
+)
+
+expert_annotations = Table(
+    "expert_annotations", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("import_id", ForeignKey("imports.id", ondelete="CASCADE"), nullable=False),
+    Column("lp_id", ForeignKey("language_pairs.id", ondelete="CASCADE"), nullable=False),
+    Column("assessment", String(40), nullable=False),  # mqm | esa
+    Column("system_id", ForeignKey("systems.id", ondelete="CASCADE"), nullable=False),
+    Column("segment_id", ForeignKey("segments.id", ondelete="CASCADE"), nullable=False),
+    Column("rater", String(200), nullable=False),
+    Column("category", String(200)),
+    Column("severity", String(40), nullable=False),
+    Column("span_start", Integer),  # character offsets into the output; NULL: no location (e.g. omission)
+    Column("span_end", Integer),
+    Column("comment", Text),
+    Column("line", Integer, nullable=False),  # line of the uploaded file
+)
+Index("ix_expert_annotations_lp_system", expert_annotations.c.lp_id, expert_annotations.c.system_id)

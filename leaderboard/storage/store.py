@@ -125,11 +125,14 @@ class Store:
     # ---- judgments -------------------------------------------------------------------------
     def load_judgments(self, frame: pd.DataFrame, *, file_name: str, input_format: str,
                        sha256: str | None = None, created_by: str | None = None,
-                       progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+                       progress: Callable[[int], None] | None = None,
+                       also: Callable[[Connection, str, int, int], None] | None = None) -> dict[str, Any]:
         """Store a validated judgments frame in one transaction and return what was stored.
 
         Refuses a file already imported into the same campaign (same SHA-256) and any judgment
-        whose key is already stored; in both cases nothing is written.
+        whose key is already stored; in both cases nothing is written. ``also(conn, campaign,
+        campaign_id, import_id)`` writes what belongs to the same upload (e.g. ESA error spans,
+        :mod:`.expert`) inside the same transaction.
         """
         if frame.empty:
             raise InputError("no judgments to store", file=file_name)
@@ -170,6 +173,8 @@ class Store:
                         })
                         summary["judgments"] += insert_frame(conn, "judgments", out, progress)
                         summary["lps"].append(str(lp))
+                    if also is not None:
+                        also(conn, str(campaign), cid, import_id)
                     summary["campaigns"].append(str(campaign))
         except self._integrity_errors as exc:
             raise self._explain_duplicate(frame, file_name) from exc

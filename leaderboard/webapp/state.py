@@ -171,6 +171,25 @@ def metric_scores(url: str, submission_id: int) -> pd.DataFrame:
     return _store(url).metric_scores(int(submission_id))
 
 
+@st.cache_data(show_spinner="Reading expert annotations…", max_entries=16)
+def expert_annotations(url: str, campaign: str, lp: str, assessment: str, token: str) -> pd.DataFrame:
+    """Stored MQM annotations / ESA spans of a language pair (``token``: :func:`data_token`)."""
+    from ..storage.expert import annotation_rows
+    return annotation_rows(_store(url), campaign, lp, assessment)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def mqm_errors(url: str, campaign: str, lp: str, token: str) -> pd.DataFrame:
+    from ..storage.expert import mqm_errors as errors
+    return errors(_store(url), campaign, lp)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def expert_outputs(url: str, campaign: str, lp: str, token: str) -> pd.DataFrame:
+    from ..storage.expert import outputs
+    return outputs(_store(url), campaign, lp)
+
+
 def invalidate() -> None:
     """Drop the cached lists after a write (published snapshots stay cached: they never change)."""
     snapshots.clear()
