@@ -161,13 +161,18 @@ def run_withdraw(args: argparse.Namespace) -> int:
 def run_show(args: argparse.Namespace) -> int:
     from ..outputs.viewer import segments_frame
     from ..storage import Store
-    from ._common import print_table
 
     frame = segments_frame(Store(args.database_url), args.id, args.compare)
     if args.json:
         print_json(frame)
-    else:
-        print_table(frame)
+        return 0
+    columns = [c for c in frame.columns if c not in ("line", "same")]
+    width = max(len(c) for c in columns)
+    for row in frame.to_dict(orient="records"):
+        marker = "" if row.get("same", True) else "  (outputs differ)"
+        print(f"[{row['line']}]{marker}")
+        for col in columns:
+            print(f"  {col:<{width}}  {row[col]}")
     return 0
 
 
