@@ -172,8 +172,9 @@ class OutputStore:
         """Create a team (its account and its row) in one transaction; returns the team id."""
         if not name.strip() or name != name.strip():
             raise InputError("a team name must be non-empty with no surrounding spaces", column="name")
-        if len(name) > 200 or any(ord(ch) < 32 for ch in name):
-            raise InputError("a team name has at most 200 characters and no control characters", column="name")
+        if len(name) > 200 or any(ord(ch) < 32 or ch in "/\\\x7f" for ch in name):
+            raise InputError("a team name has at most 200 characters, no slashes and no control characters "
+                             "(it is also the default system name)", column="name")
         with self.engine.begin() as conn:
             taken = conn.execute(select(m.users.c.role).where(m.users.c.name == name)).first()
             if taken is not None:

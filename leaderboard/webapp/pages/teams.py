@@ -137,7 +137,7 @@ def _show_result(result: dict, team: dict) -> None:
     else:
         st.success(f"Stored submission #{result['id']}; it will be scored when the references are released.")
     for flag, count in result["flags"].items():
-        st.warning(f"Note: {count} {flag.replace('_', ' ')}.")
+        st.warning(f"Note: {count} {common.md_escape(flag.replace('_', ' '))}.")
     _rank_note(result["campaign"], result["lp"], team["name"])
 
 

@@ -150,7 +150,8 @@ def _hits() -> None:
     row = sets.iloc[labels.index(choice)]
     campaign, lp = str(row["campaign"]), str(row["lp"])
     primaries = ov.outputs_store().primary_outputs(campaign, lp)
-    st.caption(f"{len(primaries)} primary submission(s): {', '.join(sorted(primaries)) or 'none yet'}. "
+    st.caption(f"{len(primaries)} primary submission(s): "
+               f"{', '.join(common.md_escape(p) for p in sorted(primaries)) or 'none yet'}. "
                "Their system names become the systems of the human evaluation.")
     cols = st.columns(3)
     assessment = cols[0].selectbox("Assessment", ["adequacy", "fluency"], key="ph_assessment")
