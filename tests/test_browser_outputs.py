@@ -7,19 +7,13 @@ from the primary submissions. Screenshots go to test-artifacts/screenshots/outpu
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from test_browser_app import ARGS, CHROMIUM, _free_port, _shot, _wait_idle
+from test_browser_app import ARGS, CHROMIUM, _shot, _wait_idle, running_app
 
-ROOT = Path(__file__).resolve().parents[1]
 N = 80
 TEAM = "Lab & <Co>"
 WORDS = ("river mountain bright quiet table window garden evening letter music yellow winter summer road city "
@@ -60,29 +54,8 @@ def server(tmp_path_factory):
     add_testset(store, "Shared", "en-de", files["src"], [files["ref"]])
     add_team(store, "Rivals", verified=True)
     submit(store, files["other"], campaign="Shared", lp="en-de", team="Rivals", primary=True)
-    port = _free_port()
-    env = {**os.environ, "MTLB_DATA_DIR": str(folder), "MTLB_NO_DEMO": "1", "BROWSER_PATH": CHROMIUM}
-    env.pop("DATABASE_URL", None)
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port",
-                             str(port), "--server.headless", "true", "--server.address", "127.0.0.1"],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            urllib.request.urlopen(base + "/_stcore/health", timeout=1)
-            break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        proc.kill()
-        pytest.fail("streamlit did not start: " + proc.stdout.read().decode(errors="replace")[-2000:])
-    yield {"base": base, "files": files, "url": url}
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    with running_app(folder, MTLB_NO_DEMO="1") as base:
+        yield {"base": base, "files": files, "url": url}
 
 
 def test_team_submission_scenario(server):

@@ -7,11 +7,6 @@ the campaign's submissions revision, so a new submission, primary flag or withdr
 from __future__ import annotations
 
 import json
-import os
-import tempfile
-from contextlib import contextmanager
-from pathlib import Path
-from typing import Iterator
 
 import pandas as pd
 import streamlit as st
@@ -21,9 +16,6 @@ from ..outputs.board import board_table, board_to_latex
 from ..storage.outputs import OutputStore
 from ..tables import to_csv_bytes
 from . import state
-
-BOARD_COLUMNS = {"rank": "Rank", "team": "Team", "system": "System", "chrf": "chrF", "chrf_ci": "chrF 95% CI",
-                 "bleu": "BLEU", "bleu_ci": "BLEU 95% CI", "primary": "Primary"}
 
 
 def outputs_store() -> OutputStore:
@@ -105,15 +97,3 @@ def submissions_frame(frame: pd.DataFrame) -> pd.DataFrame:
         "flags": [", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in f.items()) for f in frame["flags"]],
         "submitted": [(iso(t) or "")[:19].replace("T", " ") for t in frame["created_at"]],
     })
-
-
-@contextmanager
-def upload_path(uploaded) -> Iterator[Path]:
-    """An upload written to a private temporary file (kept for the duration of the block)."""
-    fd, name = tempfile.mkstemp(prefix="mtlb-output-", suffix=".gz" if uploaded.name.endswith(".gz") else ".txt")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(uploaded.getbuffer())
-        yield Path(name)
-    finally:
-        os.unlink(name)

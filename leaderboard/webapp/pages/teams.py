@@ -6,15 +6,10 @@ import streamlit as st
 
 from leaderboard.errors import InputError
 from leaderboard.webapp import common, outputs_views as ov, state
+from leaderboard.webapp.pages.login import _client as client_address
+from leaderboard.webapp.pages.organiser import uploaded_path
 
 MAX_UPLOAD_MB = 50
-
-
-def _client() -> str:
-    try:
-        return st.context.ip_address or ""
-    except Exception:  # not available in every runtime (e.g. tests)
-        return ""
 
 
 def render() -> None:
@@ -56,7 +51,7 @@ def _sign_up_or_in() -> None:
     if go:
         from leaderboard.auth import LoginThrottled, authenticate_token
         try:
-            found = authenticate_token(state.get_store(), token, client=_client())
+            found = authenticate_token(state.get_store(), token, client=client_address())
         except LoginThrottled as exc:
             st.error(f"Too many failed sign-ins. Try again in {int(exc.retry_after) + 1} seconds.")
             return
@@ -114,7 +109,7 @@ def _submit(team: dict) -> None:
     errors = st.container()
     if st.button("Validate and submit", key="sub_go", type="primary", disabled=upload is None or not team["verified"]):
         try:
-            with st.spinner("Validating and scoring with sacrebleu…"), ov.upload_path(upload) as path:
+            with st.spinner("Validating and scoring with sacrebleu…"), uploaded_path(upload) as path:
                 result = submit(state.get_store(), path, campaign=str(row["campaign"]), lp=str(row["lp"]),
                                 team=team["name"], system=system.strip(), label=upload.name, primary=primary,
                                 constrained=constrained, open_source=open_source, created_by=team["name"])
