@@ -159,6 +159,15 @@ def test_compare_view_escapes_outputs(released):
     assert 'class="mtlb-delete"' in html and 'class="mtlb-insert"' in html
 
 
+def test_sign_up_refuses_a_taken_name(released):
+    _sign_up("Taken")
+    at = run_app("teams.py")
+    at.text_input(key="signup_name").set_value("Taken")
+    at.text_input(key="signup_contact").set_value("other@example.org")
+    at.button(key="FormSubmitter:team_sign_up-Sign up").click().run()
+    assert any("taken" in e.value for e in at.error) and not at.code
+
+
 def test_pages_refuse_the_wrong_roles(released):
     at = run_app("testsets.py")
     assert any("Log in to release test sets" in w.value for w in at.warning)

@@ -84,13 +84,23 @@ def test_team_add_contract(tmp_path, capsys):
     assert code == 0 and json.loads(out)["name"] == "Lab" and json.loads(out)["verified"] is True
     code, out, _ = run(["team", "add", "Other", "--json", *db], capsys)
     assert json.loads(out)["verified"] is False
-    code, _, err = run(["team", "add", "Lab", "--json", *db], capsys)
-    assert code == 2 and "taken" in err
+    # adding it again changes nothing (a setup script may run twice); --verified verifies it
+    code, out, _ = run(["team", "add", "Lab", "--json", *db], capsys)
+    assert code == 0 and json.loads(out)["created"] is False and json.loads(out)["verified"] is True
+    code, out, _ = run(["team", "add", "Other", "--verified", "--json", *db], capsys)
+    assert json.loads(out)["verified"] is True and json.loads(out)["created"] is False
+    run(["team", "verify", "Other", "--undo", *db], capsys)
+    # a name that belongs to another kind of account is refused
+    from leaderboard.auth import create_user
+    create_user(Store(db[1]), "olga", "organiser-pass", "organiser")
+    code, _, err = run(["team", "add", "olga", "--json", *db], capsys)
+    assert code == 2 and "taken" in err and "organiser" in err
     code, out, _ = run(["team", "list", "--json", *db], capsys)
     assert [t["name"] for t in json.loads(out)] == ["Lab", "Other"]
     # teams are accounts of the app: mtlb user list still works and shows them with their role
     code, out, _ = run(["user", "list", "--json", *db], capsys)
-    assert {(u["name"], u["role"]) for u in json.loads(out)} == {("Lab", "team"), ("Other", "team")}
+    assert {(u["name"], u["role"]) for u in json.loads(out)} == {("Lab", "team"), ("Other", "team"),
+                                                                 ("olga", "organiser")}
 
 
 def test_submit_contract_and_scores(task, capsys):

@@ -15,7 +15,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "Teams sign up in the app themselves; an organiser verifies them before "
                                    "they can submit. The command line has direct database access.")
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
-    add = actions.add_parser("add", help="add a team")
+    add = actions.add_parser("add", help="add a team (an existing team is kept; --verified verifies it)")
     add.add_argument("name")
     add.add_argument("--verified", action="store_true", help="verified at once (may submit)")
     add.add_argument("--contact", default="", help="contact e-mail")
@@ -55,11 +55,13 @@ def run_add(args: argparse.Namespace) -> int:
 
     result = add_team(Store(args.database_url), args.name, verified=args.verified, contact=args.contact,
                       institution=args.institution, description=args.description,
-                      verified_by=args.user or ("command line" if args.verified else None), token=args.token)
+                      verified_by=args.user or ("command line" if args.verified else None), token=args.token,
+                      exist_ok=True)
     if args.json:
         print_json(result)
     else:
-        print(f"added team {args.name!r}" + (" (verified)" if args.verified else " (not verified yet)"))
+        print(("added" if result["created"] else "kept") + f" team {args.name!r}"
+              + (" (verified)" if result["verified"] else " (not verified yet)"))
         if args.token:
             print(result["token"])
             print("(the token is shown once: only its hash is stored)", file=sys.stderr)

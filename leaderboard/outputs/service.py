@@ -164,13 +164,23 @@ def _scored(lines: Sequence[str], refs: Mapping[str, Sequence[str]], lp: str, te
 
 # ---- teams --------------------------------------------------------------------------------------
 def add_team(store: Store, name: str, *, verified: bool = False, contact: str = "", institution: str = "",
-             description: str = "", verified_by: str | None = None, token: bool = False) -> dict:
-    """Create a team; with ``token`` also issue its sign-in token (returned once, only its hash is kept)."""
+             description: str = "", verified_by: str | None = None, token: bool = False,
+             exist_ok: bool = False) -> dict:
+    """Create a team; with ``token`` also issue its sign-in token (returned once, only its hash is kept).
+
+    A name that is taken is refused, except with ``exist_ok`` (the organisers' command line, so a
+    setup script can run twice): then an existing team changes nothing but its verification
+    (``verified`` verifies it) and the result says ``"created": false``.
+    """
     from ..auth import issue_upload_token
     out = OutputStore(store)
-    out.add_team(name, contact=contact, institution=institution, description=description, verified=verified,
-                 verified_by=verified_by)
-    result = {**team_json(out.team(name))}
+    existing = out.team(name) if exist_ok else None
+    if existing is None:
+        out.add_team(name, contact=contact, institution=institution, description=description, verified=verified,
+                     verified_by=verified_by)
+    elif verified and not existing["verified"]:
+        out.set_verified(name, True, verified_by)
+    result = {**team_json(out.team(name)), "created": existing is None}
     if token:
         result["token"] = issue_upload_token(store, name, "team sign-in")
     return result
