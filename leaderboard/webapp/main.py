@@ -56,4 +56,5 @@ def _login_box() -> None:
             st.session_state.pop("user", None)
             st.rerun()
     else:
-        st.sidebar.caption("Participants need no login. Organisers and metric developers: **Log in**.")
+        st.sidebar.caption("Participants need no login. Organisers and metric developers: **Log in**; "
+                           "shared-task teams: **Teams**.")
