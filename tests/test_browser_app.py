@@ -14,6 +14,8 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
+from typing import Iterator
 from urllib.parse import quote
 from pathlib import Path
 
@@ -68,10 +70,18 @@ def server(tmp_path_factory):
             os.environ.pop("MTLB_DATA_DIR", None)
         else:
             os.environ["MTLB_DATA_DIR"] = old
+    with running_app(folder) as base:
+        yield {"base": base, "campaign": campaign, "folder": folder}
+
+
+@contextmanager
+def running_app(folder: Path, **extra_env: str) -> Iterator[str]:
+    """``streamlit run app.py`` on a free port with its own MTLB_DATA_DIR; yields the base URL."""
     port = _free_port()
     env = {**os.environ, "MTLB_DATA_DIR": str(folder), "BROWSER_PATH": CHROMIUM}
     env.pop("DATABASE_URL", None)
     env.pop("MTLB_NO_DEMO", None)
+    env.update(extra_env)
     proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port",
                              str(port), "--server.headless", "true", "--server.address", "127.0.0.1"],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
@@ -86,12 +96,14 @@ def server(tmp_path_factory):
     else:
         proc.kill()
         pytest.fail("streamlit did not start: " + proc.stdout.read().decode(errors="replace")[-2000:])
-    yield {"base": base, "campaign": campaign, "folder": folder}
-    proc.terminate()
     try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
 
 
 def _shot(page, name: str, full_page: bool = True) -> Path:

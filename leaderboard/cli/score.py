@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
 
     results = []
     for metric in metrics:
-        res = score_systems(hyps, refs, metric, segments=args.segments, progress=True)
+        res = score_systems(hyps, refs, metric, segments=args.segments, progress=True, lp=lp)
         out = {"lp": lp, "metric": metric, "signature": res["signature"],
                "systems": {s: _round(v, args.decimals) for s, v in res["systems"].items()}}
         if args.segments:

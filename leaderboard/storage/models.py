@@ -7,7 +7,7 @@ and judgments reference them by id, so a million judgments stay small and joins 
 from __future__ import annotations
 
 from sqlalchemy import (
-    Boolean, Column, DateTime, Float, ForeignKey, Index, Integer, MetaData, String, Table, Text,
+    Boolean, Column, DateTime, Float, ForeignKey, Index, Integer, LargeBinary, MetaData, String, Table, Text,
     UniqueConstraint, false, true,
 )
 
@@ -163,6 +163,81 @@ users = Table(
     Column("password_hash", String(300), nullable=False),
     Column("role", String(40), nullable=False),  # organiser | metric-developer
     Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+# ---- submissions stage (leaderboard/outputs): test sets, teams, participants' system outputs ----
+
+testsets = Table(
+    "testsets", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("lp_id", ForeignKey("language_pairs.id", ondelete="CASCADE"), nullable=False, unique=True),
+    Column("name", String(200), nullable=False),  # e.g. generaltest2022
+    Column("segments", Integer, nullable=False),
+    Column("starts_at", DateTime(timezone=True)),
+    Column("deadline", DateTime(timezone=True)),
+    # False: the automatic leaderboard stays hidden from participants until the deadline
+    Column("public_before_deadline", Boolean, nullable=False, server_default=true()),
+    Column("max_submissions", Integer, nullable=False, server_default="20"),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("created_by", String(200)),
+)
+
+testset_texts = Table(
+    "testset_texts", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("testset_id", ForeignKey("testsets.id", ondelete="CASCADE"), nullable=False),
+    Column("kind", String(20), nullable=False),  # source | reference
+    Column("name", String(200), nullable=False),  # reference label; "source" for the source
+    Column("line", Integer, nullable=False),  # 1-based
+    Column("text", Text, nullable=False),
+    Column("doc", String(200)),
+    UniqueConstraint("testset_id", "kind", "name", "line", name="uq_testset_texts_key"),
+)
+
+teams = Table(
+    "teams", metadata,
+    Column("id", Integer, primary_key=True),
+    # the team's account (role "team", token sign-in only): its name is the team's name
+    Column("user_id", ForeignKey("users.id", ondelete="CASCADE"), nullable=False, unique=True),
+    Column("contact", String(300), nullable=False, default=""),
+    Column("institution", String(300), nullable=False, default=""),
+    Column("description", Text, nullable=False, default=""),
+    Column("verified", Boolean, nullable=False, server_default=false()),
+    Column("verified_by", String(200)),
+    Column("verified_at", DateTime(timezone=True)),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+submissions = Table(
+    "submissions", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("testset_id", ForeignKey("testsets.id", ondelete="CASCADE"), nullable=False),
+    Column("team_id", ForeignKey("teams.id", ondelete="CASCADE"), nullable=False),
+    Column("system", String(200), nullable=False),
+    Column("file_name", String(500), nullable=False),
+    Column("sha256", String(64), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("created_by", String(200)),
+    Column("is_primary", Boolean, nullable=False, server_default=false()),
+    Column("withdrawn", Boolean, nullable=False, server_default=false()),
+    Column("constrained", Boolean),
+    Column("open_source", Boolean),
+    Column("bleu", Float),
+    Column("chrf", Float),
+    Column("scores", Text, nullable=False, default="{}"),  # JSON: every score (per reference, TER)
+    Column("signatures", Text, nullable=False, default="{}"),  # JSON: sacrebleu signature per score
+    Column("flags", Text, nullable=False, default="{}"),  # JSON: warnings found by validation
+    Column("stats", LargeBinary),  # segment statistics against all references (npz)
+)
+Index("ix_submissions_testset_team", submissions.c.testset_id, submissions.c.team_id)
+
+submission_lines = Table(
+    "submission_lines", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("submission_id", ForeignKey("submissions.id", ondelete="CASCADE"), nullable=False),
+    Column("line", Integer, nullable=False),
+    Column("text", Text, nullable=False),
+    UniqueConstraint("submission_id", "line", name="uq_submission_lines_key"),
 )
 
 # ---- expert evaluations (MQM annotations, ESA error spans) -------------------------------

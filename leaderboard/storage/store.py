@@ -306,7 +306,11 @@ class Store:
         return total
 
     def texts(self, campaign: str, lp: str, kind: str | None = None) -> pd.DataFrame:
-        """Stored texts of a language pair: columns kind, name, line, text."""
+        """Stored texts of a language pair: columns kind, name, line, text.
+
+        Includes the language pair's test set (source, references) and its primary submissions
+        (hypotheses named by system) where ``mtlb texts`` stored none of that kind and name.
+        """
         t, lpt, c = m.texts, m.language_pairs, m.campaigns
         q = (select(t.c.kind, t.c.name, t.c.line, t.c.text)
              .join(lpt, t.c.lp_id == lpt.c.id).join(c, lpt.c.campaign_id == c.c.id)
@@ -314,7 +318,10 @@ class Store:
         if kind:
             q = q.where(t.c.kind == kind)
         with self.engine.connect() as conn:
-            return pd.DataFrame(conn.execute(q).all(), columns=["kind", "name", "line", "text"])
+            stored = pd.DataFrame(conn.execute(q).all(), columns=["kind", "name", "line", "text"])
+        from .outputs import OutputStore, merge_texts  # a test set's texts and the primary submissions
+        extra = OutputStore(self).campaign_texts(campaign, lp)
+        return merge_texts(stored, extra[extra["kind"] == kind] if kind else extra)
 
     # ---- metric submissions ----------------------------------------------------------------
     def save_metric_submission(self, campaign: str, scores: pd.DataFrame, *, metric: str, level: str,

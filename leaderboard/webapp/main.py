@@ -17,10 +17,13 @@ PUBLIC = [
     ("system.py", "System", ":material/search:", "system"),
     ("longitudinal.py", "Across years", ":material/timeline:", "longitudinal"),
     ("qc.py", "Quality control", ":material/verified:", "qc"),
+    ("automatic.py", "Automatic scores", ":material/scoreboard:", "automatic"),
 ]
 MEMBERS = [
     ("metrics.py", "Metrics", ":material/functions:", "metrics"),
     ("organiser.py", "Organiser", ":material/admin_panel_settings:", "organiser"),
+    ("teams.py", "Teams", ":material/groups:", "teams"),
+    ("testsets.py", "Test sets", ":material/assignment:", "testsets"),
     ("login.py", "Log in", ":material/login:", "login"),
 ]
 # pages that show one published snapshot and therefore get the sidebar picker
@@ -53,4 +56,5 @@ def _login_box() -> None:
             st.session_state.pop("user", None)
             st.rerun()
     else:
-        st.sidebar.caption("Participants need no login. Organisers and metric developers: **Log in**.")
+        st.sidebar.caption("Participants need no login. Organisers and metric developers: **Log in**; "
+                           "shared-task teams: **Teams**.")

@@ -94,8 +94,12 @@ def campaign_info(url: str, campaign: str) -> dict:
 @st.cache_data(ttl=LIST_TTL, show_spinner=False)
 def data_token(url: str, campaign: str) -> str:
     """Identifies the stored data of a campaign: changes whenever an import is added."""
+    from ..storage.outputs import OutputStore
     imports = _store(url).imports(campaign)
-    return "empty" if imports.empty else f"{len(imports)}-{int(imports['id'].max())}"
+    token = "empty" if imports.empty else f"{len(imports)}-{int(imports['id'].max())}"
+    # test sets and primary submissions are texts of the campaign too (Store.texts)
+    outputs = OutputStore(_store(url)).revision(campaign)
+    return token if set(outputs.split("-")) == {"0"} else f"{token}-{outputs}"
 
 
 # ---- published snapshots ----------------------------------------------------------------

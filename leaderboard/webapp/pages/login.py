@@ -48,8 +48,8 @@ def render() -> None:
         st.error("Wrong user name or password." if submitted else "Unknown or revoked upload token.")
         return
     st.session_state["user"] = found
-    target = "leaderboard/webapp/pages/organiser.py" if found["role"] == "organiser" \
-        else "leaderboard/webapp/pages/metrics.py"
+    target = {"organiser": "leaderboard/webapp/pages/organiser.py", "team": "leaderboard/webapp/pages/teams.py"} \
+        .get(found["role"], "leaderboard/webapp/pages/metrics.py")
     st.switch_page(target)
 
 

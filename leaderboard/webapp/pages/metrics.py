@@ -128,7 +128,7 @@ def _upload(view: common.View, user: dict, token: str) -> None:
 def baselines(url: str, campaign: str, lp: str, token: str, judged: tuple[str, ...],
               segments: bool) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """System-level (and optionally segment-level) BLEU and chrF of the judged systems' stored outputs."""
-    return me.baseline_scores(state.texts(url, campaign, lp, token), judged, segments=segments)
+    return me.baseline_scores(state.texts(url, campaign, lp, token), judged, segments=segments, lp=lp)
 
 
 def _label(sub) -> str:
