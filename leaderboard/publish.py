@@ -21,12 +21,18 @@ def publish_rankings(store: Store, campaign: str, publisher: str, *, lp: str | N
                      assessment: str | None = None, note: str = "", **options: Any) -> list[dict]:
     """Rank the stored judgments of ``campaign`` and publish each ranking as a new version.
 
-    Returns one ``{"lp", "assessment", "version", "signature", "data_hash"}`` per snapshot.
+    ``qc="auto"`` means what it means in ``mtlb rank``: ``release`` when every judgment file of the
+    campaign is a WMT release, else the QC module's default method. Returns one
+    ``{"lp", "assessment", "version", "signature", "data_hash"}`` per snapshot.
     """
     frame = store.judgments(campaign, lp, assessment)
     if frame.empty:
         raise InputError(f"no stored judgments for campaign {campaign!r}"
                          + (f", lp {lp}" if lp else "") + (f", assessment {assessment}" if assessment else ""))
+    if "qc" in options:
+        from .ranking import resolve_qc
+        imports = store.imports(campaign)
+        options["qc"] = resolve_qc(options["qc"], imports.loc[imports["kind"] == "judgments", "input_format"])
     published = []
     for ranking in rank(frame, **options):
         lp_, assessment_ = ranking["lp"], ranking["assessment"]

@@ -95,11 +95,9 @@ def load(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..ranking import rank_judgments
+    from ..ranking import rank_judgments, resolve_qc
     frame, formats = load(args)
-    qc = args.qc
-    if qc == "auto" and all(f == "wmt-stnd" for f in formats):
-        qc = "release"
+    qc = resolve_qc(args.qc, formats)
     result = rank_judgments(
         frame, protocol=args.protocol, alpha=args.alpha, cluster_rule=args.cluster_rule,
         standardise=args.standardise, exclude_ref=args.exclude_ref, exclude_bad_ref=args.exclude_bad_ref,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from leaderboard.auth import LoginThrottled, authenticate, authenticate_token
-from leaderboard.webapp import common, state
+from leaderboard.webapp import common, navigation, state
 
 
 def _client() -> str:
@@ -48,9 +48,7 @@ def render() -> None:
         st.error("Wrong user name or password." if submitted else "Unknown or revoked upload token.")
         return
     st.session_state["user"] = found
-    target = "leaderboard/webapp/pages/organiser.py" if found["role"] == "organiser" \
-        else "leaderboard/webapp/pages/metrics.py"
-    st.switch_page(target)
+    st.switch_page(navigation.page("organiser" if found["role"] == "organiser" else "metrics"))
 
 
 if __name__ == "__main__":
