@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         print_json(result)
     else:
         print(f"stored {result['judgments']:,} judgments of {result['workers']} workers and "
-              f"{result['systems']} systems into campaign {result['campaign']} ({result['lp']})")
+              f"{result['systems']} systems into campaign {_names(result['campaign'])} ({_names(result['lp'])})")
         if left_out:
             print(f"left out {left_out:,} judgments of other language pairs (--lp {args.lp})")
         if other_assessments:
@@ -90,3 +90,7 @@ def run(args: argparse.Namespace) -> int:
         if replaced:
             print(f"the file's campaign label(s) {', '.join(replaced)} replaced by --campaign {args.campaign}")
     return 0
+
+
+def _names(value: str | list[str]) -> str:
+    return value if isinstance(value, str) else ", ".join(value)
