@@ -175,7 +175,7 @@ def _check_page(page, heading: str, who: str, url: str) -> None:
 
 
 @pytest.mark.browser
-def test_every_page_renders_from_the_installed_package(app_server, tmp_path):
+def test_every_page_renders_from_the_installed_package(app_server):
     from playwright.sync_api import expect, sync_playwright
 
     shots = ROOT / "test-artifacts" / "installed-package"
