@@ -8,15 +8,13 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
 from urllib.parse import quote
 from pathlib import Path
 
 import pytest
+
+from appserver import running_app
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
@@ -33,12 +31,6 @@ def _has(module: str) -> bool:
         return importlib.util.find_spec(module) is not None
     except ModuleNotFoundError:
         return False
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _prepare_store(folder: Path) -> str:
@@ -67,30 +59,12 @@ def server(tmp_path_factory):
             os.environ.pop("MTLB_DATA_DIR", None)
         else:
             os.environ["MTLB_DATA_DIR"] = old
-    port = _free_port()
     env = {**os.environ, "MTLB_DATA_DIR": str(folder), "BROWSER_PATH": CHROMIUM}
     env.pop("DATABASE_URL", None)
     env.pop("MTLB_NO_DEMO", None)
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port",
-                             str(port), "--server.headless", "true", "--server.address", "127.0.0.1"],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            urllib.request.urlopen(base + "/_stcore/health", timeout=1)
-            break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        proc.kill()
-        pytest.fail("streamlit did not start: " + proc.stdout.read().decode(errors="replace")[-2000:])
-    yield {"base": base, "campaign": campaign, "folder": folder}
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    with running_app(sys.executable, ROOT / "app.py", env=env, cwd=ROOT, log=folder / "streamlit.log",
+                     timeout=60) as base:
+        yield {"base": base, "campaign": campaign, "folder": folder}
 
 
 def _shot(page, name: str, full_page: bool = True) -> Path:

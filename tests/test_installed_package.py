@@ -12,16 +12,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import sysconfig
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
+from appserver import running_app
 from conftest import ROOT
 
 CHROMIUM = "/usr/bin/chromium"
@@ -120,12 +118,6 @@ def test_installed_cli_finds_the_packaged_demo_and_reads_passwords(installed, de
     assert "qc:release" in published[0]["signature"]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def app_server(installed, demo_store, tmp_path_factory):
     """`streamlit run` of a copy of app.py outside the source tree, with the installed package."""
@@ -134,31 +126,9 @@ def app_server(installed, demo_store, tmp_path_factory):
     pytest.importorskip("playwright.sync_api")
     site = tmp_path_factory.mktemp("site")
     shutil.copy(ROOT / "app.py", site / "app.py")
-    port = _free_port()
     env = _clean_env(MTLB_DATA_DIR=str(demo_store), MTLB_NO_DEMO="1", BROWSER_PATH=CHROMIUM)
-    log = (site / "streamlit.log").open("w")
-    proc = subprocess.Popen([str(installed["python"]), "-m", "streamlit", "run", str(site / "app.py"),
-                             "--server.port", str(port), "--server.headless", "true", "--server.address",
-                             "127.0.0.1", "--browser.gatherUsageStats", "false"],
-                            cwd=site, env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 90
-    while time.time() < deadline:
-        try:
-            urllib.request.urlopen(base + "/_stcore/health", timeout=1)
-            break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        proc.kill()
-        pytest.fail("streamlit did not start: " + (site / "streamlit.log").read_text()[-2000:])
-    yield base
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+    with running_app(installed["python"], site / "app.py", env=env, cwd=site, log=site / "streamlit.log") as base:
+        yield base
 
 
 def _wait_idle(page) -> None:
