@@ -225,7 +225,8 @@ def test_environment_variables_are_documented():
     """Every environment variable the package reads is in the README's Configuration table and in `mtlb --help`."""
     read = set()
     for path in list((ROOT / "leaderboard").rglob("*.py")) + list((ROOT / "metrics").rglob("*.py")):
-        read |= set(re.findall(r"environ(?:\.get)?[\[(]\s*[\"']([A-Z][A-Z0-9_]+)[\"']", path.read_text(encoding="utf-8")))
+        read |= set(re.findall(r"(?:environ(?:\.get|\.setdefault|\.pop)?|getenv)[\[(]\s*[\"']([A-Z][A-Z0-9_]+)[\"']",
+                               path.read_text(encoding="utf-8")))
         read |= set(re.findall(r"^[A-Z_]+_ENV\s*=\s*[\"']([A-Z][A-Z0-9_]+)[\"']", path.read_text(encoding="utf-8"), re.M))
     assert {"DATABASE_URL", "MTLB_DATA_DIR", "MTLB_PASSWORD"} <= read
     text = README.read_text(encoding="utf-8")
