@@ -21,7 +21,9 @@ def publish_rankings(store: Store, campaign: str, publisher: str, *, lp: str | N
                      assessment: str | None = None, note: str = "", **options: Any) -> list[dict]:
     """Rank the stored judgments of ``campaign`` and publish each ranking as a new version.
 
-    Returns one ``{"lp", "assessment", "version", "signature", "data_hash"}`` per snapshot.
+    ``qc="auto"`` means what it means in ``mtlb rank``: ``release`` when every judgment file of the
+    campaign is a WMT release, else the QC module's default method. Returns one
+    ``{"lp", "assessment", "version", "signature", "data_hash"}`` per snapshot.
     """
     frame = store.judgments(campaign, lp, assessment) if assessment != "mqm" else None
     published = publish_mqm(store, campaign, publisher, lp=lp, note=note, **options) \
@@ -29,6 +31,10 @@ def publish_rankings(store: Store, campaign: str, publisher: str, *, lp: str | N
     if (frame is None or frame.empty) and not published:
         raise InputError(f"no stored judgments for campaign {campaign!r}"
                          + (f", lp {lp}" if lp else "") + (f", assessment {assessment}" if assessment else ""))
+    if "qc" in options:
+        from .ranking import resolve_qc
+        imports = store.imports(campaign)
+        options["qc"] = resolve_qc(options["qc"], imports.loc[imports["kind"] == "judgments", "input_format"])
     for ranking in (rank(frame, **options) if frame is not None and not frame.empty else []):
         lp_, assessment_ = ranking["lp"], ranking["assessment"]
         data_hash = frame_hash(frame[(frame["lp"] == lp_) & (frame["assessment"] == assessment_)])

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -126,6 +126,21 @@ def resolve_protocol(protocol: str, score: str | None = None) -> Protocol:
             raise InputError(f"score must be 'z' or 'raw', not {score!r}", column="score")
         p = Protocol(p.name, score, p.test, p.trials, p.description)
     return p
+
+
+RELEASE_FORMAT = "wmt-stnd"  # the WMT release: its files hold only the workers who passed QC
+
+
+def resolve_qc(qc: str, input_formats: Iterable[str]) -> str:
+    """``auto`` becomes ``release`` when every input is a WMT release file; other choices stay.
+
+    ``mtlb rank`` (formats of its input files) and ``mtlb publish`` (formats recorded in the
+    campaign's import log) both use it, so the same data gets the same QC label.
+    """
+    formats = [f for fmt in input_formats for f in str(fmt).split(",") if f]
+    if qc == "auto" and formats and all(f == RELEASE_FORMAT for f in formats):
+        return "release"
+    return qc
 
 
 def apply_qc(frame: pd.DataFrame, qc: str, qc_alpha: float = 0.05) -> tuple[pd.DataFrame, str]:
@@ -296,7 +311,12 @@ def rankings(
         raise InputError(f"cluster rule must be one of {', '.join(CLUSTER_RULES)}", column="cluster-rule")
     if trials is not None and trials < 1:
         raise InputError("trials must be positive", column="trials")
+    had_judgments = not frame.empty
     frame, qc_label = apply_qc(frame, qc, qc_alpha)
+    if had_judgments and frame.empty:
+        raise InputError(f"worker quality control ({qc_label}) removed every worker: no judgments are left to "
+                         "rank (without BAD_REF / REPEAT items no worker can pass; when the judgments are "
+                         "already filtered, choose --qc none)", column="qc")
     if lp is not None:
         frame = frame[frame["lp"].astype(str).to_numpy() == lp]
     if assessment is not None:

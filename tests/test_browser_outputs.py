@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from test_browser_app import ARGS, CHROMIUM, _shot, _wait_idle, running_app
+from test_browser_app import ARGS, CHROMIUM, _shot, _wait_idle, app_in
 
 N = 80
 TEAM = "Lab & <Co>"
@@ -54,7 +54,7 @@ def server(tmp_path_factory):
     add_testset(store, "Shared", "en-de", files["src"], [files["ref"]])
     add_team(store, "Rivals", verified=True)
     submit(store, files["other"], campaign="Shared", lp="en-de", team="Rivals", primary=True)
-    with running_app(folder, MTLB_NO_DEMO="1") as base:
+    with app_in(folder, MTLB_NO_DEMO="1") as base:
         yield {"base": base, "files": files, "url": url}
 
 

@@ -21,5 +21,5 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(frame)
     else:
-        print_table(frame)
+        print_table(frame.fillna({"lp": "", "assessment": ""}))
     return 0

@@ -18,14 +18,20 @@ from ._common import add_json_flag, print_json
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("ingest", help="load judgment files into the store (one transaction)",
                        description="Validate DA judgment files and store them. Every file is checked "
-                                   "before anything is written; on any error nothing is stored.")
+                                   "before anything is written; on any error nothing is stored. Options win over "
+                                   "the files: --campaign relabels, --lp / --assessment keep only matching "
+                                   "judgments (the rest is reported; a file with none is refused).",
+                       epilog="Example: mtlb ingest ../shared/data/wmt22-toen-da/ad-csen-good-stnd.csv "
+                              "--worker-stats ../shared/data/wmt22-toen-da/ad-csen-trk-mean-sd.txt --campaign wmt22")
     p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument("--input-format", choices=FORMATS, help="skip format detection")
     p.add_argument("--worker-stats", metavar="FILE",
                    help="per-worker mean/sd print-out of the WMT release (raw = z*sd + mean)")
-    p.add_argument("--campaign", help="campaign name (default: the file's folder name)")
+    p.add_argument("--campaign", help="store every judgment into this campaign, replacing campaign labels in the "
+                                      "file (default: the file's labels, else its folder name)")
     p.add_argument("--lp", help="keep only this language pair (or set it when the file has none)")
-    p.add_argument("--assessment", help="assessment type when the file does not say (default adequacy)")
+    p.add_argument("--assessment", help="keep only this assessment (or set it when the file has none; "
+                                        "default adequacy)")
     p.add_argument("--database-url", help="override DATABASE_URL")
     add_json_flag(p)
     p.set_defaults(func=run)
@@ -77,6 +83,8 @@ def run(args: argparse.Namespace) -> int:
         frames.append(read_judgments(path, fmt, worker_stats=args.worker_stats, campaign=args.campaign,
                                      lp=args.lp, assessment=args.assessment))
     left_out = sum(int(f.attrs.get("rows_of_other_lps", 0)) for f in frames)
+    other_assessments = sum(int(f.attrs.get("rows_of_other_assessments", 0)) for f in frames)
+    replaced = sorted({c for f in frames for c in f.attrs.get("campaigns_replaced", [])})
     frame = concat_judgments(frames)
     also, n_spans = None, 0
     if "appraise" in formats:
@@ -109,12 +117,22 @@ def run(args: argparse.Namespace) -> int:
         "raw_scores": int(frame["raw"].notna().sum()),
         "rows_of_other_lps_left_out": left_out,
         "error_spans": n_spans,
+        "rows_of_other_assessments_left_out": other_assessments,
+        "campaign_labels_replaced": replaced,
     }
     if args.json:
         print_json(result)
     else:
         print(f"stored {result['judgments']:,} judgments of {result['workers']} workers and "
-              f"{result['systems']} systems into campaign {result['campaign']} ({result['lp']})")
+              f"{result['systems']} systems into campaign {_names(result['campaign'])} ({_names(result['lp'])})")
         if left_out:
             print(f"left out {left_out:,} judgments of other language pairs (--lp {args.lp})")
+        if other_assessments:
+            print(f"left out {other_assessments:,} judgments of other assessments (--assessment {args.assessment})")
+        if replaced:
+            print(f"the file's campaign label(s) {', '.join(replaced)} replaced by --campaign {args.campaign}")
     return 0
+
+
+def _names(value: str | list[str]) -> str:
+    return value if isinstance(value, str) else ", ".join(value)

@@ -22,8 +22,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "'.N' index), raw differences with Mann-Whitney U significance stars, and the "
                     "calibrated gain of METHOD.md §7 when --calibration names a fixed benchmark system "
                     "judged in both years: gain = (BEST_to - BEST_from) + (CURR_from - CURR_to).",
-        epilog="Example: mtlb longitudinal --year 2021=wmt21/ad-csen-good-stnd.csv:wmt21/ad-csen-trk-mean-sd.txt "
-               "--year 2022=wmt22/ad-csen-good-stnd.csv:wmt22/ad-csen-trk-mean-sd.txt --lp cs-en --json")
+        epilog="Example (wmt21 -> wmt22, as in the README): mtlb longitudinal "
+               "--year 2021=../shared/data/wmt21-toen-da/ad-csen-good-stnd.csv:"
+               "../shared/data/wmt21-toen-da/ad-csen-trk-mean-sd.txt "
+               "--year 2022=../shared/data/wmt22-toen-da/ad-csen-good-stnd.csv:"
+               "../shared/data/wmt22-toen-da/ad-csen-trk-mean-sd.txt --lp cs-en --calibration Online-B --json")
     p.add_argument("--year", action="append", required=True, metavar="LABEL=FILE[:WORKER_STATS]",
                    help="judgments of one year (any format of mtlb ingest; for the WMT release append "
                         "':' and the worker mean/sd file), or the JSON of 'mtlb rank --json' (then no "

@@ -122,16 +122,14 @@ def run_mqm(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..ranking import rank_judgments
+    from ..ranking import rank_judgments, resolve_qc
     formats = [args.input_format or detect_format(path) for path in args.input]
     if "mqm" in formats:
         if set(formats) != {"mqm"}:
             raise InputError("MQM annotations cannot be pooled with DA judgments in one ranking", column="input")
         return run_mqm(args)
     frame, formats = load(args)
-    qc = args.qc
-    if qc == "auto" and all(f == "wmt-stnd" for f in formats):
-        qc = "release"
+    qc = resolve_qc(args.qc, formats)
     result = rank_judgments(
         frame, protocol=args.protocol, alpha=args.alpha, cluster_rule=args.cluster_rule,
         standardise=args.standardise, exclude_ref=args.exclude_ref, exclude_bad_ref=args.exclude_bad_ref,

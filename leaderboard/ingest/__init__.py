@@ -75,8 +75,15 @@ def read_judgments(
 ) -> pd.DataFrame:
     """Read and validate one judgment file; ``name`` is the label used in error messages.
 
-    ``lp`` keeps only that language pair when the file names its pairs (an error if none
-    match) and sets it when the file does not. ``campaign`` defaults to the file's folder name.
+    Options given by the caller win over the file (the same rule for every format):
+
+    * ``campaign`` names the campaign of every judgment; campaign labels in the file (a canonical
+      ``campaign`` column, MTurk's ``Input.campaign``) are replaced, and listed in
+      ``attrs["campaigns_replaced"]``. Without it: the file's labels, else its folder name.
+    * ``lp`` and ``assessment`` keep only the judgments of that language pair / assessment when
+      the file names them (the rest is counted in ``attrs["rows_of_other_lps"]`` /
+      ``attrs["rows_of_other_assessments"]``; a file holding none is refused) and set them when
+      the file does not.
     """
     label = name or str(path)
     fmt = input_format or detect_format(path, label)
@@ -96,22 +103,34 @@ def read_judgments(
     elif fmt == "appraise":
         frame = read_appraise(str(path), campaign=default_campaign, assessment=assessment, name=label)
     elif fmt == "mturk":
-        frame = _mturk().read_mturk(str(path), campaign=default_campaign, name=label)
+        frame = _mturk().read_mturk(str(path), campaign=default_campaign, name=label, assessment=assessment)
     else:
         frame = read_canonical(str(path), name=label, defaults={
             "campaign": default_campaign, "lp": lp, "assessment": assessment or "adequacy"})
     if worker_stats is not None and fmt != "wmt-stnd":
         raise InputError("--worker-stats applies only to the WMT release format (wmt-stnd)", file=label)
-    other_lps = 0
-    if lp is not None and "lp" in frame.columns:
-        keep = frame["lp"].astype(str) == lp
-        if not keep.any():
-            found = sorted(frame["lp"].astype(str).unique())[:10]
-            raise InputError(f"no judgments for language pair {lp!r}; the file holds {', '.join(found)}",
-                             file=label)
-        other_lps = int((~keep).sum())
-        frame = frame[keep]
+    replaced: list[str] = []
+    if campaign is not None and "campaign" in frame.columns:
+        replaced = sorted(set(frame["campaign"].astype(str)) - {campaign})
+        frame["campaign"] = campaign
+    frame, other_lps = _keep_only(frame, "lp", lp, "language pair", label)
+    frame, other_assessments = _keep_only(frame, "assessment", assessment, "assessment", label)
     result = validate_judgments(frame, file=label)
-    result.attrs["rows_of_other_lps"] = other_lps  # left out on request (--lp); reported, not hidden
+    # left out or relabelled on request (--lp, --assessment, --campaign): reported, not hidden
+    result.attrs.update(rows_of_other_lps=other_lps, rows_of_other_assessments=other_assessments,
+                        campaigns_replaced=replaced)
     return result
+
+
+def _keep_only(frame: pd.DataFrame, column: str, wanted: str | None, what: str,
+               label: str) -> tuple[pd.DataFrame, int]:
+    """The rows whose ``column`` equals ``wanted`` (all rows when not asked) and how many were left out."""
+    if wanted is None or column not in frame.columns:
+        return frame, 0
+    keep = frame[column].astype(str) == wanted
+    if not keep.any():
+        found = sorted(frame[column].astype(str).unique())[:10]
+        raise InputError(f"no judgments for {what} {wanted!r}; the file holds {', '.join(found)}",
+                         file=label, column=column)
+    return frame[keep], int((~keep).sum())
 

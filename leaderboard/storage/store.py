@@ -100,9 +100,10 @@ class Store:
             names = conn.execute(select(c.c.name).order_by(c.c.name)).scalars().all()
         frame = pd.DataFrame(rows, columns=["campaign", "lp", "assessment", "judgments", "systems", "workers"])
         empty = [n for n in names if n not in set(frame["campaign"])]
-        if empty:
-            frame = pd.concat([frame, pd.DataFrame({"campaign": empty, "judgments": 0})], ignore_index=True)
-        return frame
+        if empty:  # campaigns holding only texts (or nothing yet): zero counts, still integers
+            frame = pd.concat([frame, pd.DataFrame({"campaign": empty, "judgments": 0, "systems": 0, "workers": 0})],
+                              ignore_index=True)
+        return frame.astype({"judgments": "int64", "systems": "int64", "workers": "int64"})
 
     # ---- dimension rows ------------------------------------------------------------------
     def _ids(self, conn: Connection, table, parent_col: str, parent_id: int, name_col: str,

@@ -2,45 +2,18 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import streamlit as st
 
-from . import common, state
+from . import common, navigation, state
 
-PAGES_DIR = Path(__file__).resolve().parent / "pages"
-
-# (file, title, icon, url path); the first one is the default page
-PUBLIC = [
-    ("leaderboard.py", "Leaderboard", ":material/leaderboard:", "leaderboard"),
-    ("heatmap.py", "Significance", ":material/grid_on:", "significance"),
-    ("system.py", "System", ":material/search:", "system"),
-    ("longitudinal.py", "Across years", ":material/timeline:", "longitudinal"),
-    ("qc.py", "Quality control", ":material/verified:", "qc"),
-    ("automatic.py", "Automatic scores", ":material/scoreboard:", "automatic"),
-]
-MEMBERS = [
-    ("metrics.py", "Metrics", ":material/functions:", "metrics"),
-    ("organiser.py", "Organiser", ":material/admin_panel_settings:", "organiser"),
-    ("teams.py", "Teams", ":material/groups:", "teams"),
-    ("testsets.py", "Test sets", ":material/assignment:", "testsets"),
-    ("login.py", "Log in", ":material/login:", "login"),
-]
 # pages that show one published snapshot and therefore get the sidebar picker
 VIEW_PAGES = {"leaderboard", "significance", "system", "qc", "metrics", ""}
-
-
-def _page(spec: tuple[str, str, str, str], default: bool = False) -> st.Page:
-    file, title, icon, url = spec
-    return st.Page(PAGES_DIR / file, title=title, icon=icon, url_path=url, default=default)
 
 
 def main() -> None:
     st.set_page_config(page_title="MT leaderboard", page_icon=":material/leaderboard:", layout="wide")
     state.ensure_demo()
-    pages = {"Results": [_page(PUBLIC[0], default=True)] + [_page(p) for p in PUBLIC[1:]],
-             "Members": [_page(p) for p in MEMBERS]}
-    current = st.navigation(pages)
+    current = st.navigation(navigation.sections())
     st.session_state["_view"] = common.sidebar_view() if current.url_path in VIEW_PAGES else \
         st.session_state.get("_view")
     _login_box()

@@ -102,6 +102,13 @@ def data_token(url: str, campaign: str) -> str:
     return token if set(outputs.split("-")) == {"0"} else f"{token}-{outputs}"
 
 
+@st.cache_data(ttl=LIST_TTL, show_spinner=False)
+def judgment_formats(url: str, campaign: str) -> list[str]:
+    """The input formats of the campaign's judgment imports (``auto`` QC trusts WMT releases)."""
+    imports = _store(url).imports(campaign)
+    return [str(f) for f in imports.loc[imports["kind"] == "judgments", "input_format"]]
+
+
 # ---- published snapshots ----------------------------------------------------------------
 @st.cache_data(show_spinner=False, max_entries=256)
 def snapshot(url: str, campaign: str, lp: str, assessment: str, version: int) -> dict:
@@ -199,6 +206,7 @@ def invalidate() -> None:
     snapshots.clear()
     campaigns.clear()
     campaign_info.clear()
+    judgment_formats.clear()
     data_token.clear()
 
 
