@@ -5,15 +5,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 
-from test_browser_app import ARGS, CHROMIUM, ROOT, _free_port, _shot, _wait_idle
+from test_browser_app import ARGS, CHROMIUM, _shot, _wait_idle, app_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 HEADER = "system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity\tcomment\n"
@@ -61,27 +58,8 @@ def server(tmp_path_factory):
         "f = pd.DataFrame(rows, columns=['lp', 'system', 'segment', 'score'])\n"
         "s.save_metric_submission('toy-mqm', f, metric='toyMetric', level='segment', public=True)\n")
     subprocess.run([sys.executable, "-c", script], env=env, check=True, capture_output=True)
-    port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port",
-                             str(port), "--server.headless", "true", "--server.address", "127.0.0.1"],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            urllib.request.urlopen(base + "/_stcore/health", timeout=1)
-            break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        proc.kill()
-        pytest.fail("streamlit did not start")
-    yield base
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    with app_in(folder, MTLB_NO_DEMO="1") as base:
+        yield base
 
 
 def test_mqm_campaign_in_the_browser(server):
