@@ -135,3 +135,60 @@ def fresh_pg_database():
 
 def test_twenty_ingests_on_a_fresh_postgres_database(fresh_pg_database, tmp_path):
     check_twenty_ingests(fresh_pg_database, tmp_path)
+
+
+def _big_release(folder: Path, judgments: int) -> Path:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    from synth_release import write_release
+    folder.mkdir()
+    return write_release(folder / "ad-synth-good-stnd.csv", n_judgments=judgments, n_lps=4, n_systems=8)
+
+
+def _writing_started(url: str, db_file: Path | None) -> bool:
+    """True once the import has begun writing judgment rows (uncommitted)."""
+    if db_file is not None:
+        wal = db_file.with_name(db_file.name + "-wal")
+        return wal.exists() and wal.stat().st_size > 4_000_000
+    engine = create_engine(url)
+    try:
+        with engine.connect() as conn:
+            return bool(conn.execute(text(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND query LIKE 'COPY judgments%'")).scalar())
+    finally:
+        engine.dispose()
+
+
+def check_kill_mid_import(url: str, db_file: Path | None, tmp_path: Path) -> None:
+    path = _big_release(tmp_path / "killed", 400_000)
+    env = {**os.environ, "DATABASE_URL": url}
+    subprocess.run([sys.executable, "-m", "leaderboard.cli", "db", "upgrade"], env=env, check=True,
+                   capture_output=True)
+    proc = subprocess.Popen([sys.executable, "-m", "leaderboard.cli", "ingest", str(path)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 240
+    while not _writing_started(url, db_file):
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "the import never started writing"
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    store = Store(url)
+    assert store.imports("killed").empty
+    assert store.judgments("killed").empty
+    assert store.campaigns().query("campaign == 'killed'")["judgments"].fillna(0).sum() == 0
+    store.engine.dispose()
+    # nothing is left locked: the same file loads completely afterwards
+    again = subprocess.run([sys.executable, "-m", "leaderboard.cli", "ingest", str(path), "--json"], env=env,
+                           capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr
+    assert '"judgments": 400000' in again.stdout
+
+
+def test_kill_during_sqlite_import_leaves_nothing(tmp_path):
+    db_file = tmp_path / "killed.sqlite"
+    check_kill_mid_import(f"sqlite:///{db_file}", db_file, tmp_path)
+
+
+def test_kill_during_postgres_import_leaves_nothing(fresh_pg_database, tmp_path):
+    check_kill_mid_import(fresh_pg_database, None, tmp_path)
