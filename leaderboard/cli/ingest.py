@@ -7,10 +7,7 @@ import hashlib
 import sys
 from pathlib import Path
 
-from tqdm import tqdm
-
 from ..ingest import FORMATS, detect_format, read_judgments
-from ..schema import concat_judgments
 from ._common import add_json_flag, print_json
 
 
@@ -38,6 +35,8 @@ def sha256_of(paths: list[str]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+    from ..schema import concat_judgments
     from ..storage import Store
 
     frames, formats = [], []

@@ -8,8 +8,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 from ..errors import InputError
 from ._common import add_json_flag, print_json, print_table
 
@@ -108,6 +106,7 @@ def read_rankings(path: str) -> list[dict]:
 
 def read_metric_scores(path: str) -> pd.DataFrame:
     """Automatic scores as a long frame (lp, system, metric, score); lp may be missing."""
+    import pandas as pd
     if _is_json(path):
         data = _load_json(path)
         items = data if isinstance(data, list) else [data]
@@ -156,6 +155,7 @@ def read_metric_scores(path: str) -> pd.DataFrame:
 
 
 def run(args: argparse.Namespace) -> int:
+    import pandas as pd
     from ..ingest import read_judgments
     from ..longitudinal import longitudinal, years_from_frame, years_from_rankings
     from ..schema import concat_judgments
@@ -209,6 +209,7 @@ def _fmt(v: Any, digits: int = 2) -> str:
 
 def print_report(result: dict) -> None:
     """Human-readable summary of :func:`leaderboard.longitudinal.longitudinal`."""
+    import pandas as pd
     for track in result["tracks"]:
         print(f"== {track['lp']} ({track['assessment']}): best system per year (by {result['best_by']})")
         print_table(pd.DataFrame([{"year": y["label"], "campaign": y["campaign"], **(y["best"] or {})}

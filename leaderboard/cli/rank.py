@@ -6,11 +6,8 @@ import argparse
 import re
 from pathlib import Path
 
-import pandas as pd
-
 from ..errors import InputError
 from ..ingest import FORMATS, detect_format, read_judgments
-from ..schema import concat_judgments
 from ._common import add_json_flag, print_json, print_table
 
 
@@ -79,6 +76,7 @@ def sibling_worker_stats(path: str) -> str | None:
 
 def load(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str]]:
     """Read and pool the inputs; also return each input's format."""
+    from ..schema import concat_judgments
     stats = args.worker_stats or []
     if len(stats) not in (0, 1, len(args.input)):
         raise InputError(f"give one --worker-stats file for all inputs or one per input "
@@ -95,6 +93,7 @@ def load(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str]]:
 
 
 def run(args: argparse.Namespace) -> int:
+    import pandas as pd
     from ..ranking import rank_judgments
     frame, formats = load(args)
     qc = args.qc

@@ -6,8 +6,6 @@ import argparse
 import getpass
 import sys
 
-import pandas as pd
-
 from ..errors import InputError
 from ._common import add_json_flag, print_json, print_table
 
@@ -73,6 +71,7 @@ def run_add(args: argparse.Namespace) -> int:
 
 def list_users(store) -> pd.DataFrame:
     """Names, roles and creation times of every account."""
+    import pandas as pd
     from sqlalchemy import select
 
     from ..storage import models as m

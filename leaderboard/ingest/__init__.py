@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from ..errors import InputError
-from ..schema import validate_judgments
-from .appraise import looks_like_appraise, read_appraise
-from .canonical import looks_like_canonical, read_canonical
 from .textio import decode, read_bytes
-from .wmt_release import looks_like_stnd, read_stnd, read_worker_stats
+
+if TYPE_CHECKING:  # the readers import pandas: loaded when a file is read, not with the package
+    import pandas as pd
 
 FORMATS: tuple[str, ...] = ("canonical", "wmt-stnd", "appraise", "mturk")
 
@@ -28,6 +27,9 @@ def _mturk():
 
 def detect_format(path: str | os.PathLike, name: str | None = None) -> str:
     """Name the format of ``path`` from its content (Parquet by extension)."""
+    from .appraise import looks_like_appraise
+    from .canonical import looks_like_canonical
+    from .wmt_release import looks_like_stnd
     label = name or str(path)
     p = Path(path)
     if p.suffix.lower() in (".parquet", ".pq"):
@@ -73,6 +75,12 @@ def read_judgments(
     ``lp`` keeps only that language pair when the file names its pairs (an error if none
     match) and sets it when the file does not. ``campaign`` defaults to the file's folder name.
     """
+    import pandas as pd
+
+    from ..schema import validate_judgments
+    from .appraise import read_appraise
+    from .canonical import read_canonical
+    from .wmt_release import read_stnd, read_worker_stats
     label = name or str(path)
     fmt = input_format or detect_format(path, label)
     if fmt not in FORMATS:
