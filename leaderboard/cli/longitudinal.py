@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 from pathlib import Path
@@ -85,13 +86,11 @@ def _is_json(path: str) -> bool:
 
 
 def _load_json(path: str) -> Any:
+    from ..ingest.textio import read_text
     try:
-        with open(path, encoding="utf-8") as fh:
-            return json.load(fh)
-    except FileNotFoundError:
-        raise InputError("file not found", file=path) from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"not valid JSON: {exc}", file=path) from None
+        return json.loads(read_text(path))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not valid JSON: {exc.msg}", file=path, line=exc.lineno) from None
 
 
 def read_rankings(path: str) -> list[dict]:
@@ -124,10 +123,12 @@ def read_metric_scores(path: str) -> pd.DataFrame:
                                  "system / metric / score", file=path)
         frame = pd.DataFrame(rows, columns=["lp", "system", "metric", "score"])
     else:
+        from ..ingest.textio import read_text
+        text = read_text(path)
         try:
-            frame = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
-        except FileNotFoundError:
-            raise InputError("file not found", file=path) from None
+            frame = pd.read_csv(io.StringIO(text), sep="\t", dtype=str, keep_default_na=False)
+        except pd.errors.ParserError as exc:
+            raise InputError(f"cannot parse: {exc}", file=path) from None
         cols = {c.lower(): c for c in frame.columns}
         if {"system", "score"} <= set(cols):
             frame = frame.rename(columns={cols[c]: c for c in cols})
@@ -138,7 +139,10 @@ def read_metric_scores(path: str) -> pd.DataFrame:
             if "lp" not in frame.columns:
                 frame["lp"] = None
         else:  # WMT metrics release: no header, metric lp testset refset system score
-            frame = pd.read_csv(path, sep="\t", header=None, dtype=str, keep_default_na=False)
+            try:
+                frame = pd.read_csv(io.StringIO(text), sep="\t", header=None, dtype=str, keep_default_na=False)
+            except pd.errors.ParserError as exc:
+                raise InputError(f"cannot parse: {exc}", file=path) from None
             if frame.shape[1] != 6:
                 raise InputError("expected a header with system / metric / score columns, or the WMT "
                                  "metrics TSV (metric lp testset refset system score)", file=path, line=1)
@@ -169,7 +173,12 @@ def run(args: argparse.Namespace) -> int:
             order.append(label)
         path, stats = split_stats(spec)
         if _is_json(path) and stats is None:
-            rankings.setdefault(label, []).extend(read_rankings(path))
+            found = read_rankings(path)
+            try:
+                years_from_rankings(label, found)  # checked file by file, so an error names its file
+            except InputError as exc:
+                raise exc.with_file(path) from None
+            rankings.setdefault(label, []).extend(found)
         else:
             frames.setdefault(label, []).append(read_judgments(path, args.input_format, worker_stats=stats))
     metrics: dict[str, list[pd.DataFrame]] = {}
