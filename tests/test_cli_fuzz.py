@@ -42,7 +42,7 @@ COMMANDS = [
 
 
 #: breakages that leave plain UTF-8 text, which ``mtlb score`` rightly accepts as system output
-PLAIN_TEXT = {"header-only", "huge-line", "json"}
+PLAIN_TEXT = {"header-only", "huge-line", "json", "nul"}
 
 
 @functools.lru_cache(maxsize=1)

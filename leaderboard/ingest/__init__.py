@@ -38,10 +38,10 @@ def detect_format(path: str | os.PathLike, name: str | None = None) -> str:
         raise InputError("file not found", file=label)
     raw = read_bytes(p, label, limit=64 * 1024)
     try:
-        head = decode(raw, label)
+        head = decode(raw, label, nul_ok=False)
     except InputError:
         # the 64 KB cut may split a multi-byte character; sniff on the complete lines only
-        head = decode(raw[: raw.rfind(b"\n") + 1], label)
+        head = decode(raw[: raw.rfind(b"\n") + 1], label, nul_ok=False)
     head = head[: head.rfind("\n") + 1] or head
     if looks_like_stnd(head):
         return "wmt-stnd"

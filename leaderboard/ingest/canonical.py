@@ -50,7 +50,7 @@ def read_canonical(path: str, name: str | None = None, defaults: dict | None = N
         frame = frame.rename(columns=lambda c: ALIASES.get(str(c).strip().lower(), str(c).strip().lower()))
         frame[LINE] = np.arange(1, len(frame) + 1)  # Parquet has no header line: row numbers
     else:
-        text = read_text(path, label)
+        text = read_text(path, label, nul_ok=False)
         first = text.splitlines()[0]
         delim = "\t" if "\t" in first else ","
         try:

@@ -3,7 +3,7 @@
 Every refusal is an :class:`InputError` naming the file (and the line when there is one): a
 directory or a device instead of a file, a missing or unreadable file, more bytes than the limit
 (also while decompressing), a truncated or corrupt gzip archive, and text that is
-not UTF-8 (UTF-16 and binary data are named as such).
+not UTF-8 (UTF-16 is named as such; NUL bytes where a table is expected).
 """
 
 from __future__ import annotations
@@ -50,13 +50,14 @@ def check_readable(path: str | os.PathLike, label: str) -> os.stat_result:
     return info
 
 
-def read_text(path: str | os.PathLike, name: str | None = None) -> str:
+def read_text(path: str | os.PathLike, name: str | None = None, *, nul_ok: bool = True) -> str:
     """Return the file's text, decoded as UTF-8 (a BOM is allowed).
 
-    Refuses missing, over-large, empty and undecodable files with the line of the first bad byte.
+    Refuses missing, over-large, empty and undecodable files with the line of the first bad byte;
+    ``nul_ok=False`` also refuses NUL characters (tables and stored text: PostgreSQL cannot keep them).
     """
     label = name or str(path)
-    return decode(read_bytes(path, label), label)
+    return decode(read_bytes(path, label), label, nul_ok=nul_ok)
 
 
 def read_bytes(path: str | os.PathLike, label: str, limit: int | None = None) -> bytes:
@@ -123,11 +124,21 @@ def _gunzip(fh, magic: bytes, label: str, limit: int, whole: bool) -> bytes:
                      "of the compressed stream (an incomplete download or copy?)", file=label)
 
 
-def decode(data: bytes, label: str) -> str:
+def _looks_utf16(data: bytes) -> bool:
+    """A UTF-16 byte-order mark, or ASCII-range text with every other byte NUL."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return True
+    even, odd = data[:256:2], data[1:256:2]
+    if len(odd) < 2:
+        return False
+    return (even.count(0) == len(even) and odd.count(0) == 0) or (odd.count(0) == len(odd) and even.count(0) == 0)
+
+
+def decode(data: bytes, label: str, *, nul_ok: bool = True) -> str:
     """Decode UTF-8 bytes or raise an :class:`InputError` pointing at the first bad byte."""
     if not data.strip():
         raise InputError("the file is empty", file=label)
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff") or (len(data) > 3 and data[1:4:2] == b"\x00\x00" and data[0]):
+    if _looks_utf16(data):
         raise InputError("the file is UTF-16 encoded; save it as UTF-8", file=label, line=1)
     try:
         text = data.decode("utf-8-sig")
@@ -137,7 +148,7 @@ def decode(data: bytes, label: str) -> str:
             f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
             "save the file as UTF-8", file=label, line=line,
         ) from None
-    nul = text.find("\x00")
+    nul = -1 if nul_ok else text.find("\x00")
     if nul >= 0:
         raise InputError("the file holds a NUL byte (binary data, not text)", file=label,
                          line=text.count("\n", 0, nul) + 1)
