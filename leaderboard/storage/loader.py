@@ -41,7 +41,7 @@ def _now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def _insert_ignore(conn: Connection, table: Table):
+def insert_ignore(conn: Connection, table: Table):
     """``INSERT ... ON CONFLICT DO NOTHING`` for the connection's dialect."""
     if conn.dialect.name == "postgresql":
         from sqlalchemy.dialects.postgresql import insert as dialect_insert
@@ -61,14 +61,14 @@ def lock_campaign(conn: Connection, name: str) -> None:
 def campaign_id_for_write(conn: Connection, name: str) -> int:
     """The id of campaign ``name``, created when missing; holds the campaign's write lock from here on."""
     lock_campaign(conn, name)
-    conn.execute(_insert_ignore(conn, m.campaigns).values(name=name, description="", created_at=_now()))
+    conn.execute(insert_ignore(conn, m.campaigns).values(name=name, description="", created_at=_now()))
     return conn.execute(select(m.campaigns.c.id).where(m.campaigns.c.name == name)).scalar_one()
 
 
 def lp_id_for_write(conn: Connection, campaign_id: int, lp: str) -> int:
     """The id of language pair ``lp`` of a campaign, created when missing."""
     lpt = m.language_pairs
-    conn.execute(_insert_ignore(conn, lpt).values(campaign_id=campaign_id, lp=lp))
+    conn.execute(insert_ignore(conn, lpt).values(campaign_id=campaign_id, lp=lp))
     return conn.execute(select(lpt.c.id).where(and_(lpt.c.campaign_id == campaign_id, lpt.c.lp == lp))).scalar_one()
 
 
@@ -98,7 +98,7 @@ def dimension_ids(conn: Connection, table: Table, parent_col: str, name_col: str
         if conn.dialect.name == "postgresql":
             _insert_rows_postgres(conn, table, rows)
         else:
-            conn.execute(_insert_ignore(conn, table), rows.to_dict("records"))
+            conn.execute(insert_ignore(conn, table), rows.to_dict("records"))
         ids = stored()
     return ids.to_numpy(dtype=np.int64)
 
