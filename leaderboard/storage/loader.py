@@ -129,8 +129,12 @@ def _row_ids(conn: Connection, table: Table, parent_col: str, name_col: str, par
 
 def _categorical(values: pd.Series, order: np.ndarray) -> pd.Categorical:
     """The column as text categories, rows taken in ``order`` (codes move, strings do not)."""
-    codes, uniques = pd.factorize(values.astype(str).to_numpy(), use_na_sentinel=False)
-    return pd.Categorical.from_codes(codes[order], categories=pd.Index(uniques, dtype=object), validate=False)
+    codes, uniques = pd.factorize(values.to_numpy(dtype=object), use_na_sentinel=False)
+    names = pd.Index([str(u) for u in uniques], dtype=object)
+    if not names.is_unique:  # values of other types that print alike (1 and "1"): merge them
+        codes, merged = pd.factorize(names.to_numpy()[codes])
+        names = pd.Index(merged, dtype=object)
+    return pd.Categorical.from_codes(codes[order], categories=names, validate=False)
 
 
 def store_judgments(conn: Connection, frame: pd.DataFrame, *, file_name: str, input_format: str,
