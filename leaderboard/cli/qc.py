@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from ..errors import InputError
 from ..ingest import FORMATS, read_judgments
 from ._common import add_json_flag, print_json, print_table
+
+if TYPE_CHECKING:  # annotations only: pandas loads inside the functions
+    import pandas as pd
 
 SHOWN = ["worker", "assessment", "lp", "n", "n_pairs", "mean_ref", "mean_system", "mean_bad_ref",
          "p_value", "p_repeat", "passed", "reason", "flags"]

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 import re
 from pathlib import Path
 
 from ..errors import InputError
 from ..ingest import FORMATS, detect_format, read_judgments
 from ._common import add_json_flag, print_json, print_table
+
+if TYPE_CHECKING:  # annotations only: pandas loads inside the functions
+    import pandas as pd
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 import json
 
 from ..errors import InputError
 from ._common import add_json_flag, print_json, print_table
+
+if TYPE_CHECKING:  # annotations only: pandas loads inside the functions
+    import pandas as pd
 
 _Z_KEYS = ("z", "ave_z", "Ave z", "z_mean", "Z.SCR")
 

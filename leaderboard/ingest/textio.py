@@ -8,11 +8,9 @@ not UTF-8 (UTF-16 is named as such; NUL bytes where a table is expected).
 
 from __future__ import annotations
 
-import gzip
 import os
 import stat
 import zlib
-from pathlib import Path
 
 from ..errors import InputError
 

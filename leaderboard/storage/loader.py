@@ -27,7 +27,7 @@ from sqlalchemy import Connection, Table, and_, insert, select, text
 
 from ..errors import InputError
 from . import models as m
-from .bulk import CHUNK_ROWS, copy_text, insert_frame
+from .bulk import copy_postgres, insert_frame
 
 JUDGMENT_COLUMNS = ("import_id", "lp_id", "assessment", "worker_id", "hit", "position", "segment_id",
                     "system_id", "item_type", "raw", "z", "seconds")
@@ -218,12 +218,7 @@ def _copy_judgments_postgres(conn: Connection, out: pd.DataFrame, progress: Call
         skip_triggers = _may_skip_row_triggers(cur)
         if skip_triggers:
             cur.execute("SET LOCAL session_replication_role = replica")
-        with cur.copy(f"COPY judgments ({', '.join(out.columns)}) FROM STDIN") as copy:
-            for start in range(0, len(out), CHUNK_ROWS):
-                chunk = out.iloc[start: start + CHUNK_ROWS]
-                copy.write(copy_text(chunk))
-                if progress is not None:
-                    progress(len(chunk))
+        copy_postgres(driver, "judgments", list(out.columns), out, progress)
         if skip_triggers:
             cur.execute("SET LOCAL session_replication_role = origin")
     return len(out)
