@@ -95,3 +95,15 @@ def test_leaderboard_page_shows_a_version_published_elsewhere(tmp_path, monkeypa
     assert at.sidebar.selectbox(key="view_version").options[0] == "v2 (latest)"
     at.sidebar.selectbox(key="view_version").set_value(2).run()
     assert any("sig-v2" in c.value for c in at.caption)
+
+
+def test_app_waiting_for_db_upgrade_says_so(tmp_path, monkeypatch):
+    """A replica that may not migrate (MTLB_AUTO_MIGRATE=0) on a new database shows one clear line."""
+    monkeypatch.setenv("MTLB_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("MTLB_NO_DEMO", "1")
+    monkeypatch.setenv("MTLB_AUTO_MIGRATE", "0")
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("mtlb db upgrade" in e.value for e in at.error)
