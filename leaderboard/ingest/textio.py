@@ -70,8 +70,10 @@ def read_bytes(path: str | os.PathLike, label: str, limit: int | None = None) ->
         with open(path, "rb") as fh:
             magic = fh.read(2)
             if magic != b"\x1f\x8b":
-                data = magic + fh.read((cap + 1 if limit is None else limit) - len(magic))
-                if limit is None and len(data) > cap:
+                # a regular file within the limit (checked above): read() sizes its buffer from the file;
+                # read(n) would reserve n bytes first
+                data = magic + (fh.read() if limit is None else fh.read(limit - len(magic)))
+                if limit is None and len(data) > cap:  # it grew meanwhile
                     raise InputError(f"file is larger than the limit of {cap:,} bytes (MTLB_MAX_INPUT_BYTES)",
                                      file=label)
                 return data
@@ -134,7 +136,7 @@ def _looks_utf16(data: bytes) -> bool:
 
 def decode(data: bytes, label: str, *, nul_ok: bool = True) -> str:
     """Decode UTF-8 bytes or raise an :class:`InputError` pointing at the first bad byte."""
-    if not data.strip():
+    if not data or data.isspace():
         raise InputError("the file is empty", file=label)
     if _looks_utf16(data):
         raise InputError("the file is UTF-16 encoded; save it as UTF-8", file=label, line=1)

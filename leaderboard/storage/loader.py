@@ -115,26 +115,47 @@ def _insert_rows_postgres(conn: Connection, table: Table, rows: pd.DataFrame) ->
 
 
 def _row_ids(conn: Connection, table: Table, parent_col: str, name_col: str, parent_per_row: np.ndarray,
-             values: pd.Categorical, docs: np.ndarray | None = None) -> np.ndarray:
-    """Per-row dimension ids of ``values`` (names) under each row's parent, creating missing rows."""
+             values: pd.Categorical, docs: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """Per-row dimension ids of ``values`` (names) under each row's parent, creating missing rows.
+
+    ``docs`` (codes per row, -1 for none; distinct values) gives new segments their document: the
+    first one given for the segment.
+    """
     names = np.asarray(values.categories, dtype=object)
-    codes = values.codes.astype(np.int64)
-    pairs, inverse = np.unique(parent_per_row.astype(np.int64) * len(names) + codes, return_inverse=True)
+    pair_key = parent_per_row.astype(np.int64) * len(names) + values.codes.astype(np.int64)
+    inverse, pairs = pd.factorize(pair_key)
     first_doc = None
     if docs is not None:
-        first_doc = pd.Series(docs).groupby(inverse, sort=True).first().reindex(range(len(pairs))).to_numpy(dtype=object)
+        doc_codes, doc_names = docs
+        first_doc = np.full(len(pairs), None, dtype=object)
+        given = np.flatnonzero(doc_codes >= 0)
+        groups, first = np.unique(inverse[given], return_index=True)
+        first_doc[groups] = doc_names[doc_codes[given[first]]]
     ids = dimension_ids(conn, table, parent_col, name_col, pairs // len(names), names[pairs % len(names)], first_doc)
     return ids[inverse]
 
 
+def _text_codes(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Codes (-1 for missing) and distinct values as ``str`` of a text column; Arrow-backed columns are
+    encoded by Arrow, never turned into a million Python strings."""
+    codes, uniques = values.factorize()
+    names = np.array([str(u) for u in uniques], dtype=object)
+    if len(set(names)) != len(names):  # values of other types that print alike (1 and "1"): merge them
+        merged, names = pd.factorize(names)
+        codes = np.where(codes >= 0, merged[np.maximum(codes, 0)], -1)
+        names = np.asarray(names, dtype=object)
+    return np.asarray(codes, dtype=np.int64), names
+
+
+def _doc_codes(values: pd.Series, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    codes, names = _text_codes(values)
+    return codes[order], names
+
+
 def _categorical(values: pd.Series, order: np.ndarray) -> pd.Categorical:
     """The column as text categories, rows taken in ``order`` (codes move, strings do not)."""
-    codes, uniques = pd.factorize(values.to_numpy(dtype=object), use_na_sentinel=False)
-    names = pd.Index([str(u) for u in uniques], dtype=object)
-    if not names.is_unique:  # values of other types that print alike (1 and "1"): merge them
-        codes, merged = pd.factorize(names.to_numpy()[codes])
-        names = pd.Index(merged, dtype=object)
-    return pd.Categorical.from_codes(codes[order], categories=names, validate=False)
+    codes, names = _text_codes(values)
+    return pd.Categorical.from_codes(codes[order], categories=pd.Index(names, dtype=object), validate=False)
 
 
 def store_judgments(conn: Connection, frame: pd.DataFrame, *, file_name: str, input_format: str,
@@ -158,7 +179,10 @@ def store_judgments(conn: Connection, frame: pd.DataFrame, *, file_name: str, in
             campaign_id=cid, kind="judgments", file_name=file_name, sha256=sha256,
             input_format=input_format, rows=len(part), created_at=_now(), created_by=created_by,
         ).returning(m.imports.c.id)).scalar_one()
-        lp_codes, lps = pd.factorize(part["lp"].astype(str).to_numpy(), sort=True)
+        lp_codes, lps = _text_codes(part["lp"])
+        rank = np.empty(len(lps), dtype=np.int64)
+        rank[np.argsort(lps.astype(str), kind="stable")] = np.arange(len(lps))
+        lp_codes, lps = rank[lp_codes], np.sort(lps.astype(str))
         order = np.argsort(lp_codes, kind="stable")
         lp_ids = np.array([lp_id_for_write(conn, cid, str(lp)) for lp in lps], dtype=np.int64)[lp_codes[order]]
         n = len(part)
@@ -171,7 +195,7 @@ def store_judgments(conn: Connection, frame: pd.DataFrame, *, file_name: str, in
             "hit": _categorical(part["hit"], order),
             "position": part["position"].to_numpy()[order],
             "segment_id": _row_ids(conn, m.segments, "lp_id", "key", lp_ids, _categorical(part["segment"], order),
-                                   docs=part["doc"].to_numpy(dtype=object)[order]),
+                                   docs=_doc_codes(part["doc"], order)),
             "system_id": _row_ids(conn, m.systems, "lp_id", "name", lp_ids, _categorical(part["system"], order)),
             "item_type": _categorical(part["item_type"], order),
             "raw": part["raw"].to_numpy(dtype=float)[order],
