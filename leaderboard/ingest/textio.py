@@ -148,6 +148,8 @@ def decode(data: bytes, label: str, *, nul_ok: bool = True) -> str:
             f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
             "save the file as UTF-8", file=label, line=line,
         ) from None
+    if text.isspace():  # Unicode blanks and separators too, as str.strip() sees them
+        raise InputError("the file is empty (blank characters only)", file=label)
     nul = -1 if nul_ok else text.find("\x00")
     if nul >= 0:
         raise InputError("the file holds a NUL byte (binary data, not text)", file=label,
