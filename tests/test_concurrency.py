@@ -148,7 +148,7 @@ def _writing_started(url: str, db_file: Path | None) -> bool:
     """True once the import has begun writing judgment rows (uncommitted)."""
     if db_file is not None:
         wal = db_file.with_name(db_file.name + "-wal")
-        return wal.exists() and wal.stat().st_size > 4_000_000
+        return wal.exists() and wal.stat().st_size > 2_000_000
     engine = create_engine(url)
     try:
         with engine.connect() as conn:
@@ -160,7 +160,7 @@ def _writing_started(url: str, db_file: Path | None) -> bool:
 
 
 def check_kill_mid_import(url: str, db_file: Path | None, tmp_path: Path) -> None:
-    path = _big_release(tmp_path / "killed", 400_000)
+    path = _big_release(tmp_path / "killed", 200_000)
     env = {**os.environ, "DATABASE_URL": url}
     subprocess.run([sys.executable, "-m", "leaderboard.cli", "db", "upgrade"], env=env, check=True,
                    capture_output=True)
@@ -182,7 +182,7 @@ def check_kill_mid_import(url: str, db_file: Path | None, tmp_path: Path) -> Non
     again = subprocess.run([sys.executable, "-m", "leaderboard.cli", "ingest", str(path), "--json"], env=env,
                            capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr
-    assert '"judgments": 400000' in again.stdout
+    assert '"judgments": 200000' in again.stdout
 
 
 def test_kill_during_sqlite_import_leaves_nothing(tmp_path):
