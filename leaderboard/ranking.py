@@ -311,19 +311,23 @@ def rankings(
         raise InputError(f"cluster rule must be one of {', '.join(CLUSTER_RULES)}", column="cluster-rule")
     if trials is not None and trials < 1:
         raise InputError("trials must be positive", column="trials")
-    had_judgments = not frame.empty
+    unfiltered = frame
     frame, qc_label = apply_qc(frame, qc, qc_alpha)
-    if had_judgments and frame.empty:
-        raise InputError(f"worker quality control ({qc_label}) removed every worker: no judgments are left to "
-                         "rank (without BAD_REF / REPEAT items no worker can pass; when the judgments are "
-                         "already filtered, choose --qc none)", column="qc")
     if lp is not None:
         frame = frame[frame["lp"].astype(str).to_numpy() == lp]
+        unfiltered = unfiltered[unfiltered["lp"].astype(str).to_numpy() == lp]
     if assessment is not None:
         frame = frame[frame["assessment"].astype(str).to_numpy() == assessment]
+        unfiltered = unfiltered[unfiltered["assessment"].astype(str).to_numpy() == assessment]
+    where = (f" for language pair {lp!r}" if lp else "") + (f" and assessment {assessment!r}" if assessment else "")
+    if frame.empty and not unfiltered.empty:
+        workers = unfiltered["worker"].nunique()
+        raise InputError(f"all {workers} worker(s){where} failed quality control ({qc_label}), so no "
+                         f"judgments are left to rank; rank without it (--qc none) or with a looser "
+                         f"threshold (a higher --qc-alpha than {qc_alpha:g}); without BAD_REF / REPEAT items no worker "
+                         "can pass, and judgments that are already filtered need --qc none", column="qc")
     if frame.empty:
-        raise InputError("no judgments to rank" + (f" for language pair {lp!r}" if lp else "")
-                         + (f" and assessment {assessment!r}" if assessment else ""))
+        raise InputError("no judgments to rank" + where)
     z, std_label = _z_scores(frame, standardise, exclude_ref, exclude_bad_ref, zero_sd)
     score_values = z if proto.score == "z" else frame["raw"].to_numpy(dtype=float, na_value=np.nan)
     usable = ~np.isnan(score_values)  # workers without a z (sd = 0, dropped) do not count

@@ -7,11 +7,8 @@ import hashlib
 import sys
 from pathlib import Path
 
-from tqdm import tqdm
-
 from ..errors import InputError
 from ..ingest import FORMATS, detect_format, read_judgments
-from ..schema import concat_judgments
 from ._common import add_json_flag, print_json
 
 
@@ -68,6 +65,8 @@ def run_mqm(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+    from ..schema import concat_judgments
     from ..storage import Store
 
     detected = [args.input_format or detect_format(path) for path in args.files]

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
 from ._common import add_json_flag, print_json, print_table
+
+if TYPE_CHECKING:  # annotations only: pandas loads inside the functions
+    import pandas as pd
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -90,13 +92,11 @@ def _is_json(path: str) -> bool:
 
 
 def _load_json(path: str) -> Any:
+    from ..ingest.textio import read_text
     try:
-        with open(path, encoding="utf-8") as fh:
-            return json.load(fh)
-    except FileNotFoundError:
-        raise InputError("file not found", file=path) from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"not valid JSON: {exc}", file=path) from None
+        return json.loads(read_text(path))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not valid JSON: {exc.msg}", file=path, line=exc.lineno) from None
 
 
 def read_rankings(path: str) -> list[dict]:
@@ -111,6 +111,7 @@ def read_rankings(path: str) -> list[dict]:
 
 def read_metric_scores(path: str) -> pd.DataFrame:
     """Automatic scores as a long frame (lp, system, metric, score); lp may be missing."""
+    import pandas as pd
     if _is_json(path):
         data = _load_json(path)
         items = data if isinstance(data, list) else [data]
@@ -128,10 +129,12 @@ def read_metric_scores(path: str) -> pd.DataFrame:
                                  "system / metric / score", file=path)
         frame = pd.DataFrame(rows, columns=["lp", "system", "metric", "score"])
     else:
+        from ..ingest.textio import read_text
+        text = read_text(path)
         try:
-            frame = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
-        except FileNotFoundError:
-            raise InputError("file not found", file=path) from None
+            frame = pd.read_csv(io.StringIO(text), sep="\t", dtype=str, keep_default_na=False)
+        except pd.errors.ParserError as exc:
+            raise InputError(f"cannot parse: {exc}", file=path) from None
         cols = {c.lower(): c for c in frame.columns}
         if {"system", "score"} <= set(cols):
             frame = frame.rename(columns={cols[c]: c for c in cols})
@@ -142,7 +145,10 @@ def read_metric_scores(path: str) -> pd.DataFrame:
             if "lp" not in frame.columns:
                 frame["lp"] = None
         else:  # WMT metrics release: no header, metric lp testset refset system score
-            frame = pd.read_csv(path, sep="\t", header=None, dtype=str, keep_default_na=False)
+            try:
+                frame = pd.read_csv(io.StringIO(text), sep="\t", header=None, dtype=str, keep_default_na=False)
+            except pd.errors.ParserError as exc:
+                raise InputError(f"cannot parse: {exc}", file=path) from None
             if frame.shape[1] != 6:
                 raise InputError("expected a header with system / metric / score columns, or the WMT "
                                  "metrics TSV (metric lp testset refset system score)", file=path, line=1)
@@ -159,6 +165,7 @@ def read_metric_scores(path: str) -> pd.DataFrame:
 
 
 def run(args: argparse.Namespace) -> int:
+    import pandas as pd
     from ..ingest import read_judgments
     from ..longitudinal import longitudinal, years_from_frame, years_from_rankings
     from ..schema import concat_judgments
@@ -172,7 +179,12 @@ def run(args: argparse.Namespace) -> int:
             order.append(label)
         path, stats = split_stats(spec)
         if _is_json(path) and stats is None:
-            rankings.setdefault(label, []).extend(read_rankings(path))
+            found = read_rankings(path)
+            try:
+                years_from_rankings(label, found)  # checked file by file, so an error names its file
+            except InputError as exc:
+                raise exc.with_file(path) from None
+            rankings.setdefault(label, []).extend(found)
         else:
             frames.setdefault(label, []).append(read_judgments(path, args.input_format, worker_stats=stats))
     metrics: dict[str, list[pd.DataFrame]] = {}
@@ -212,6 +224,7 @@ def _fmt(v: Any, digits: int = 2) -> str:
 
 def print_report(result: dict) -> None:
     """Human-readable summary of :func:`leaderboard.longitudinal.longitudinal`."""
+    import pandas as pd
     for track in result["tracks"]:
         print(f"== {track['lp']} ({track['assessment']}): best system per year (by {result['best_by']})")
         print_table(pd.DataFrame([{"year": y["label"], "campaign": y["campaign"], **(y["best"] or {})}

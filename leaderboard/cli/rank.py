@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 import re
 from pathlib import Path
 
-import pandas as pd
-
 from ..errors import InputError
 from ..ingest import FORMATS, detect_format, read_judgments
-from ..schema import concat_judgments
 from ._common import add_json_flag, print_json, print_table
+
+if TYPE_CHECKING:  # annotations only: pandas loads inside the functions
+    import pandas as pd
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -84,6 +85,7 @@ def sibling_worker_stats(path: str) -> str | None:
 
 def load(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str]]:
     """Read and pool the inputs; also return each input's format."""
+    from ..schema import concat_judgments
     stats = args.worker_stats or []
     if len(stats) not in (0, 1, len(args.input)):
         raise InputError(f"give one --worker-stats file for all inputs or one per input "
@@ -122,6 +124,7 @@ def run_mqm(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    import pandas as pd
     from ..ranking import rank_judgments, resolve_qc
     formats = [args.input_format or detect_format(path) for path in args.input]
     if "mqm" in formats:

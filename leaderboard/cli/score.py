@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-import pandas as pd
-
 from ..errors import InputError
 from ._common import add_json_flag, print_json, print_table
 
@@ -38,6 +36,7 @@ def _round(value: float, decimals: int) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
+    import pandas as pd
     from metrics.scoring import METRICS, score_systems
     from metrics.textfiles import expand_paths, lp_of_name, read_aligned, system_name
 

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 import getpass
 import os
 import sys
-from typing import TYPE_CHECKING
 
 from ..errors import InputError
 from ._common import add_json_flag, print_json, print_table
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # annotations only: pandas loads inside the functions
     import pandas as pd
 
 

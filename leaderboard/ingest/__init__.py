@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from ..errors import InputError
-from ..schema import validate_judgments
-from .appraise import looks_like_appraise, read_appraise
-from .canonical import looks_like_canonical, read_canonical
 from .textio import decode, read_bytes
-from .wmt_release import looks_like_stnd, read_stnd, read_worker_stats
+
+if TYPE_CHECKING:  # the readers import pandas: loaded when a file is read, not with the package
+    import pandas as pd
 
 FORMATS: tuple[str, ...] = ("canonical", "wmt-stnd", "appraise", "mturk", "mqm")
 #: formats holding expert error annotations rather than DA judgments (read by leaderboard.expert)
@@ -30,6 +29,9 @@ def _mturk():
 
 def detect_format(path: str | os.PathLike, name: str | None = None) -> str:
     """Name the format of ``path`` from its content (Parquet by extension)."""
+    from .appraise import looks_like_appraise
+    from .canonical import looks_like_canonical
+    from .wmt_release import looks_like_stnd
     label = name or str(path)
     p = Path(path)
     if p.suffix.lower() in (".parquet", ".pq"):
@@ -38,10 +40,10 @@ def detect_format(path: str | os.PathLike, name: str | None = None) -> str:
         raise InputError("file not found", file=label)
     raw = read_bytes(p, label, limit=64 * 1024)
     try:
-        head = decode(raw, label)
+        head = decode(raw, label, nul_ok=False)
     except InputError:
         # the 64 KB cut may split a multi-byte character; sniff on the complete lines only
-        head = decode(raw[: raw.rfind(b"\n") + 1], label)
+        head = decode(raw[: raw.rfind(b"\n") + 1], label, nul_ok=False)
     head = head[: head.rfind("\n") + 1] or head
     if looks_like_stnd(head):
         return "wmt-stnd"
@@ -85,6 +87,12 @@ def read_judgments(
       ``attrs["rows_of_other_assessments"]``; a file holding none is refused) and set them when
       the file does not.
     """
+    import pandas as pd
+
+    from ..schema import validate_judgments
+    from .appraise import read_appraise
+    from .canonical import read_canonical
+    from .wmt_release import read_stnd, read_worker_stats
     label = name or str(path)
     fmt = input_format or detect_format(path, label)
     if fmt not in FORMATS:

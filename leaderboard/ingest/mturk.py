@@ -101,7 +101,7 @@ def read_mturk(path: str, campaign: str | None = None, name: str | None = None, 
     missing or empty (:func:`leaderboard.ingest.read_judgments` applies the command-line options).
     """
     label = name or str(path)
-    header, rows, lines = _rows(read_text(path, label), label)
+    header, rows, lines = _rows(read_text(path, label, nul_ok=False), label)
     missing = [c for c in (*REQUIRED, "Input.lp") if c not in header]
     if missing:
         raise InputError("not an MTurk batch-results file with item columns: missing column(s) "

@@ -165,6 +165,15 @@ users = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
 )
 
+login_throttle = Table(
+    "login_throttle", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("key", String(300), nullable=False, unique=True),  # "user:<name>" or "client:<address>"
+    Column("failures", Text, nullable=False),  # JSON list of recent failure times (seconds since epoch)
+    Column("locked_until", Float, nullable=False),
+    Column("locks", Integer, nullable=False),  # locks so far: each one doubles the next
+)
+
 # ---- submissions stage (leaderboard/outputs): test sets, teams, participants' system outputs ----
 
 testsets = Table(

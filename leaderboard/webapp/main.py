@@ -12,12 +12,27 @@ VIEW_PAGES = {"leaderboard", "significance", "system", "qc", "metrics", ""}
 
 def main() -> None:
     st.set_page_config(page_title="MT leaderboard", page_icon=":material/leaderboard:", layout="wide")
+    _store_or_stop()
     state.ensure_demo()
     current = st.navigation(navigation.sections())
     st.session_state["_view"] = common.sidebar_view() if current.url_path in VIEW_PAGES else \
         st.session_state.get("_view")
     _login_box()
     current.run()
+
+
+def _store_or_stop() -> None:
+    """Open the store, or say in one line why it cannot be used (no traceback on the page)."""
+    from ..errors import InputError
+    try:
+        state.get_store()
+    except InputError as exc:  # e.g. the schema waits for `mtlb db upgrade` (MTLB_AUTO_MIGRATE=0)
+        st.error(str(exc))
+        st.stop()
+    except Exception as exc:  # the database is down or refuses the connection
+        first = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+        st.error(f"The database cannot be used right now: {first}")
+        st.stop()
 
 
 def _login_box() -> None:
