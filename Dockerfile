@@ -2,7 +2,7 @@
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 \
-    MTLB_DATA_DIR=/home/mtlb/data MTLB_DEMO_DIR=/app/data/demo
+    MTLB_DATA_DIR=/home/mtlb/data
 RUN useradd --create-home --uid 10001 mtlb
 WORKDIR /app
 COPY pyproject.toml README.md ./

@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
 
-.PHONY: install run test bench clean
+.PHONY: install run test bench docs-images clean
 
 $(BIN)/mtlb: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -22,6 +22,11 @@ run: install
 test: install
 	@$(BIN)/python -m pytest -q -rs $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "error: pytest collected no tests" >&2; exit 1; fi; exit $$rc
+
+# the README's screenshot: the browser test writes test-artifacts/screenshots/, this copies one into docs/
+docs-images: install
+	$(BIN)/python -m pytest -q tests/test_browser_app.py
+	cp test-artifacts/screenshots/01-leaderboard.png docs/screenshot.png
 
 bench: install
 	@for b in bench/bench_*.py; do $(BIN)/python $$b; done

@@ -1,14 +1,20 @@
 """Import throughput: 1M synthetic judgments validated and stored into SQLite and PostgreSQL.
 
-Prints one JSON object. PostgreSQL is measured when 127.0.0.1:5432 answers (a scratch schema is
-created and dropped). Usage: python bench/bench_ingest.py [--rows N]
+Two measurements: the store alone (``Store.load_judgments`` of a validated frame), and ``mtlb ingest``
+of a 1M-judgment WMT release file as a whole process (start-up, reading, validation, migration of the
+empty database and storing), into a new SQLite file and into a new, empty PostgreSQL database.
+Prints one JSON object (with the load average, since the machine is shared). PostgreSQL is measured
+when 127.0.0.1:5432 answers (scratch schema / database created and dropped).
+Usage: python bench/bench_ingest.py [--rows N] [--out FILE]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -61,10 +67,49 @@ def measure(url: str, frame: pd.DataFrame) -> dict:
             "read_back_seconds": round(read, 3)}
 
 
+def ingest_process(url: str, path: Path, rows: int) -> dict:
+    """``mtlb ingest FILE`` as a user runs it, timed from start to exit."""
+    script = Path(sys.executable).with_name("mtlb")
+    env = {**os.environ, "DATABASE_URL": url}
+    t0 = time.perf_counter()
+    out = subprocess.run([str(script), "ingest", str(path), "--json"], env=env, capture_output=True, text=True)
+    seconds = time.perf_counter() - t0
+    if out.returncode != 0:
+        raise RuntimeError(out.stderr)
+    assert json.loads(out.stdout)["judgments"] == rows
+    return {"seconds": round(seconds, 3), "judgments_per_second": round(rows / seconds)}
+
+
+def whole_process(rows: int) -> dict:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from synth_release import write_release
+    with tempfile.TemporaryDirectory() as tmp:
+        path = write_release(Path(tmp) / "ad-bench-good-stnd.csv", n_judgments=rows)
+        result: dict = {"file_mb": round(path.stat().st_size / 1e6, 1)}
+        result["sqlite"] = ingest_process(f"sqlite:///{Path(tmp) / 'fresh.sqlite'}", path, rows)
+        if not pg_up():
+            result["postgresql"] = "skipped: no server on 127.0.0.1:5432"
+            return result
+        from sqlalchemy import create_engine, text
+        name = "bench_" + uuid.uuid4().hex[:8]
+        admin = create_engine(PG, isolation_level="AUTOCOMMIT")
+        with admin.connect() as conn:
+            conn.execute(text(f"CREATE DATABASE {name}"))
+        try:
+            result["postgresql"] = ingest_process(PG.rsplit("/", 1)[0] + "/" + name, path, rows)
+        finally:
+            with admin.connect() as conn:
+                conn.execute(text(f"DROP DATABASE {name} WITH (FORCE)"))
+            admin.dispose()
+    return result
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--out", help="also write the JSON to this file")
     args = parser.parse_args()
+    load_before = os.getloadavg()
     raw = synthetic(args.rows)
     t0 = time.perf_counter()
     frame = validate_judgments(raw)
@@ -84,8 +129,13 @@ def main() -> None:
                 conn.execute(text(f"DROP SCHEMA {schema} CASCADE"))
     else:
         result["postgresql"] = "skipped: no server on 127.0.0.1:5432"
-    json.dump(result, sys.stdout, indent=2)
-    print()
+    result["whole_process"] = whole_process(args.rows)
+    result["cpus"] = os.cpu_count()
+    result["load_average_before_after"] = [round(load_before[0], 1), round(os.getloadavg()[0], 1)]
+    text_out = json.dumps(result, indent=2)
+    print(text_out)
+    if args.out:
+        Path(args.out).write_text(text_out + "\n")
 
 
 if __name__ == "__main__":

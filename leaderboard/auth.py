@@ -1,8 +1,9 @@
 """Passwords (argon2) and login throttling for the web app and ``mtlb user``.
 
 Passwords are stored only as argon2id hashes (argon2-cffi's defaults). Failed logins are counted per
-user name and per client in memory; after ``max_failures`` failures inside ``window`` seconds further
-attempts are refused for a lock time that doubles with every further failure (capped).
+user name and per client in the store (shared by every app process, kept across restarts); after
+``max_failures`` failures inside ``window`` seconds further attempts are refused for a lock time that
+doubles with every further lock (capped).
 """
 
 from __future__ import annotations
@@ -11,11 +12,20 @@ import hashlib
 import secrets
 import threading
 import time
-from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+
+
+class Record(NamedTuple):
+    """One key's state: recent failure times, the end of its lock, and how many locks it had."""
+    failures: tuple[float, ...]
+    locked_until: float
+    locks: int
+
+
+EMPTY = Record((), 0.0, 0)
 
 ROLES: tuple[str, ...] = ("organiser", "metric-developer")
 MIN_PASSWORD_LENGTH = 8
@@ -48,49 +58,71 @@ class LoginThrottled(Exception):
         super().__init__(f"too many failed logins; try again in {int(retry_after) + 1} s")
 
 
-@dataclass
-class _Record:
-    failures: list[float] = field(default_factory=list)
-    locked_until: float = 0.0
-    locks: int = 0
-
-
 class Throttle:
-    """Counts failed logins per key (user name, client) and locks a key that fails too often."""
+    """Counts failed logins per key (user name, client) and locks a key that fails too often.
+
+    With ``store`` the counts live in the database (:mod:`leaderboard.storage.throttle`): every
+    process sharing the store sees the same locks, and they survive restarts. Without it they live
+    in this object (tests, one-off use). ``clock`` defaults to wall-clock time with a store (shared
+    between processes) and to ``time.monotonic`` without.
+    """
 
     def __init__(self, max_failures: int = 5, window: float = 900.0, lock: float = 30.0,
-                 max_lock: float = 3600.0, clock: Callable[[], float] = time.monotonic) -> None:
+                 max_lock: float = 3600.0, clock: Callable[[], float] | None = None, store=None) -> None:
         self.max_failures, self.window, self.lock, self.max_lock = max_failures, window, lock, max_lock
-        self.clock = clock
-        self._records: dict[str, _Record] = {}
+        self.clock = clock or (time.time if store is not None else time.monotonic)
+        self.store = store
+        self._records: dict[str, Record] = {}
         self._mutex = threading.Lock()
 
     def check(self, *keys: str) -> None:
         """Raise LoginThrottled when any of ``keys`` is locked."""
         now = self.clock()
-        with self._mutex:
-            wait = max((self._records[k].locked_until - now for k in keys if k in self._records), default=0.0)
+        if self.store is not None:
+            from .storage import throttle as throttle_store
+            records = throttle_store.read(self.store.engine, keys)
+        else:
+            with self._mutex:
+                records = {k: self._records[k] for k in keys if k in self._records}
+        wait = max((Record(*r).locked_until - now for r in records.values()), default=0.0)
         if wait > 0:
             raise LoginThrottled(wait)
 
     def failure(self, *keys: str) -> None:
         now = self.clock()
+        if self.store is not None:
+            from .storage import throttle as throttle_store
+            throttle_store.change(self.store.engine, keys, lambda rec: self._after_failure(Record(*rec), now))
+            return
         with self._mutex:
             for key in keys:
-                rec = self._records.setdefault(key, _Record())
-                rec.failures = [t for t in rec.failures if now - t < self.window] + [now]
-                if len(rec.failures) >= self.max_failures:
-                    rec.locked_until = now + min(self.lock * 2 ** rec.locks, self.max_lock)
-                    rec.locks += 1
-                    rec.failures = []
+                self._records[key] = self._after_failure(self._records.get(key, EMPTY), now)
+
+    def _after_failure(self, rec: Record, now: float) -> Record:
+        failures = tuple(t for t in rec.failures if now - t < self.window) + (now,)
+        if len(failures) >= self.max_failures:
+            return Record((), now + min(self.lock * 2 ** rec.locks, self.max_lock), rec.locks + 1)
+        return Record(failures, rec.locked_until, rec.locks)
 
     def success(self, *keys: str) -> None:
+        if self.store is not None:
+            from .storage import throttle as throttle_store
+            throttle_store.forget(self.store.engine, keys)
+            return
         with self._mutex:
             for key in keys:
                 self._records.pop(key, None)
 
 
-THROTTLE = Throttle()
+def throttle_key(kind: str, value: str) -> str:
+    """``kind:value``, or ``kind#<sha256>`` when that would be longer than the store keeps (300)."""
+    key = f"{kind}:{value}"
+    return key if len(key) <= 300 else f"{kind}#{hashlib.sha256(value.encode('utf-8')).hexdigest()}"
+
+
+def store_throttle(store) -> Throttle:
+    """The throttle kept in ``store`` with the default limits."""
+    return Throttle(store=store)
 
 
 def authenticate(store, name: str, password: str, *, client: str = "",
@@ -98,9 +130,10 @@ def authenticate(store, name: str, password: str, *, client: str = "",
     """The user ``{"name", "role"}`` when the password is right, else None.
 
     Raises LoginThrottled (before checking the password) while the name or the client is locked.
+    Failures count in ``store`` unless another ``throttle`` is given.
     """
-    throttle = throttle or THROTTLE
-    keys = ("user:" + name.strip().lower(),) + (("client:" + client,) if client else ())
+    throttle = throttle or store_throttle(store)
+    keys = (throttle_key("user", name.strip().lower()),) + ((throttle_key("client", client),) if client else ())
     throttle.check(*keys)
     user = store.user(name.strip()) if name.strip() else None
     ok = verify_password(user["password_hash"] if user else _DUMMY_HASH, password) and user is not None
@@ -125,8 +158,8 @@ def issue_upload_token(store, name: str, label: str = "") -> str:
 
 def authenticate_token(store, token: str, *, client: str = "", throttle: Throttle | None = None) -> dict | None:
     """The token's user ``{"name", "role"}``, or None; failures count towards the client's throttle."""
-    throttle = throttle or THROTTLE
-    keys = ("client:" + client,) if client else ("token",)
+    throttle = throttle or store_throttle(store)
+    keys = (throttle_key("client", client),) if client else ("token",)
     throttle.check(*keys)
     user = store.token_user(token_hash(token.strip())) if token.strip() else None
     if user is None:

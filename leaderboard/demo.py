@@ -1,12 +1,12 @@
 """The shipped demo campaign: loaded and published on first start so a newcomer sees results.
 
-``data/demo/wmt22-cs-en/`` holds a credited excerpt of the WMT22 into-English crowd DA release
+``leaderboard/demo_data/wmt22-cs-en/`` (package data, so an installed package has it too) holds a credited excerpt of the WMT22 into-English crowd DA release
 (Czech→English judgments of the workers who passed QC, with their mean/sd file) and the WMT22 general
 test set's cs-en sources, references and system outputs (Kocmi et al., 2022, "Findings of the 2022
 Conference on Machine Translation (WMT22)"). Everything is gzip-compressed.
 
-``data/demo/simulated/`` holds a campaign made by the crowd-worker simulator
-(:mod:`leaderboard.simulate`; the command that made it is in ``data/README.md``): two language
+``leaderboard/demo_data/simulated/`` holds a campaign made by the crowd-worker simulator
+(:mod:`leaderboard.simulate`; the command that made it is in ``leaderboard/demo_data/README.md``): two language
 pairs judged by good, lenient, harsh and random-clicking workers, so the QC page shows workers
 failing. It is ranked after worker QC (paired t-test) and per-worker standardisation.
 """
@@ -26,10 +26,13 @@ SIMULATED_CAMPAIGN = "Simulated crowd (demo)"
 SIMULATED_QC = "paired-t"
 
 
+PACKAGED_DEMO_DIR = Path(__file__).resolve().parent / "demo_data"
+
+
 def demo_dir() -> Path:
-    """Where the demo files are: ``MTLB_DEMO_DIR`` or the repository's ``data/demo``."""
+    """Where the demo files are: ``MTLB_DEMO_DIR`` when set, else the package's ``demo_data``."""
     env = os.environ.get("MTLB_DEMO_DIR")
-    return Path(env) if env else Path(__file__).resolve().parents[1] / "data" / "demo"
+    return Path(env) if env else PACKAGED_DEMO_DIR
 
 
 def ensure_demo(store: Store, *, publish: bool = True) -> dict | None:

@@ -21,14 +21,21 @@ def publish_rankings(store: Store, campaign: str, publisher: str, *, lp: str | N
                      assessment: str | None = None, note: str = "", **options: Any) -> list[dict]:
     """Rank the stored judgments of ``campaign`` and publish each ranking as a new version.
 
-    Returns one ``{"lp", "assessment", "version", "signature", "data_hash"}`` per snapshot.
+    ``qc="auto"`` means what it means in ``mtlb rank``: ``release`` when every judgment file of the
+    campaign is a WMT release, else the QC module's default method. Returns one
+    ``{"lp", "assessment", "version", "signature", "data_hash"}`` per snapshot.
     """
-    frame = store.judgments(campaign, lp, assessment)
-    if frame.empty:
+    frame = store.judgments(campaign, lp, assessment) if assessment != "mqm" else None
+    published = publish_mqm(store, campaign, publisher, lp=lp, note=note, **options) \
+        if assessment in (None, "mqm") else []
+    if (frame is None or frame.empty) and not published:
         raise InputError(f"no stored judgments for campaign {campaign!r}"
                          + (f", lp {lp}" if lp else "") + (f", assessment {assessment}" if assessment else ""))
-    published = []
-    for ranking in rank(frame, **options):
+    if "qc" in options:
+        from .ranking import resolve_qc
+        imports = store.imports(campaign)
+        options["qc"] = resolve_qc(options["qc"], imports.loc[imports["kind"] == "judgments", "input_format"])
+    for ranking in (rank(frame, **options) if frame is not None and not frame.empty else []):
         lp_, assessment_ = ranking["lp"], ranking["assessment"]
         data_hash = frame_hash(frame[(frame["lp"] == lp_) & (frame["assessment"] == assessment_)])
         version = store.publish(campaign, lp_, assessment_, ranking, data_hash=data_hash, publisher=publisher,
@@ -38,14 +45,41 @@ def publish_rankings(store: Store, campaign: str, publisher: str, *, lp: str | N
     return published
 
 
+def publish_mqm(store: Store, campaign: str, publisher: str, *, lp: str | None = None, note: str = "",
+                **options: Any) -> list[dict]:
+    """Publish the MQM ranking of every language pair with stored MQM annotations (none: [])."""
+    from .expert.ranking import rank_mqm
+    from .storage.expert import errors_hash, mqm_errors
+    errors = mqm_errors(store, campaign, lp)
+    if errors.empty:
+        return []
+    keep = {k: options[k] for k in ("alpha", "cluster_rule") if k in options}
+    if options.get("exclude_systems"):
+        import fnmatch
+        names = errors["system"].astype(str)
+        errors = errors[~names.map(lambda s: any(fnmatch.fnmatchcase(s, p) for p in options["exclude_systems"]))]
+    published = []
+    for ranking in rank_mqm(errors, **keep):
+        data_hash = errors_hash(errors[errors["lp"] == ranking["lp"]])
+        version = store.publish(campaign, ranking["lp"], "mqm", ranking, data_hash=data_hash, publisher=publisher,
+                                note=note)
+        published.append({"lp": ranking["lp"], "assessment": "mqm", "version": version,
+                          "signature": ranking["signature"], "data_hash": data_hash})
+    return published
+
+
 def ranking_table(ranking: dict) -> pd.DataFrame:
     """The published table as a frame: rank range, system, Ave, Ave z, N, N.ALL, cluster."""
     rows = []
     for s in ranking["systems"]:
         lo, hi = s.get("rank_lo"), s.get("rank_hi")
-        rows.append({"rank": f"{lo}" if lo == hi else f"{lo}-{hi}", "system": s["system"], "ave": s.get("ave"),
-                     "ave_z": s.get("ave_z"), "n": s.get("n"), "n_all": s.get("n_all"),
-                     "cluster": s.get("cluster"), "wins": s.get("wins")})
+        row = {"rank": f"{lo}" if lo == hi else f"{lo}-{hi}", "system": s["system"]}
+        if "mqm" in s:  # an MQM ranking: lower is better, no DA columns
+            row["mqm"] = s["mqm"]
+        else:
+            row.update(ave=s.get("ave"), ave_z=s.get("ave_z"))
+        row.update(n=s.get("n"), n_all=s.get("n_all"), cluster=s.get("cluster"), wins=s.get("wins"))
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -66,8 +100,9 @@ def ranking_to_latex(ranking: dict, caption: str | None = None, label: str | Non
     lp = ranking.get("lp", "")
     caption = caption or (f"Official results of the {latex_escape(lp)} human evaluation "
                           f"(signature: \\texttt{{{latex_escape(ranking.get('signature', ''))}}}).")
+    mqm = bool(ranking.get("systems")) and "mqm" in ranking["systems"][0]
     lines = [r"\begin{table}[t]", r"\centering", r"\begin{tabular}{rrrl}", r"\toprule",
-             r"Rank & Ave. & Ave.\ $z$ & System \\", r"\midrule"]
+             (r"Rank & Ave. & MQM & System \\" if mqm else r"Rank & Ave. & Ave.\ $z$ & System \\"), r"\midrule"]
     previous = None
     for s in ranking["systems"]:
         if previous is not None and s.get("cluster") != previous:
@@ -76,7 +111,9 @@ def ranking_to_latex(ranking: dict, caption: str | None = None, label: str | Non
         lo, hi = s.get("rank_lo"), s.get("rank_hi")
         rank_text = f"{lo}" if lo == hi else f"{lo}--{hi}"
         ave = "" if s.get("ave") is None else f"{s['ave']:.1f}"
-        lines.append(f"{rank_text} & {ave} & {s['ave_z']:.3f} & {latex_escape(s['system'])} \\\\")
+        second = f"{s['ave_z']:.3f}" if s.get("ave_z") is not None else \
+            (f"{s['mqm']:.2f}" if s.get("mqm") is not None else "")
+        lines.append(f"{rank_text} & {ave} & {second} & {latex_escape(s['system'])} \\\\")
     lines += [r"\bottomrule", r"\end{tabular}", f"\\caption{{{caption}}}"]
     if label or lp:
         lines.append(f"\\label{{{label or 'tab:da-' + re.sub(r'[^A-Za-z0-9-]', '', lp)}}}")

@@ -21,6 +21,9 @@ Protocols (:data:`PROTOCOLS`; name them, never mix silently):
   raw scores, sorted by raw Ave (WMT25; WMT24 used a two-sided variant per domain).
 - ``approx-randomisation``: paired approximate randomisation on shared segments, z-scores,
   1000 trials, seeded.
+- ``wmt24-esa``: raw (ESA) scores, two-sided Wilcoxon signed-rank per domain on shared segments,
+  combined with Stouffer's Z (WMT24; :func:`leaderboard.expert.esa.stouffer_signed_rank_matrix`;
+  the domain comes from the document id).
 
 ``score="z" | "raw"`` overrides the score a protocol uses (and sorts by it).
 
@@ -38,7 +41,7 @@ from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -71,6 +74,9 @@ PROTOCOLS: dict[str, Protocol] = {
                                   description="WMT25: one-sided Wilcoxon signed-rank on shared segments, raw"),
     "approx-randomisation": Protocol("approx-randomisation", "z", "ar-greater", DEFAULT_TRIALS,
                                      description="paired approximate randomisation on shared segments, z"),
+    "wmt24-esa": Protocol("wmt24-esa", "raw", "signed-rank-domain-stouffer",
+                          description="WMT24 ESA: two-sided Wilcoxon signed-rank per domain on shared segments, "
+                                      "Stouffer-combined, raw"),
 }
 STANDARDISE_OPTIONS: tuple[str, ...] = ("keep", "worker")
 QC_NONE = ("none", "release")
@@ -122,6 +128,21 @@ def resolve_protocol(protocol: str, score: str | None = None) -> Protocol:
     return p
 
 
+RELEASE_FORMAT = "wmt-stnd"  # the WMT release: its files hold only the workers who passed QC
+
+
+def resolve_qc(qc: str, input_formats: Iterable[str]) -> str:
+    """``auto`` becomes ``release`` when every input is a WMT release file; other choices stay.
+
+    ``mtlb rank`` (formats of its input files) and ``mtlb publish`` (formats recorded in the
+    campaign's import log) both use it, so the same data gets the same QC label.
+    """
+    formats = [f for fmt in input_formats for f in str(fmt).split(",") if f]
+    if qc == "auto" and formats and all(f == RELEASE_FORMAT for f in formats):
+        return "release"
+    return qc
+
+
 def apply_qc(frame: pd.DataFrame, qc: str, qc_alpha: float = 0.05) -> tuple[pd.DataFrame, str]:
     """Filter workers with ``leaderboard.qc`` unless ``qc`` is "none" / "release".
 
@@ -165,7 +186,7 @@ def _z_scores(frame: pd.DataFrame, standardise: str | None, exclude_ref: bool, e
 
 
 def _test_matrix(protocol: Protocol, seg: pd.DataFrame, systems: Sequence[str], seed: int,
-                 trials: int | None) -> np.ndarray:
+                 trials: int | None, domains: dict | None = None) -> np.ndarray:
     col = protocol.score
     if protocol.test == "mwu-greater":
         names = seg["system"].to_numpy(dtype=object)
@@ -178,6 +199,11 @@ def _test_matrix(protocol: Protocol, seg: pd.DataFrame, systems: Sequence[str], 
     matrix = score_matrix(seg, systems, col)
     if protocol.test == "signed-rank-greater":
         return signed_rank_greater_matrix(matrix)
+    if protocol.test == "signed-rank-domain-stouffer":
+        from .expert.esa import stouffer_signed_rank_matrix
+        lp = str(seg["lp"].iloc[0]) if "lp" in seg.columns and len(seg) else ""
+        keys = sorted(seg["segment"].astype(str).unique())  # the column order of score_matrix
+        return stouffer_signed_rank_matrix(matrix, [(domains or {}).get((lp, k), "all") for k in keys])
     if protocol.test == "ar-greater":
         return approximate_randomisation_matrix(matrix, trials=trials or protocol.trials or DEFAULT_TRIALS,
                                                 seed=seed)
@@ -205,13 +231,13 @@ def _system_table(seg: pd.DataFrame) -> pd.DataFrame:
 
 def rank_group(seg: pd.DataFrame, *, lp: str, assessment: str, protocol: Protocol, alpha: float,
                cluster_rule: str, seed: int, trials: int | None,
-               signature_fields: dict[str, Any]) -> Ranking:
+               signature_fields: dict[str, Any], domains: dict | None = None) -> Ranking:
     """Rank one (lp, assessment) from its per-segment table (system, segment, raw, z, n)."""
     table = _system_table(seg)
     key = "ave_z" if protocol.score == "z" else "ave"
     table = table.sort_values([key, "system"], ascending=[False, True], kind="mergesort").reset_index(drop=True)
     systems = table["system"].tolist()
-    p = _test_matrix(protocol, seg, systems, seed, trials)
+    p = _test_matrix(protocol, seg, systems, seed, trials, domains)
     wins, losses = wins_losses(p, alpha)
     n = len(systems)
     ends = cluster_ends(p, alpha, cluster_rule)
@@ -285,14 +311,23 @@ def rankings(
         raise InputError(f"cluster rule must be one of {', '.join(CLUSTER_RULES)}", column="cluster-rule")
     if trials is not None and trials < 1:
         raise InputError("trials must be positive", column="trials")
+    unfiltered = frame
     frame, qc_label = apply_qc(frame, qc, qc_alpha)
     if lp is not None:
         frame = frame[frame["lp"].astype(str).to_numpy() == lp]
+        unfiltered = unfiltered[unfiltered["lp"].astype(str).to_numpy() == lp]
     if assessment is not None:
         frame = frame[frame["assessment"].astype(str).to_numpy() == assessment]
+        unfiltered = unfiltered[unfiltered["assessment"].astype(str).to_numpy() == assessment]
+    where = (f" for language pair {lp!r}" if lp else "") + (f" and assessment {assessment!r}" if assessment else "")
+    if frame.empty and not unfiltered.empty:
+        workers = unfiltered["worker"].nunique()
+        raise InputError(f"all {workers} worker(s){where} failed quality control ({qc_label}), so no "
+                         f"judgments are left to rank; rank without it (--qc none) or with a looser "
+                         f"threshold (a higher --qc-alpha than {qc_alpha:g}); without BAD_REF / REPEAT items no worker "
+                         "can pass, and judgments that are already filtered need --qc none", column="qc")
     if frame.empty:
-        raise InputError("no judgments to rank" + (f" for language pair {lp!r}" if lp else "")
-                         + (f" and assessment {assessment!r}" if assessment else ""))
+        raise InputError("no judgments to rank" + where)
     z, std_label = _z_scores(frame, standardise, exclude_ref, exclude_bad_ref, zero_sd)
     score_values = z if proto.score == "z" else frame["raw"].to_numpy(dtype=float, na_value=np.nan)
     usable = ~np.isnan(score_values)  # workers without a z (sd = 0, dropped) do not count
@@ -311,6 +346,11 @@ def rankings(
     bounds = np.searchsorted(seg_all["_group"].to_numpy(), np.arange(int(seg_all["_group"].max()) + 2)) \
         if len(seg_all) else np.zeros(1, dtype=int)
     base_fields = {"protocol": proto.name, "qc": qc_label, "std": std_label, "items": "system+repeat"}
+    domains = None
+    if proto.test == "signed-rank-domain-stouffer":
+        from .expert.esa import segment_domains
+        domains = segment_domains(frame)
+        base_fields["domains"] = "doc-prefix"
     if exclude_systems:
         base_fields["exclude"] = ",".join(exclude_systems)
     out = []
@@ -318,7 +358,7 @@ def rankings(
         part = seg_all.iloc[a:b]
         out.append(rank_group(part, lp=str(part["lp"].iloc[0]), assessment=str(part["assessment"].iloc[0]),
                               protocol=proto, alpha=alpha, cluster_rule=cluster_rule, seed=seed,
-                              trials=trials, signature_fields=base_fields))
+                              trials=trials, signature_fields=base_fields, domains=domains))
     out.sort(key=lambda r: (r.lp, r.assessment))
     return out
 

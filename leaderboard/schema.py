@@ -28,6 +28,10 @@ COLUMNS: tuple[str, ...] = (
 #: A judgment is identified by these; two rows with the same key are duplicates.
 KEY: tuple[str, ...] = ("campaign", "lp", "assessment", "worker", "hit", "position")
 
+#: Longest value the store keeps per text column (its column widths); longer values are refused.
+MAX_LENGTH: dict[str, int] = {"campaign": 200, "lp": 40, "assessment": 40, "worker": 200, "hit": 200,
+                              "segment": 200, "system": 200, "item_type": 10, "doc": 200}
+
 #: Name of the bookkeeping column importers may add: the 1-based file line of each row.
 LINE = "_line"
 
@@ -133,6 +137,8 @@ def _validate(frame: pd.DataFrame, file: str | None) -> pd.DataFrame:
         out["seconds"] = np.nan
     if "doc" in src.columns:
         doc = src["doc"].astype("string").str.strip()
+        codes, uniques = pd.factorize(doc, use_na_sentinel=True)
+        _check_length(pd.Series(uniques, dtype="object").astype(str), codes, src, "doc", file)
         out["doc"] = doc.where(doc != "", pd.NA)
     else:
         out["doc"] = pd.Series(pd.NA, index=out.index, dtype="string")
@@ -160,11 +166,22 @@ def _clean_text(src: pd.DataFrame, col: str, file: str | None) -> pd.Series:
     bad = _first_bad((codes < 0) | np.isin(codes, empty_codes))
     if bad is not None:
         raise InputError("empty value", file=file, line=_line_of(src, bad), column=col)
+    _check_length(stripped, codes, src, col, file)
     values = src[col]
     if pd.api.types.is_string_dtype(values.dtype) and values.dtype != object \
             and (stripped.to_numpy(dtype=object) == uniques.astype(object)).all():
         return values.reset_index(drop=True)  # already clean text: no copy of a million strings
     return pd.Series(stripped.to_numpy(dtype=object)[codes], dtype="str")
+
+
+def _check_length(uniques: pd.Series, codes: np.ndarray, src: pd.DataFrame, col: str, file: str | None) -> None:
+    """Refuse values longer than the store keeps (checked on the distinct values)."""
+    lengths = uniques.str.len().to_numpy()
+    too_long = np.flatnonzero(lengths > MAX_LENGTH[col])
+    if too_long.size:
+        bad = _first_bad(np.isin(codes, too_long))
+        raise InputError(f"value is {int(lengths[codes[bad]]):,} characters long; at most {MAX_LENGTH[col]} "
+                         "are allowed", file=file, line=_line_of(src, bad), column=col)
 
 
 def _numeric(src: pd.DataFrame, col: str, file: str | None) -> np.ndarray:

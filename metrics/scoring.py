@@ -25,11 +25,16 @@ METRICS = ("bleu", "chrf", "chrf++", "ter")
 HIGHER_IS_BETTER = {"bleu": True, "chrf": True, "chrf++": True, "ter": False}
 
 
-def make_metric(name: str, *, segment: bool = False, references: Sequence[Sequence[str]] | None = None):
-    """A sacrebleu metric object with default settings (``segment`` → sentence-level BLEU settings)."""
+def make_metric(name: str, *, segment: bool = False, references: Sequence[Sequence[str]] | None = None,
+                tokenize: str | None = None):
+    """A sacrebleu metric object with default settings (``segment`` → sentence-level BLEU settings).
+
+    ``tokenize`` names BLEU's tokeniser (default 13a); see :func:`bleu_tokeniser` for the WMT
+    choice by target language.
+    """
     key = name.lower()
     if key == "bleu":
-        return BLEU(effective_order=segment, references=references)
+        return BLEU(effective_order=segment, references=references, tokenize=tokenize)
     if key == "chrf":
         return CHRF(references=references)
     if key == "chrf++":
@@ -42,6 +47,17 @@ def make_metric(name: str, *, segment: bool = False, references: Sequence[Sequen
 def signature(metric_obj, score_name: str) -> str:
     """sacrebleu's full signature, prefixed with the score's name (``chrF2|nrefs:1|...``)."""
     return f"{score_name}|{metric_obj.get_signature().format()}"
+
+
+def bleu_tokeniser_for(lp: str | None) -> str | None:
+    """BLEU's tokeniser for a language pair's target language (None = sacrebleu's default, 13a)."""
+    if not lp:
+        return None
+    from leaderboard.outputs.languages import bleu_tokeniser, split_lp
+    try:
+        return bleu_tokeniser(split_lp(lp)[1])
+    except InputError:
+        return None
 
 
 def _check_lengths(hyps: Mapping[str, Sequence[str]], refs: Sequence[Sequence[str]]) -> int:
@@ -68,17 +84,20 @@ def score_systems(
     segments: bool = False,
     *,
     progress: bool = False,
+    lp: str | None = None,
 ) -> dict:
     """Score every system against the same references (one or several reference streams).
 
     Returns ``{"metric", "signature", "higher_is_better", "systems": {system: corpus score}}``,
     plus ``"segments": {system: [segment scores]}`` and ``"segment_signature"`` when
-    ``segments`` is true. ``progress`` shows a tqdm bar over systems on stderr.
+    ``segments`` is true. ``progress`` shows a tqdm bar over systems on stderr. ``lp`` chooses
+    BLEU's tokeniser by target language as WMT does (``zh``, ``ja-mecab``, ``ko-mecab``, else 13a).
     """
     _check_lengths(hyps, refs)
     key = metric.lower()
-    corpus_metric = make_metric(key, references=refs)
-    seg_metric = make_metric(key, segment=True) if segments and key == "bleu" else corpus_metric
+    tokenize = bleu_tokeniser_for(lp)
+    corpus_metric = make_metric(key, references=refs, tokenize=tokenize)
+    seg_metric = make_metric(key, segment=True, tokenize=tokenize) if segments and key == "bleu" else corpus_metric
     systems: dict[str, float] = {}
     seg_scores: dict[str, list[float]] = {}
     score_name = ""

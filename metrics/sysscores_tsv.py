@@ -24,13 +24,8 @@ METRIC_COLUMNS = ["metric", "lp", "testset", "refset", "system", "score"]
 
 
 def _read(path: str | os.PathLike) -> str:
-    try:
-        with open(path, encoding="utf-8-sig") as fh:
-            return fh.read()
-    except FileNotFoundError:
-        raise InputError("file not found", file=str(path)) from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text ({exc.reason})", file=str(path)) from None
+    from leaderboard.ingest.textio import read_text  # size limit, devices, gzip, encoding checks
+    return read_text(path, str(path))
 
 
 def read_metric_sys_scores(path: str | os.PathLike) -> pd.DataFrame:

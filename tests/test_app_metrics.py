@@ -55,10 +55,9 @@ def metrics_env(tmp_path, monkeypatch):
     monkeypatch.setenv("MTLB_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("MTLB_NO_DEMO", "1")
     monkeypatch.delenv("DATABASE_URL", raising=False)
-    from leaderboard.auth import THROTTLE, create_user
+    from leaderboard.auth import create_user
     from leaderboard.storage import Store, default_url
     from leaderboard.storage.store import frame_hash
-    THROTTLE._records.clear()
     store = Store(default_url())
     ref, outs = texts_for()
     out = {"store": store, "ref": ref, "outs": outs}

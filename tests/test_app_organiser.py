@@ -115,3 +115,20 @@ def test_build_hits_refused_for_other_roles(app_env, user):  # noqa: F811
     at = run_app("organiser.py", user=user)
     assert not [f for f in at.file_uploader if f.key and f.key.startswith("hits_")]
     assert not [b for b in at.button if b.key == "hits_go"]
+
+
+def test_publish_tab_defaults_to_the_qc_of_mtlb_publish(app_env, tmp_path):  # noqa: F811
+    """--qc auto: a WMT release campaign defaults to 'release', a crowd campaign to the default test."""
+    from formats import small_campaign, write_wmt_stnd
+    from leaderboard.ingest import read_judgments
+    stnd, stats = write_wmt_stnd(small_campaign(n_workers=3, n_items=30), tmp_path)
+    frame = read_judgments(stnd, "wmt-stnd", worker_stats=stats, campaign="Release")
+    app_env["store"].load_judgments(frame, file_name=stnd.name, input_format="wmt-stnd")
+    at = run_app("organiser.py", user=ORGANISER)
+    at.selectbox(key="pub_campaign").set_value("Release").run()
+    assert at.selectbox(key="pub_qc").value == "release (already filtered)"
+    at.selectbox(key="pub_campaign").set_value("Y2021").run()
+    assert at.selectbox(key="pub_qc").value == "paired-t"
+    at.selectbox(key="pub_qc").set_value("none").run()  # an explicit choice stays while the campaign does
+    at.button(key="pub_preview").click().run()
+    assert at.selectbox(key="pub_qc").value == "none" and not at.exception

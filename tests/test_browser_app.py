@@ -1,25 +1,22 @@
 """One long browser scenario: Chromium (Debian's) drives the real app started with ``streamlit run``.
 
-Screenshots of each page go to test-artifacts/screenshots/; the leaderboard one is copied to
-docs/screenshot.png for the README.
+Screenshots of each page go to test-artifacts/screenshots/ (tests never write tracked files;
+``make docs-images`` copies the leaderboard one to docs/screenshot.png for the README).
 """
 
 from __future__ import annotations
 
 import importlib.util
 import os
-import shutil
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator
 from urllib.parse import quote
 
 import pytest
+
+from appserver import running_app
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
@@ -36,12 +33,6 @@ def _has(module: str) -> bool:
         return importlib.util.find_spec(module) is not None
     except ModuleNotFoundError:
         return False
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _prepare_store(folder: Path) -> str:
@@ -71,32 +62,20 @@ def serve_app(folder: Path, prepare: Callable[[Path], Any]) -> Iterator[tuple[st
             os.environ.pop("MTLB_DATA_DIR", None)
         else:
             os.environ["MTLB_DATA_DIR"] = old
-    port = _free_port()
+    with app_in(folder) as base:
+        yield base, prepared
+
+
+@contextmanager
+def app_in(folder: Path, **extra_env: str) -> Iterator[str]:
+    """``streamlit run app.py`` with its own MTLB_DATA_DIR (and ``extra_env``); yields the base URL."""
     env = {**os.environ, "MTLB_DATA_DIR": str(folder), "BROWSER_PATH": CHROMIUM}
     env.pop("DATABASE_URL", None)
     env.pop("MTLB_NO_DEMO", None)
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port",
-                             str(port), "--server.headless", "true", "--server.address", "127.0.0.1"],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            urllib.request.urlopen(base + "/_stcore/health", timeout=1)
-            break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        proc.kill()
-        pytest.fail("streamlit did not start: " + proc.stdout.read().decode(errors="replace")[-2000:])
-    try:
-        yield base, prepared
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    env.update(extra_env)
+    with running_app(sys.executable, ROOT / "app.py", env=env, cwd=ROOT, log=folder / "streamlit.log",
+                     timeout=60) as base:
+        yield base
 
 
 @pytest.fixture(scope="module")
@@ -156,8 +135,7 @@ def test_participant_and_organiser_scenario(server, tmp_path):
         expect(table).to_contain_text("Online-W.2")
         expect(table).to_contain_text("HUMAN-C")
         _wait_idle(page)
-        shutil.copy(_shot(page, "01-leaderboard"), ROOT / "docs" / "screenshot.png") if (ROOT / "docs").is_dir() \
-            else None
+        _shot(page, "01-leaderboard")
         # switch the campaign and the language pair in the sidebar
         sidebar = page.locator("[data-testid='stSidebar']")
         _select(page, sidebar, "Campaign", SIMULATED)
@@ -243,7 +221,8 @@ def test_participant_and_organiser_scenario(server, tmp_path):
             other = browser.new_page(viewport={"width": 1400, "height": 1200})
             other.set_default_timeout(60000)
             other.goto(base + "/?" + q + "&lp=cs-en")
-            expect(other.get_by_role("combobox", name="Version")).to_have_value("v2 (latest)")
+            _wait_idle(other)
+            expect(other.get_by_role("combobox", name="Version")).to_have_value("v2 (latest)", timeout=60000)
             expect(other.get_by_text("browser test correction")).to_be_visible()
             _shot(other, "09-participant-sees-v2")
         browser.close()

@@ -15,7 +15,7 @@ from leaderboard.errors import InputError
 from test_app_pages import ORGANISER, fresh_store, make_judgments, run_app, unmd
 
 ROOT = Path(__file__).resolve().parents[1]
-RELEASE = ROOT / "data" / "demo" / "wmt22-cs-en"
+RELEASE = ROOT / "leaderboard" / "demo_data" / "wmt22-cs-en"
 STND, STATS = RELEASE / "ad-csen-good-stnd.csv.gz", RELEASE / "ad-csen-trk-mean-sd.txt"
 
 

@@ -15,7 +15,7 @@ from leaderboard.cli import main
 from test_app_pages import ORGANISER, fresh_store, run_app, unmd
 
 ROOT = Path(__file__).resolve().parents[1]
-TEXTS = ROOT / "data" / "demo" / "wmt22-cs-en" / "texts"
+TEXTS = ROOT / "leaderboard" / "demo_data" / "wmt22-cs-en" / "texts"
 SYSTEMS = ["Online-B", "Online-W", "CUNI-Transformer", "SHOPLINE-PL"]
 N_LINES = 600
 

@@ -1,4 +1,7 @@
-"""Helpers shared by the sub-commands: JSON output, tables, progress."""
+"""Helpers shared by the sub-commands: JSON output, tables, progress.
+
+Light on purpose (standard library only at the top): every command imports it.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +11,6 @@ import math
 import sys
 from typing import Any
 
-import numpy as np
-import pandas as pd
-
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
@@ -18,22 +18,23 @@ def add_json_flag(parser: argparse.ArgumentParser) -> None:
 
 def to_jsonable(obj: Any) -> Any:
     """Convert numpy / pandas values (and NaN → null) into plain JSON types."""
+    np, pd = sys.modules.get("numpy"), sys.modules.get("pandas")  # not loaded: no such values here
     if isinstance(obj, dict):
         return {str(k): to_jsonable(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
         return [to_jsonable(v) for v in obj]
-    if isinstance(obj, pd.DataFrame):
+    if pd is not None and isinstance(obj, pd.DataFrame):
         return to_jsonable(obj.to_dict(orient="records"))
-    if isinstance(obj, (np.integer,)):
+    if np is not None and isinstance(obj, np.integer):
         return int(obj)
-    if isinstance(obj, (np.floating, float)):
+    if isinstance(obj, float) or (np is not None and isinstance(obj, np.floating)):
         value = float(obj)
         return None if math.isnan(value) or math.isinf(value) else value
-    if isinstance(obj, np.bool_):
+    if np is not None and isinstance(obj, np.bool_):
         return bool(obj)
-    if isinstance(obj, np.ndarray):
+    if np is not None and isinstance(obj, np.ndarray):
         return to_jsonable(obj.tolist())
-    if obj is pd.NA or obj is None:
+    if obj is None or (pd is not None and obj is pd.NA):
         return None
     return obj
 
@@ -43,8 +44,9 @@ def print_json(obj: Any) -> None:
     sys.stdout.write("\n")
 
 
-def print_table(frame: pd.DataFrame, floatfmt: str = "{:.4f}") -> None:
-    """Plain aligned text table for humans."""
+def print_table(frame, floatfmt: str = "{:.4f}") -> None:
+    """Plain aligned text table for humans (``frame``: a pandas DataFrame)."""
+    import pandas as pd
     if frame.empty:
         print("(nothing)")
         return

@@ -62,7 +62,7 @@ def run_list(args: argparse.Namespace) -> int:
     if args.json:
         print_json(frame)
     else:
-        print_table(frame)
+        print_table(frame.fillna({"lp": "", "assessment": ""}))
     return 0
 
 

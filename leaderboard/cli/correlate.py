@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-import pandas as pd
-
 from ..errors import InputError
 from ._common import add_json_flag, print_json, print_table
 
@@ -46,6 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import pandas as pd
     from metrics.validation import correlate_lp
     from metrics.sysscores_tsv import read_human_sys_scores, read_metric_sys_scores
 

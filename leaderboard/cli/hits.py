@@ -20,9 +20,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "batch results load back with `mtlb ingest` (format mturk). Deterministic for a seed.")
     b.add_argument("--lp", required=True, help="language pair, e.g. cs-en (must match the file names)")
     b.add_argument("--assessment", required=True, choices=["adequacy", "fluency"])
-    b.add_argument("--hyp", required=True, nargs="+", metavar="FILE",
+    b.add_argument("--hyp", nargs="+", metavar="FILE",
                    help="system outputs named <testset>.<lp>.hyp.<system>.<lang>, one segment per line")
-    b.add_argument("--ref", required=True, metavar="FILE", help="the reference, aligned with the outputs")
+    b.add_argument("--ref", metavar="FILE", help="the reference, aligned with the outputs")
+    b.add_argument("--from-primaries", action="store_true",
+                   help="use the primary submissions of --campaign / --lp and its test set's reference "
+                        "instead of --hyp / --ref (submissions stage)")
+    b.add_argument("--ref-name", metavar="LABEL", help="with --from-primaries: which reference (default: the first)")
+    b.add_argument("--database-url", help="override DATABASE_URL (with --from-primaries)")
     b.add_argument("--hits", type=int, default=None, metavar="N",
                    help="number of HITs (default: enough to show every output about once)")
     b.add_argument("--seed", type=int, default=0, metavar="S")
@@ -42,7 +47,16 @@ def run_build(args: argparse.Namespace) -> int:
 
     if args.hits is not None and args.hits < 1:
         raise InputError(f"--hits must be at least 1, got {args.hits}")
-    sources = read_sources(args.hyp, args.ref, args.lp)
+    if args.from_primaries:
+        from ..outputs.service import primary_sources
+        from ..storage import Store
+        if args.hyp or args.ref or not args.campaign:
+            raise InputError("--from-primaries takes --campaign and no --hyp / --ref files")
+        sources = primary_sources(Store(args.database_url), args.campaign, args.lp, args.ref_name)
+    elif not args.hyp or not args.ref:
+        raise InputError("give --hyp FILE... and --ref FILE, or --campaign C --from-primaries")
+    else:
+        sources = read_sources(args.hyp, args.ref, args.lp)
     hits = build_hits(sources, args.assessment, args.hits, args.seed, hit_prefix=args.hit_prefix)
     manifest = write_batch(hits, args.out, lp=args.lp, assessment=args.assessment, campaign=args.campaign,
                            seed=args.seed, html_pages=not args.no_html)

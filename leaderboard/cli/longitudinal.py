@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
 from ._common import add_json_flag, print_json, print_table
+
+if TYPE_CHECKING:  # annotations only: pandas loads inside the functions
+    import pandas as pd
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,8 +24,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "'.N' index), raw differences with Mann-Whitney U significance stars, and the "
                     "calibrated gain of METHOD.md §7 when --calibration names a fixed benchmark system "
                     "judged in both years: gain = (BEST_to - BEST_from) + (CURR_from - CURR_to).",
-        epilog="Example: mtlb longitudinal --year 2021=wmt21/ad-csen-good-stnd.csv:wmt21/ad-csen-trk-mean-sd.txt "
-               "--year 2022=wmt22/ad-csen-good-stnd.csv:wmt22/ad-csen-trk-mean-sd.txt --lp cs-en --json")
+        epilog="Example (wmt21 -> wmt22, as in the README): mtlb longitudinal "
+               "--year 2021=../shared/data/wmt21-toen-da/ad-csen-good-stnd.csv:"
+               "../shared/data/wmt21-toen-da/ad-csen-trk-mean-sd.txt "
+               "--year 2022=../shared/data/wmt22-toen-da/ad-csen-good-stnd.csv:"
+               "../shared/data/wmt22-toen-da/ad-csen-trk-mean-sd.txt --lp cs-en --calibration Online-B --json")
     p.add_argument("--year", action="append", required=True, metavar="LABEL=FILE[:WORKER_STATS]",
                    help="judgments of one year (any format of mtlb ingest; for the WMT release append "
                         "':' and the worker mean/sd file), or the JSON of 'mtlb rank --json' (then no "
@@ -87,13 +92,11 @@ def _is_json(path: str) -> bool:
 
 
 def _load_json(path: str) -> Any:
+    from ..ingest.textio import read_text
     try:
-        with open(path, encoding="utf-8") as fh:
-            return json.load(fh)
-    except FileNotFoundError:
-        raise InputError("file not found", file=path) from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"not valid JSON: {exc}", file=path) from None
+        return json.loads(read_text(path))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not valid JSON: {exc.msg}", file=path, line=exc.lineno) from None
 
 
 def read_rankings(path: str) -> list[dict]:
@@ -108,6 +111,7 @@ def read_rankings(path: str) -> list[dict]:
 
 def read_metric_scores(path: str) -> pd.DataFrame:
     """Automatic scores as a long frame (lp, system, metric, score); lp may be missing."""
+    import pandas as pd
     if _is_json(path):
         data = _load_json(path)
         items = data if isinstance(data, list) else [data]
@@ -125,10 +129,12 @@ def read_metric_scores(path: str) -> pd.DataFrame:
                                  "system / metric / score", file=path)
         frame = pd.DataFrame(rows, columns=["lp", "system", "metric", "score"])
     else:
+        from ..ingest.textio import read_text
+        text = read_text(path)
         try:
-            frame = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
-        except FileNotFoundError:
-            raise InputError("file not found", file=path) from None
+            frame = pd.read_csv(io.StringIO(text), sep="\t", dtype=str, keep_default_na=False)
+        except pd.errors.ParserError as exc:
+            raise InputError(f"cannot parse: {exc}", file=path) from None
         cols = {c.lower(): c for c in frame.columns}
         if {"system", "score"} <= set(cols):
             frame = frame.rename(columns={cols[c]: c for c in cols})
@@ -139,7 +145,10 @@ def read_metric_scores(path: str) -> pd.DataFrame:
             if "lp" not in frame.columns:
                 frame["lp"] = None
         else:  # WMT metrics release: no header, metric lp testset refset system score
-            frame = pd.read_csv(path, sep="\t", header=None, dtype=str, keep_default_na=False)
+            try:
+                frame = pd.read_csv(io.StringIO(text), sep="\t", header=None, dtype=str, keep_default_na=False)
+            except pd.errors.ParserError as exc:
+                raise InputError(f"cannot parse: {exc}", file=path) from None
             if frame.shape[1] != 6:
                 raise InputError("expected a header with system / metric / score columns, or the WMT "
                                  "metrics TSV (metric lp testset refset system score)", file=path, line=1)
@@ -156,6 +165,7 @@ def read_metric_scores(path: str) -> pd.DataFrame:
 
 
 def run(args: argparse.Namespace) -> int:
+    import pandas as pd
     from ..ingest import read_judgments
     from ..longitudinal import longitudinal, years_from_frame, years_from_rankings
     from ..schema import concat_judgments
@@ -169,7 +179,12 @@ def run(args: argparse.Namespace) -> int:
             order.append(label)
         path, stats = split_stats(spec)
         if _is_json(path) and stats is None:
-            rankings.setdefault(label, []).extend(read_rankings(path))
+            found = read_rankings(path)
+            try:
+                years_from_rankings(label, found)  # checked file by file, so an error names its file
+            except InputError as exc:
+                raise exc.with_file(path) from None
+            rankings.setdefault(label, []).extend(found)
         else:
             frames.setdefault(label, []).append(read_judgments(path, args.input_format, worker_stats=stats))
     metrics: dict[str, list[pd.DataFrame]] = {}
@@ -209,6 +224,7 @@ def _fmt(v: Any, digits: int = 2) -> str:
 
 def print_report(result: dict) -> None:
     """Human-readable summary of :func:`leaderboard.longitudinal.longitudinal`."""
+    import pandas as pd
     for track in result["tracks"]:
         print(f"== {track['lp']} ({track['assessment']}): best system per year (by {result['best_by']})")
         print_table(pd.DataFrame([{"year": y["label"], "campaign": y["campaign"], **(y["best"] or {})}

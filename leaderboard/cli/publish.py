@@ -5,25 +5,29 @@ from __future__ import annotations
 import argparse
 
 from ._common import add_json_flag, print_json
+from .user import PASSWORD_HELP, add_password_option
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("publish", help="publish the ranking of a stored campaign (organiser login needed)",
                        description="Ranks the stored judgments and stores each (lp, assessment) ranking as the "
                                    "next version: earlier versions are never changed. Needs an organiser account "
-                                   "(see `mtlb user add`); the password comes from --password-stdin, the "
-                                   "MTLB_PASSWORD environment variable, or a prompt.")
+                                   "(see `mtlb user add`); " + PASSWORD_HELP + ".")
     p.add_argument("--campaign", required=True)
     p.add_argument("--lp")
     p.add_argument("--assessment")
     p.add_argument("--user", required=True, help="organiser account name")
-    p.add_argument("--password-stdin", action="store_true", help="read the password from standard input")
+    add_password_option(p)
     p.add_argument("--note", default="", help="a note stored with the version (e.g. what was corrected)")
     p.add_argument("--protocol", default="wmt-da", help="ranking protocol (see `mtlb rank --help`)")
     p.add_argument("--alpha", type=float, default=0.05)
     p.add_argument("--cluster-rule", default="organisers", choices=["organisers", "strict"])
-    p.add_argument("--qc", default="none",
-                   help="worker QC before ranking: none (judgments already filtered) or a method of `mtlb qc`")
+    p.add_argument("--qc", default="auto", metavar="none|auto|METHOD",
+                   help="worker QC before ranking, as in `mtlb rank`: none; auto (default: release when every "
+                        "stored file of the campaign is a WMT release, whose files hold only workers who "
+                        "passed, else the QC module's default method); or a method name of `mtlb qc`")
+    p.add_argument("--exclude-system", nargs="+", action="extend", default=[], metavar="PATTERN",
+                   help="leave systems matching these shell patterns out (e.g. 'ende-tutorial*'); in the signature")
     p.add_argument("--database-url", help="override DATABASE_URL")
     add_json_flag(p)
     p.set_defaults(func=run)
@@ -38,7 +42,8 @@ def run(args: argparse.Namespace) -> int:
     user = login_organiser(store, args.user, args.password_stdin, "publish")
     published = publish_rankings(store, args.campaign, user["name"], lp=args.lp, assessment=args.assessment,
                                  note=args.note, protocol=args.protocol, alpha=args.alpha,
-                                 cluster_rule=args.cluster_rule, qc=args.qc)
+                                 cluster_rule=args.cluster_rule, qc=args.qc,
+                                 **({"exclude_systems": args.exclude_system} if args.exclude_system else {}))
     if args.json:
         print_json({"campaign": args.campaign, "published": published})
     else:

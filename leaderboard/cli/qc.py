@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from ..errors import InputError
 from ..ingest import FORMATS, read_judgments
-from ..schema import concat_judgments
 from ._common import add_json_flag, print_json, print_table
+
+if TYPE_CHECKING:  # annotations only: pandas loads inside the functions
+    import pandas as pd
 
 SHOWN = ["worker", "assessment", "lp", "n", "n_pairs", "mean_ref", "mean_system", "mean_bad_ref",
          "p_value", "p_repeat", "passed", "reason", "flags"]
@@ -27,6 +28,7 @@ def add_input_arguments(p: argparse.ArgumentParser) -> None:
 
 def load_inputs(args: argparse.Namespace) -> pd.DataFrame:
     """Read and pool the --input files."""
+    from ..schema import concat_judgments
     stats = args.worker_stats or []
     if len(stats) not in (0, 1, len(args.input)):
         raise InputError(f"give one --worker-stats file for all inputs or one per input "

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 import re
 from pathlib import Path
 
-import pandas as pd
-
 from ..errors import InputError
 from ..ingest import FORMATS, detect_format, read_judgments
-from ..schema import concat_judgments
 from ._common import add_json_flag, print_json, print_table
+
+if TYPE_CHECKING:  # annotations only: pandas loads inside the functions
+    import pandas as pd
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -48,6 +49,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="worker QC before ranking: none; auto (default: none for the WMT release, whose "
                         "files hold only workers who passed, else the QC module's default method); or a "
                         "method name of `mtlb qc`")
+    p.add_argument("--weights", default="google-mqm", metavar="SCHEME",
+                   help="MQM input: the named weight scheme (google-mqm: Major 5, Minor 1, Minor "
+                        "Fluency/Punctuation 0.1, Non-translation 25; major-minor); recorded in the signature")
+    p.add_argument("--mqm-test", choices=("signed-rank", "approx-randomisation"), default="signed-rank",
+                   help="MQM input: the paired one-sided test on shared segments (default signed-rank)")
     p.add_argument("--qc-alpha", type=float, default=0.05, help="QC threshold: workers pass when p < this")
     p.add_argument("--exclude-system", nargs="+", action="extend", default=[], metavar="PATTERN",
                    help="leave systems matching these shell patterns out of the ranking (e.g. 'ende-tutorial*'); "
@@ -79,6 +85,7 @@ def sibling_worker_stats(path: str) -> str | None:
 
 def load(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str]]:
     """Read and pool the inputs; also return each input's format."""
+    from ..schema import concat_judgments
     stats = args.worker_stats or []
     if len(stats) not in (0, 1, len(args.input)):
         raise InputError(f"give one --worker-stats file for all inputs or one per input "
@@ -94,12 +101,38 @@ def load(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str]]:
     return (concat_judgments(frames) if len(frames) > 1 else frames[0]), formats
 
 
+def run_mqm(args: argparse.Namespace) -> int:
+    """MQM error annotations: MQM scores per system (lower is better), paired tests, clusters."""
+    from ..expert.mqm import read_mqm
+    from ..expert.ranking import rank_mqm
+    frames = [read_mqm(path, lp=args.lp) for path in args.input]
+    errors = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    result = rank_mqm(errors, weights=args.weights, lp=args.lp, test=args.mqm_test, alpha=args.alpha,
+                      cluster_rule=args.cluster_rule, seed=args.seed, trials=args.trials or 1000)
+    if args.json:
+        print_json(result[0] if len(result) == 1 else result)
+        return 0
+    for i, ranking in enumerate(result):
+        if i:
+            print()
+        print(f"{ranking['lp']} mqm  signature: {ranking['signature']}")
+        table = pd.DataFrame(ranking["systems"])
+        table.insert(0, "rank", [f"{lo}" if lo == hi else f"{lo}-{hi}"
+                                 for lo, hi in zip(table["rank_lo"], table["rank_hi"])])
+        print_table(table[["cluster", "rank", "system", "mqm", "n", "wins"]])
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
-    from ..ranking import rank_judgments
+    import pandas as pd
+    from ..ranking import rank_judgments, resolve_qc
+    formats = [args.input_format or detect_format(path) for path in args.input]
+    if "mqm" in formats:
+        if set(formats) != {"mqm"}:
+            raise InputError("MQM annotations cannot be pooled with DA judgments in one ranking", column="input")
+        return run_mqm(args)
     frame, formats = load(args)
-    qc = args.qc
-    if qc == "auto" and all(f == "wmt-stnd" for f in formats):
-        qc = "release"
+    qc = resolve_qc(args.qc, formats)
     result = rank_judgments(
         frame, protocol=args.protocol, alpha=args.alpha, cluster_rule=args.cluster_rule,
         standardise=args.standardise, exclude_ref=args.exclude_ref, exclude_bad_ref=args.exclude_bad_ref,

@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-import pandas as pd
-
 from ..errors import InputError
 from ._common import add_json_flag, print_json, print_table
 
@@ -38,6 +36,7 @@ def _round(value: float, decimals: int) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
+    import pandas as pd
     from metrics.scoring import METRICS, score_systems
     from metrics.textfiles import expand_paths, lp_of_name, read_aligned, system_name
 
@@ -66,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
 
     results = []
     for metric in metrics:
-        res = score_systems(hyps, refs, metric, segments=args.segments, progress=True)
+        res = score_systems(hyps, refs, metric, segments=args.segments, progress=True, lp=lp)
         out = {"lp": lp, "metric": metric, "signature": res["signature"],
                "systems": {s: _round(v, args.decimals) for s, v in res["systems"].items()}}
         if args.segments:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 import json
-
-import pandas as pd
 
 from ..errors import InputError
 from ._common import add_json_flag, print_json, print_table
+
+if TYPE_CHECKING:  # annotations only: pandas loads inside the functions
+    import pandas as pd
 
 _Z_KEYS = ("z", "ave_z", "Ave z", "z_mean", "Z.SCR")
 
@@ -63,6 +65,7 @@ def _walk_json(obj, lp: str | None, out: list[tuple[str | None, str, float]]) ->
 
 def _campaign_from_file(path: str, lp: str | None) -> tuple[dict[str, set[str]], pd.DataFrame | None]:
     """Systems per lp and human Ave z (lp, system, z) from --systems-from."""
+    import pandas as pd
     from metrics.submissions import human_system_scores
     from ..ingest import read_judgments
     from ..ingest.textio import read_text
@@ -110,6 +113,7 @@ def _campaign_from_store(store, campaign: str, lp: str | None):
 
 
 def run(args: argparse.Namespace) -> int:
+    import pandas as pd
     from metrics.submissions import read_submission, validate_submission, with_campaign_names
     from metrics.textfiles import read_segments
 

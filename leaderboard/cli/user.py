@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 import getpass
+import os
 import sys
-
-import pandas as pd
 
 from ..errors import InputError
 from ._common import add_json_flag, print_json, print_table
+
+if TYPE_CHECKING:  # annotations only: pandas loads inside the functions
+    import pandas as pd
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -19,8 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add = actions.add_parser("add", help="add an account")
     add.add_argument("name")
     add.add_argument("--role", required=True, choices=("organiser", "metric-developer"))
-    add.add_argument("--password-stdin", action="store_true",
-                     help="read the password from the first line of standard input")
+    add_password_option(add)
     add.add_argument("--database-url", help="override DATABASE_URL")
     add_json_flag(add)
     add.set_defaults(func=run_add)
@@ -40,15 +42,38 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 
-def read_password(from_stdin: bool) -> str:
-    """A password from the first line of standard input, or asked twice at the terminal."""
-    if from_stdin:
+PASSWORD_ENV = "MTLB_PASSWORD"
+PASSWORD_HELP = ("the password comes from --password-stdin (first line of standard input), else the "
+                 f"{PASSWORD_ENV} environment variable, else standard input when it is not a terminal "
+                 "(e.g. piped), else a prompt at the terminal")
+
+
+def add_password_option(parser: argparse.ArgumentParser) -> None:
+    """``--password-stdin`` for every command that needs a password (see :func:`read_password`)."""
+    parser.add_argument("--password-stdin", action="store_true",
+                        help=f"read the password from the first line of standard input ({PASSWORD_HELP})")
+
+
+def read_password(from_stdin: bool, *, confirm: bool = False) -> str:
+    """The password of a command, from the first source that applies (the same for every command).
+
+    1. ``--password-stdin``: the first line of standard input;
+    2. the ``MTLB_PASSWORD`` environment variable;
+    3. standard input when it is not a terminal (a pipe or a file);
+    4. a prompt at the terminal (asked twice when ``confirm``, e.g. for a new account).
+    """
+    if not from_stdin:
+        env = os.environ.get(PASSWORD_ENV)
+        if env is not None:
+            return env
+    if from_stdin or not sys.stdin.isatty():
         line = sys.stdin.readline()
+        if not line:
+            raise InputError("no password: standard input is empty (pipe the password in, set "
+                             f"{PASSWORD_ENV}, or run the command at a terminal)")
         return line.rstrip("\r\n")
-    if not sys.stdin.isatty():
-        raise InputError("no terminal to prompt for the password; use --password-stdin")
     first = getpass.getpass("password: ")
-    if getpass.getpass("again: ") != first:
+    if confirm and getpass.getpass("again: ") != first:
         raise InputError("the two passwords differ")
     return first
 
@@ -81,7 +106,7 @@ def run_add(args: argparse.Namespace) -> int:
     from ..auth import create_user
     from ..storage import Store
 
-    password = read_password(args.password_stdin)
+    password = read_password(args.password_stdin, confirm=True)
     try:
         create_user(Store(args.database_url), args.name, password, args.role)
     except ValueError as exc:
@@ -97,6 +122,7 @@ def run_add(args: argparse.Namespace) -> int:
 
 def list_users(store) -> pd.DataFrame:
     """Names, roles and creation times of every account."""
+    import pandas as pd
     from sqlalchemy import select
 
     from ..storage import models as m

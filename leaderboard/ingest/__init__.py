@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from ..errors import InputError
-from ..schema import validate_judgments
-from .appraise import looks_like_appraise, read_appraise
-from .canonical import looks_like_canonical, read_canonical
 from .textio import decode, read_bytes
-from .wmt_release import looks_like_stnd, read_stnd, read_worker_stats
 
-FORMATS: tuple[str, ...] = ("canonical", "wmt-stnd", "appraise", "mturk")
+if TYPE_CHECKING:  # the readers import pandas: loaded when a file is read, not with the package
+    import pandas as pd
+
+FORMATS: tuple[str, ...] = ("canonical", "wmt-stnd", "appraise", "mturk", "mqm")
+#: formats holding expert error annotations rather than DA judgments (read by leaderboard.expert)
+ANNOTATION_FORMATS: tuple[str, ...] = ("mqm",)
 
 
 def _mturk():
@@ -28,6 +29,9 @@ def _mturk():
 
 def detect_format(path: str | os.PathLike, name: str | None = None) -> str:
     """Name the format of ``path`` from its content (Parquet by extension)."""
+    from .appraise import looks_like_appraise
+    from .canonical import looks_like_canonical
+    from .wmt_release import looks_like_stnd
     label = name or str(path)
     p = Path(path)
     if p.suffix.lower() in (".parquet", ".pq"):
@@ -36,10 +40,10 @@ def detect_format(path: str | os.PathLike, name: str | None = None) -> str:
         raise InputError("file not found", file=label)
     raw = read_bytes(p, label, limit=64 * 1024)
     try:
-        head = decode(raw, label)
+        head = decode(raw, label, nul_ok=False)
     except InputError:
         # the 64 KB cut may split a multi-byte character; sniff on the complete lines only
-        head = decode(raw[: raw.rfind(b"\n") + 1], label)
+        head = decode(raw[: raw.rfind(b"\n") + 1], label, nul_ok=False)
     head = head[: head.rfind("\n") + 1] or head
     if looks_like_stnd(head):
         return "wmt-stnd"
@@ -48,6 +52,9 @@ def detect_format(path: str | os.PathLike, name: str | None = None) -> str:
             return "mturk"
     except ImportError:
         pass
+    from ..expert.mqm import looks_like_mqm
+    if looks_like_mqm(head):
+        return "mqm"
     if looks_like_canonical(head):
         return "canonical"
     if looks_like_appraise(head):
@@ -70,13 +77,29 @@ def read_judgments(
 ) -> pd.DataFrame:
     """Read and validate one judgment file; ``name`` is the label used in error messages.
 
-    ``lp`` keeps only that language pair when the file names its pairs (an error if none
-    match) and sets it when the file does not. ``campaign`` defaults to the file's folder name.
+    Options given by the caller win over the file (the same rule for every format):
+
+    * ``campaign`` names the campaign of every judgment; campaign labels in the file (a canonical
+      ``campaign`` column, MTurk's ``Input.campaign``) are replaced, and listed in
+      ``attrs["campaigns_replaced"]``. Without it: the file's labels, else its folder name.
+    * ``lp`` and ``assessment`` keep only the judgments of that language pair / assessment when
+      the file names them (the rest is counted in ``attrs["rows_of_other_lps"]`` /
+      ``attrs["rows_of_other_assessments"]``; a file holding none is refused) and set them when
+      the file does not.
     """
+    import pandas as pd
+
+    from ..schema import validate_judgments
+    from .appraise import read_appraise
+    from .canonical import read_canonical
+    from .wmt_release import read_stnd, read_worker_stats
     label = name or str(path)
     fmt = input_format or detect_format(path, label)
     if fmt not in FORMATS:
         raise InputError(f"unknown input format {fmt!r} (choose from {', '.join(FORMATS)})", file=label)
+    if fmt in ANNOTATION_FORMATS:
+        raise InputError(f"this is an {fmt.upper()} error-annotation file, not DA judgments; read it with "
+                         "leaderboard.expert (mtlb rank / mtlb ingest / mtlb meta-eval accept it)", file=label)
     default_campaign = campaign or Path(path).resolve().parent.name or "campaign"
     if fmt == "wmt-stnd":
         stats = worker_stats
@@ -88,25 +111,36 @@ def read_judgments(
     elif fmt == "appraise":
         frame = read_appraise(str(path), campaign=default_campaign, assessment=assessment, name=label)
     elif fmt == "mturk":
-        frame = _mturk().read_mturk(str(path), campaign=default_campaign, name=label)
+        frame = _mturk().read_mturk(str(path), campaign=default_campaign, name=label, assessment=assessment)
     else:
         frame = read_canonical(str(path), name=label, defaults={
             "campaign": default_campaign, "lp": lp, "assessment": assessment or "adequacy"})
     if worker_stats is not None and fmt != "wmt-stnd":
         raise InputError("--worker-stats applies only to the WMT release format (wmt-stnd)", file=label)
-    other_lps = 0
-    if lp is not None and "lp" in frame.columns:
-        keep = frame["lp"].astype(str) == lp
-        if not keep.any():
-            found = sorted(frame["lp"].astype(str).unique())[:10]
-            raise InputError(f"no judgments for language pair {lp!r}; the file holds {', '.join(found)}",
-                             file=label)
-        other_lps = int((~keep).sum())
-        frame = frame[keep]
+    replaced: list[str] = []
+    if campaign is not None and "campaign" in frame.columns:
+        replaced = sorted(set(frame["campaign"].astype(str)) - {campaign})
+        frame["campaign"] = campaign
+    frame, other_lps = _keep_only(frame, "lp", lp, "language pair", label)
+    frame, other_assessments = _keep_only(frame, "assessment", assessment, "assessment", label)
     result = validate_judgments(frame, file=label)
-    result.attrs["rows_of_other_lps"] = other_lps  # left out on request (--lp); reported, not hidden
+    # left out or relabelled on request (--lp, --assessment, --campaign): reported, not hidden
+    result.attrs.update(rows_of_other_lps=other_lps, rows_of_other_assessments=other_assessments,
+                        campaigns_replaced=replaced)
     return result
 
+
+def _keep_only(frame: pd.DataFrame, column: str, wanted: str | None, what: str,
+               label: str) -> tuple[pd.DataFrame, int]:
+    """The rows whose ``column`` equals ``wanted`` (all rows when not asked) and how many were left out."""
+    if wanted is None or column not in frame.columns:
+        return frame, 0
+    keep = frame[column].astype(str) == wanted
+    if not keep.any():
+        found = sorted(frame[column].astype(str).unique())[:10]
+        raise InputError(f"no judgments for {what} {wanted!r}; the file holds {', '.join(found)}",
+                         file=label, column=column)
+    return frame[keep], int((~keep).sum())
 
 
 def raw_score_warnings(frame: pd.DataFrame, input_format: str) -> list[str]:

@@ -62,7 +62,7 @@ def read_appraise(path: str, campaign: str | None = None, assessment: str | None
                   name: str | None = None) -> pd.DataFrame:
     """Read an Appraise export into canonical columns (plus ``_line``), unvalidated."""
     label = name or str(path)
-    text = read_text(path, label)
+    text = read_text(path, label, nul_ok=False)
     rows = list(csv.reader(io.StringIO(text)))
     for i, row in enumerate(rows, start=1):
         if len(row) != N_COLUMNS:

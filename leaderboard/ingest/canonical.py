@@ -11,7 +11,7 @@ import pandas as pd
 
 from ..errors import InputError
 from ..schema import COLUMNS, LINE
-from .textio import MAX_INPUT_BYTES, read_text
+from .textio import check_readable, read_text
 
 #: Alternative header spellings accepted for canonical columns.
 ALIASES = {"score": "raw", "raw_score": "raw", "type": "item_type", "seg": "segment",
@@ -42,8 +42,7 @@ def read_canonical(path: str, name: str | None = None, defaults: dict | None = N
     label = name or str(path)
     p = Path(path)
     if p.suffix.lower() in (".parquet", ".pq"):
-        if p.stat().st_size > MAX_INPUT_BYTES:
-            raise InputError(f"file is larger than {MAX_INPUT_BYTES:,} bytes", file=label)
+        check_readable(p, label)
         try:
             frame = pd.read_parquet(p)
         except Exception as exc:  # pyarrow raises many types for corrupt files
@@ -51,7 +50,7 @@ def read_canonical(path: str, name: str | None = None, defaults: dict | None = N
         frame = frame.rename(columns=lambda c: ALIASES.get(str(c).strip().lower(), str(c).strip().lower()))
         frame[LINE] = np.arange(1, len(frame) + 1)  # Parquet has no header line: row numbers
     else:
-        text = read_text(path, label)
+        text = read_text(path, label, nul_ok=False)
         first = text.splitlines()[0]
         delim = "\t" if "\t" in first else ","
         try:

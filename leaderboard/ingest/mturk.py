@@ -93,13 +93,15 @@ def _first(mask: np.ndarray) -> tuple[int, int] | None:
 
 
 def read_mturk(path: str, campaign: str | None = None, name: str | None = None, *,
-               statuses: tuple[str, ...] | None = None) -> pd.DataFrame:
+               statuses: tuple[str, ...] | None = None, assessment: str | None = None) -> pd.DataFrame:
     """Read an MTurk batch-results CSV into canonical columns (plus ``_line``), unvalidated.
 
     ``statuses`` keeps only assignments with those ``AssignmentStatus`` values (default: all).
+    ``campaign`` / ``assessment`` fill HITs whose ``Input.campaign`` / ``Input.assessment`` is
+    missing or empty (:func:`leaderboard.ingest.read_judgments` applies the command-line options).
     """
     label = name or str(path)
-    header, rows, lines = _rows(read_text(path, label), label)
+    header, rows, lines = _rows(read_text(path, label, nul_ok=False), label)
     missing = [c for c in (*REQUIRED, "Input.lp") if c not in header]
     if missing:
         raise InputError("not an MTurk batch-results file with item columns: missing column(s) "
@@ -196,7 +198,7 @@ def read_mturk(path: str, campaign: str | None = None, name: str | None = None, 
     out = pd.DataFrame({
         "campaign": np.repeat(per_row("Input.campaign", campaign or "mturk"), K),
         "lp": np.repeat(per_row("Input.lp", None), K),
-        "assessment": np.repeat(per_row("Input.assessment", "adequacy"), K),
+        "assessment": np.repeat(per_row("Input.assessment", assessment or "adequacy"), K),
         "worker": np.repeat(table[:, col["WorkerId"]], K),
         "hit": np.repeat(table[:, col["HITId"]], K),
         "position": np.tile(np.array(ks, dtype=np.int64), n),

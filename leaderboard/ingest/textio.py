@@ -1,62 +1,157 @@
-"""Reading user files safely: size limit, encoding check, one place for both."""
+"""Reading user files safely: what may be opened, a size limit, gzip and encoding checks, in one place.
+
+Every refusal is an :class:`InputError` naming the file (and the line when there is one): a
+directory or a device instead of a file, a missing or unreadable file, more bytes than the limit
+(also while decompressing), a truncated or corrupt gzip archive, and text that is
+not UTF-8 (UTF-16 is named as such; NUL bytes where a table is expected).
+"""
 
 from __future__ import annotations
 
-import gzip
 import os
+import stat
 import zlib
-from pathlib import Path
 
 from ..errors import InputError
 
 #: Uploads larger than this are refused before parsing (override with MTLB_MAX_INPUT_BYTES).
-MAX_INPUT_BYTES = int(os.environ.get("MTLB_MAX_INPUT_BYTES", str(2 * 1024**3)))
+MAX_INPUT_BYTES = 2 * 1024**3
 
 
-def read_text(path: str | os.PathLike, name: str | None = None) -> str:
+def max_input_bytes() -> int:
+    """The input size limit: ``MTLB_MAX_INPUT_BYTES`` when set to a number, else :data:`MAX_INPUT_BYTES`."""
+    value = os.environ.get("MTLB_MAX_INPUT_BYTES", "").strip()
+    return int(value) if value.isdigit() else MAX_INPUT_BYTES
+
+
+def check_readable(path: str | os.PathLike, label: str) -> os.stat_result:
+    """Refuse anything that is not an existing regular file; returns its ``stat``.
+
+    Pipes are refused too: a file is read twice (format sniffing, then parsing).
+    """
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise InputError("file not found", file=label) from None
+    except OSError as exc:
+        raise InputError(f"cannot open: {exc.strerror or exc}", file=label) from None
+    mode = info.st_mode
+    if stat.S_ISDIR(mode):
+        raise InputError("is a directory; give the judgment files inside it", file=label)
+    if not stat.S_ISREG(mode):
+        kind = "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a pipe or socket"
+        raise InputError(f"is {kind}, not a regular file", file=label)
+    limit = max_input_bytes()
+    if info.st_size > limit:
+        raise InputError(f"file is {info.st_size:,} bytes; the limit is {limit:,} (MTLB_MAX_INPUT_BYTES)",
+                         file=label)
+    return info
+
+
+def read_text(path: str | os.PathLike, name: str | None = None, *, nul_ok: bool = True) -> str:
     """Return the file's text, decoded as UTF-8 (a BOM is allowed).
 
-    Refuses missing, over-large, empty and undecodable files with the line of the first bad byte.
+    Refuses missing, over-large, empty and undecodable files with the line of the first bad byte;
+    ``nul_ok=False`` also refuses NUL characters (tables and stored text: PostgreSQL cannot keep them).
     """
-    p = Path(path)
     label = name or str(path)
-    if not p.exists():
-        raise InputError("file not found", file=label)
-    size = p.stat().st_size
-    if size > MAX_INPUT_BYTES:
-        raise InputError(f"file is {size:,} bytes; the limit is {MAX_INPUT_BYTES:,}", file=label)
-    return decode(read_bytes(p, label), label)
+    return decode(read_bytes(path, label), label, nul_ok=nul_ok)
 
 
 def read_bytes(path: str | os.PathLike, label: str, limit: int | None = None) -> bytes:
     """The file's bytes, gunzipped when it is gzip-compressed (by content, not by name).
 
-    ``limit`` reads at most that many (decompressed) bytes, for format sniffing.
+    ``limit`` reads at most that many (decompressed) bytes, for format sniffing; a truncated archive
+    is refused even then when the cut falls inside the part read.
     """
-    with open(path, "rb") as fh:
-        magic = fh.read(2)
-        fh.seek(0)
-        if magic != b"\x1f\x8b":
-            return fh.read() if limit is None else fh.read(limit)
-        try:
-            with gzip.GzipFile(fileobj=fh) as gz:
-                data = gz.read(MAX_INPUT_BYTES + 1 if limit is None else limit)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise InputError(f"corrupt gzip data: {exc}", file=label) from None
-    if limit is None and len(data) > MAX_INPUT_BYTES:
-        raise InputError(f"file decompresses to more than {MAX_INPUT_BYTES:,} bytes", file=label)
-    return data
-
-
-def decode(data: bytes, label: str) -> str:
-    """Decode UTF-8 bytes or raise an :class:`InputError` pointing at the first bad byte."""
-    if not data.strip():
-        raise InputError("the file is empty", file=label)
+    check_readable(path, label)
+    cap = max_input_bytes()
     try:
-        return data.decode("utf-8-sig")
+        with open(path, "rb") as fh:
+            magic = fh.read(2)
+            if magic != b"\x1f\x8b":
+                # a regular file within the limit (checked above): read() sizes its buffer from the file;
+                # read(n) would reserve n bytes first
+                data = magic + (fh.read() if limit is None else fh.read(limit - len(magic)))
+                if limit is None and len(data) > cap:  # it grew meanwhile
+                    raise InputError(f"file is larger than the limit of {cap:,} bytes (MTLB_MAX_INPUT_BYTES)",
+                                     file=label)
+                return data
+            return _gunzip(fh, magic, label, cap if limit is None else limit, whole=limit is None)
+    except IsADirectoryError:
+        raise InputError("is a directory; give the judgment files inside it", file=label) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", file=label) from None
+
+
+def _gunzip(fh, magic: bytes, label: str, limit: int, whole: bool) -> bytes:
+    """Decompress the gzip members in ``fh`` (first two bytes already read): at most ``limit`` bytes.
+
+    ``whole``: more than ``limit`` is an error; else (sniffing) the first ``limit`` bytes are returned.
+    Header, CRC and length of every member are checked; a stream cut short is a truncated archive.
+    """
+    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    parts: list[bytes] = []
+    size = 0
+    pending = magic
+    while True:
+        if not pending:
+            pending = fh.read(1 << 20)
+            if not pending:
+                break
+        try:
+            out = inflater.decompress(pending, limit + 1 - size)
+        except zlib.error as exc:
+            raise InputError(f"corrupt gzip archive ({exc})", file=label) from None
+        pending = inflater.unconsumed_tail
+        parts.append(out)
+        size += len(out)
+        if size > limit:
+            if whole:
+                raise InputError(f"file decompresses to more than {limit:,} bytes (MTLB_MAX_INPUT_BYTES)",
+                                 file=label)
+            return b"".join(parts)[:limit]
+        if inflater.eof:  # one member done: what follows is another member, padding or garbage
+            rest = inflater.unused_data + pending + fh.read(1 << 20)
+            if not rest.strip(b"\x00"):
+                return b"".join(parts)
+            if rest[:2] != b"\x1f\x8b":
+                raise InputError("corrupt gzip archive (data after the end of the compressed stream)",
+                                 file=label)
+            inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            pending = rest
+    raise InputError(f"truncated gzip archive: it ends after {size:,} decompressed bytes, before the end "
+                     "of the compressed stream (an incomplete download or copy?)", file=label)
+
+
+def _looks_utf16(data: bytes) -> bool:
+    """A UTF-16 byte-order mark, or ASCII-range text with every other byte NUL."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return True
+    even, odd = data[:256:2], data[1:256:2]
+    if len(odd) < 2:
+        return False
+    return (even.count(0) == len(even) and odd.count(0) == 0) or (odd.count(0) == len(odd) and even.count(0) == 0)
+
+
+def decode(data: bytes, label: str, *, nul_ok: bool = True) -> str:
+    """Decode UTF-8 bytes or raise an :class:`InputError` pointing at the first bad byte."""
+    if not data or data.isspace():
+        raise InputError("the file is empty", file=label)
+    if _looks_utf16(data):
+        raise InputError("the file is UTF-16 encoded; save it as UTF-8", file=label, line=1)
+    try:
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise InputError(
             f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
             "save the file as UTF-8", file=label, line=line,
         ) from None
+    if text.isspace():  # Unicode blanks and separators too, as str.strip() sees them
+        raise InputError("the file is empty (blank characters only)", file=label)
+    nul = -1 if nul_ok else text.find("\x00")
+    if nul >= 0:
+        raise InputError("the file holds a NUL byte (binary data, not text)", file=label,
+                         line=text.count("\n", 0, nul) + 1)
+    return text

@@ -47,7 +47,7 @@ def parse_text_name(filename: str) -> TextFile:
 def read_lines(path: str | Path, name: str | None = None) -> list[str]:
     """The file's lines (no trailing newline); refuses empty files and empty last-line-only files."""
     label = name or str(path)
-    text = read_text(path, label)
+    text = read_text(path, label, nul_ok=False)
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()

@@ -41,7 +41,7 @@ def read_worker_stats(path: str, name: str | None = None) -> pd.DataFrame:
     Returns a frame indexed by worker with float columns ``mean`` and ``sd`` (``NaN`` for ``NA``).
     """
     label = name or str(path)
-    text = read_text(path, label)
+    text = read_text(path, label, nul_ok=False)
     values: list[tuple[int, str]] = []
     for lineno, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -88,7 +88,7 @@ def read_stnd(path: str, worker_stats: pd.DataFrame | None = None, campaign: str
     """
     label = name or str(path)
     data = read_bytes(path, label)
-    decode(data, label)  # refuses undecodable bytes with their line
+    decode(data, label, nul_ok=False)  # refuses undecodable bytes with their line
     header = data[: data.find(b"\n") if b"\n" in data else len(data)].decode("utf-8-sig").split()
     missing = [c for c in STND_COLUMNS if c not in header]
     if missing:

@@ -1,15 +1,21 @@
-"""Fast bulk inserts inside an open SQLAlchemy transaction: executemany on SQLite, COPY on PostgreSQL."""
+"""Fast bulk inserts inside an open SQLAlchemy transaction: executemany on SQLite, COPY on PostgreSQL.
+
+The COPY payload is PostgreSQL's text format built column-wise with Arrow compute kernels (numbers
+formatted in C++, shortest round-trip for floats; strings escaped once per distinct value), which
+costs a fraction of ``DataFrame.to_csv`` and no Python loop over rows.
+"""
 
 from __future__ import annotations
 
-import io
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
 from sqlalchemy import Connection
 
 CHUNK_ROWS = 200_000
+
+_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
 
 
 def insert_frame(conn: Connection, table: str, frame: pd.DataFrame, progress=None) -> int:
@@ -19,15 +25,13 @@ def insert_frame(conn: Connection, table: str, frame: pd.DataFrame, progress=Non
     become NULL. ``progress`` is called with the number of rows written after each chunk.
     """
     columns = list(frame.columns)
-    dialect = conn.dialect.name
     driver = conn.connection.driver_connection
+    if conn.dialect.name == "postgresql":
+        return copy_postgres(driver, table, columns, frame, progress)
     total = 0
     for start in range(0, len(frame), CHUNK_ROWS):
         chunk = frame.iloc[start: start + CHUNK_ROWS]
-        if dialect == "postgresql":
-            _copy_postgres(driver, table, columns, chunk)
-        else:
-            _executemany(driver, table, columns, chunk, paramstyle="?")
+        _executemany(driver, table, columns, chunk)
         total += len(chunk)
         if progress is not None:
             progress(len(chunk))
@@ -49,8 +53,8 @@ def _rows(chunk: pd.DataFrame) -> list[tuple]:
     return list(zip(*cols))
 
 
-def _executemany(driver, table: str, columns: Sequence[str], chunk: pd.DataFrame, paramstyle: str) -> None:
-    sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join([paramstyle] * len(columns))})"
+def _executemany(driver, table: str, columns: Sequence[str], chunk: pd.DataFrame) -> None:
+    sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join(['?'] * len(columns))})"
     cur = driver.cursor()
     try:
         cur.executemany(sql, _rows(chunk))
@@ -58,9 +62,46 @@ def _executemany(driver, table: str, columns: Sequence[str], chunk: pd.DataFrame
         cur.close()
 
 
-def _copy_postgres(driver, table: str, columns: Sequence[str], chunk: pd.DataFrame) -> None:
-    buf = io.StringIO()
-    chunk.to_csv(buf, header=False, index=False, na_rep="")
+def copy_postgres(driver, table: str, columns: Sequence[str], frame: pd.DataFrame,
+                  progress: Callable[[int], None] | None = None) -> int:
+    """``COPY table (columns) FROM STDIN`` of ``frame`` in chunks; returns the row count."""
     with driver.cursor() as cur:
-        with cur.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN (FORMAT csv)") as copy:
-            copy.write(buf.getvalue())
+        with cur.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+            for start in range(0, len(frame), CHUNK_ROWS):
+                chunk = frame.iloc[start: start + CHUNK_ROWS]
+                copy.write(copy_text(chunk))
+                if progress is not None:
+                    progress(len(chunk))
+    return len(frame)
+
+
+def copy_text(frame: pd.DataFrame) -> memoryview:
+    """The rows of ``frame`` in COPY text format (tab-separated, ``\\N`` for NULL, one line per row)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    fields = [_text_column(frame[name]) for name in frame.columns]
+    fields[-1] = pc.binary_join_element_wise(fields[-1], "\n", "")
+    lines = pc.binary_join_element_wise(*fields, "\t") if len(fields) > 1 else fields[0]
+    lines = lines.cast(pa.large_string())
+    offsets = np.frombuffer(lines.buffers()[1], dtype=np.int64)[lines.offset: lines.offset + len(lines) + 1]
+    return memoryview(lines.buffers()[2])[int(offsets[0]): int(offsets[-1])]
+
+
+def _text_column(values: pd.Series):
+    """One column as an Arrow string array in COPY text form (never null: NULL is ``\\N``)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if pd.api.types.is_bool_dtype(values):
+        out = pc.cast(pa.array(values.to_numpy(), from_pandas=True), pa.string())
+    elif pd.api.types.is_numeric_dtype(values):
+        out = pc.cast(pa.array(values.to_numpy(), from_pandas=True), pa.string())  # NaN becomes null
+    else:
+        if isinstance(values.dtype, pd.CategoricalDtype):
+            codes, uniques = values.cat.codes.to_numpy(), values.cat.categories
+        else:
+            codes, uniques = pd.factorize(values, use_na_sentinel=True)
+        escaped = pa.array([str(u).translate(_ESCAPES) for u in uniques], type=pa.string())
+        out = escaped.take(pa.array(codes, mask=codes < 0))
+    return pc.fill_null(out, "\\N")

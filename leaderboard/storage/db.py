@@ -1,18 +1,37 @@
-"""Engine creation and schema migration; the only place that knows where the database lives."""
+"""Engine creation and schema migration; the only place that knows where the database lives.
+
+Any number of processes (CLI commands, app replicas) may open a store that has never been used:
+the schema is upgraded under a lock that admits one migrator at a time (a PostgreSQL advisory lock
+held by the migrating transaction; on SQLite an exclusive ``flock`` on a file beside the database),
+and the revision is read again once the lock is held, so the processes that waited find the work
+done. ``MTLB_AUTO_MIGRATE=0`` makes a process refuse to migrate and ask for ``mtlb db upgrade``.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import zlib
 from functools import lru_cache
 from pathlib import Path
+from typing import Iterator
 
 from alembic import command
 from alembic.config import Config
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy.engine import make_url
+
+from ..errors import InputError
 
 MIGRATIONS = Path(__file__).with_name("migrations")
+#: SQLite waits this long (seconds) for another process's write transaction before giving up.
+SQLITE_BUSY_TIMEOUT = 300
+
+
+class SchemaNotCurrent(InputError):
+    """The database schema is behind the code and this process may not upgrade it."""
 
 
 def default_url() -> str:
@@ -24,8 +43,37 @@ def default_url() -> str:
         return url
     from platformdirs import user_data_dir
     folder = Path(os.environ.get("MTLB_DATA_DIR") or user_data_dir("mtlb", appauthor=False))
-    folder.mkdir(parents=True, exist_ok=True)
+    make_private_dir(folder)
     return f"sqlite:///{folder / 'mtlb.sqlite'}"
+
+
+def make_private_dir(folder: Path) -> None:
+    """Create ``folder`` (and missing parents) readable by the owner only; existing ones are left as they are."""
+    missing = []
+    here = folder
+    while not here.exists() and here != here.parent:
+        missing.append(here)
+        here = here.parent
+    for path in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            path.mkdir(mode=0o700)
+            os.chmod(path, 0o700)  # mkdir's mode is reduced by the umask
+
+
+def auto_migrate() -> bool:
+    """False when ``MTLB_AUTO_MIGRATE`` is 0/false/no/off: only ``mtlb db upgrade`` migrates then."""
+    return os.environ.get("MTLB_AUTO_MIGRATE", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+def sqlite_path(url: str) -> Path | None:
+    """The database file of an SQLite URL, or None for in-memory and non-SQLite URLs."""
+    parsed = make_url(url)
+    if not parsed.drivername.startswith("sqlite"):
+        return None
+    database = parsed.database or ""
+    if database in ("", ":memory:") or database.startswith("file:") or parsed.query.get("mode") == "memory":
+        return None
+    return Path(database)
 
 
 def _alembic_config(url: str) -> Config:
@@ -35,6 +83,11 @@ def _alembic_config(url: str) -> Config:
     return cfg
 
 
+def head_revision() -> str:
+    """The newest migration revision this code knows."""
+    return ScriptDirectory.from_config(_alembic_config("sqlite://")).get_current_head()
+
+
 def get_engine(url: str | None = None) -> Engine:
     """One engine per URL (``DATABASE_URL`` / the default file when None), migrated on first use."""
     return _engine(url or default_url())
@@ -42,28 +95,89 @@ def get_engine(url: str | None = None) -> Engine:
 
 @lru_cache(maxsize=16)
 def _engine(url: str) -> Engine:
-    if url.startswith("sqlite"):
-        engine = create_engine(url, connect_args={"timeout": 30})
-
-        @event.listens_for(engine, "connect")
-        def _sqlite_pragmas(dbapi_conn, _record):  # pragma: no cover - trivial
-            cur = dbapi_conn.cursor()
-            cur.execute("PRAGMA foreign_keys=ON")
-            cur.execute("PRAGMA journal_mode=WAL")
-            cur.execute("PRAGMA synchronous=NORMAL")
-            cur.close()
-    else:
-        engine = create_engine(url, pool_pre_ping=True)
-    migrate(engine)
+    engine = make_engine(url)
+    ensure_schema(engine)
     return engine
 
 
-def migrate(engine: Engine) -> None:
-    """Apply pending alembic migrations (a no-op when the schema is current)."""
+def make_engine(url: str) -> Engine:
+    """A new engine for ``url`` (not migrated); a new SQLite file is created owner-only (0600)."""
+    if not url.startswith("sqlite"):
+        return create_engine(url, pool_pre_ping=True)
+    path = sqlite_path(url)
+    if path is not None and not path.exists():
+        with contextlib.suppress(FileExistsError, FileNotFoundError):
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    engine = create_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT})
+
+    @event.listens_for(engine, "connect")
+    def _sqlite_pragmas(dbapi_conn, _record):  # pragma: no cover - trivial
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA foreign_keys=ON")
+        if path is not None:
+            cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute("PRAGMA synchronous=NORMAL")
+        cur.close()
+    return engine
+
+
+def current_revision(engine: Engine) -> str | None:
+    """The schema revision stored in the database (None when it was never migrated)."""
+    with engine.connect() as conn:
+        return MigrationContext.configure(conn).get_current_revision()
+
+
+def ensure_schema(engine: Engine) -> None:
+    """Bring the schema to the head revision unless it is there already (the usual, lock-free case).
+
+    Raises :class:`SchemaNotCurrent` instead of migrating when ``MTLB_AUTO_MIGRATE=0``.
+    """
+    head = head_revision()
+    found = current_revision(engine)
+    if found == head:
+        return
+    if not auto_migrate():
+        raise SchemaNotCurrent(
+            f"the database schema is at revision {found or 'none (empty database)'} and this version "
+            f"of mtlb needs {head}; run `mtlb db upgrade` (MTLB_AUTO_MIGRATE=0 stops other commands "
+            "from migrating)")
+    upgrade(engine)
+
+
+def upgrade(engine: Engine) -> tuple[str | None, str]:
+    """Apply pending migrations under the migration lock; returns (revision before, revision after)."""
     cfg = _alembic_config(engine.url.render_as_string(hide_password=False))
     head = ScriptDirectory.from_config(cfg).get_current_head()
-    with engine.begin() as conn:
-        if MigrationContext.configure(conn).get_current_revision() == head:
-            return
-        cfg.attributes["connection"] = conn
-        command.upgrade(cfg, "head")
+    with _migration_lock(engine), engine.begin() as conn:
+        _lock_in_transaction(conn)
+        before = MigrationContext.configure(conn).get_current_revision()
+        if before != head:
+            cfg.attributes["connection"] = conn
+            command.upgrade(cfg, "head")
+    return before, head
+
+
+def _lock_in_transaction(conn: Connection) -> None:
+    """On PostgreSQL, wait for the advisory lock of this schema; the commit releases it."""
+    if conn.dialect.name != "postgresql":
+        return
+    schema = conn.execute(text("SELECT current_database() || '.' || coalesce(current_schema(), '')")).scalar()
+    key = zlib.crc32(f"mtlb schema migration {schema}".encode("utf-8"))
+    conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
+
+
+@contextlib.contextmanager
+def _migration_lock(engine: Engine) -> Iterator[None]:
+    """On an SQLite file, hold an exclusive ``flock`` on ``<database>.migrate-lock``."""
+    path = sqlite_path(engine.url.render_as_string(hide_password=False))
+    if path is None:
+        yield
+        return
+    import fcntl
+    lock_file = path.with_name(path.name + ".migrate-lock")
+    fd = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock

@@ -7,8 +7,8 @@ and judgments reference them by id, so a million judgments stay small and joins 
 from __future__ import annotations
 
 from sqlalchemy import (
-    Boolean, Column, DateTime, Float, ForeignKey, Index, Integer, MetaData, String, Table, Text,
-    UniqueConstraint, false,
+    Boolean, Column, DateTime, Float, ForeignKey, Index, Integer, LargeBinary, MetaData, String, Table, Text,
+    UniqueConstraint, false, true,
 )
 
 metadata = MetaData(naming_convention={
@@ -165,6 +165,121 @@ users = Table(
     Column("role", String(40), nullable=False),  # organiser | metric-developer
     Column("created_at", DateTime(timezone=True), nullable=False),
 )
+
+login_throttle = Table(
+    "login_throttle", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("key", String(300), nullable=False, unique=True),  # "user:<name>" or "client:<address>"
+    Column("failures", Text, nullable=False),  # JSON list of recent failure times (seconds since epoch)
+    Column("locked_until", Float, nullable=False),
+    Column("locks", Integer, nullable=False),  # locks so far: each one doubles the next
+)
+
+# ---- submissions stage (leaderboard/outputs): test sets, teams, participants' system outputs ----
+
+testsets = Table(
+    "testsets", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("lp_id", ForeignKey("language_pairs.id", ondelete="CASCADE"), nullable=False, unique=True),
+    Column("name", String(200), nullable=False),  # e.g. generaltest2022
+    Column("segments", Integer, nullable=False),
+    Column("starts_at", DateTime(timezone=True)),
+    Column("deadline", DateTime(timezone=True)),
+    # False: the automatic leaderboard stays hidden from participants until the deadline
+    Column("public_before_deadline", Boolean, nullable=False, server_default=true()),
+    Column("max_submissions", Integer, nullable=False, server_default="20"),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("created_by", String(200)),
+)
+
+testset_texts = Table(
+    "testset_texts", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("testset_id", ForeignKey("testsets.id", ondelete="CASCADE"), nullable=False),
+    Column("kind", String(20), nullable=False),  # source | reference
+    Column("name", String(200), nullable=False),  # reference label; "source" for the source
+    Column("line", Integer, nullable=False),  # 1-based
+    Column("text", Text, nullable=False),
+    Column("doc", String(200)),
+    UniqueConstraint("testset_id", "kind", "name", "line", name="uq_testset_texts_key"),
+)
+
+teams = Table(
+    "teams", metadata,
+    Column("id", Integer, primary_key=True),
+    # the team's account (role "team", token sign-in only): its name is the team's name
+    Column("user_id", ForeignKey("users.id", ondelete="CASCADE"), nullable=False, unique=True),
+    Column("contact", String(300), nullable=False, default=""),
+    Column("institution", String(300), nullable=False, default=""),
+    Column("description", Text, nullable=False, default=""),
+    Column("verified", Boolean, nullable=False, server_default=false()),
+    Column("verified_by", String(200)),
+    Column("verified_at", DateTime(timezone=True)),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+submissions = Table(
+    "submissions", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("testset_id", ForeignKey("testsets.id", ondelete="CASCADE"), nullable=False),
+    Column("team_id", ForeignKey("teams.id", ondelete="CASCADE"), nullable=False),
+    Column("system", String(200), nullable=False),
+    Column("file_name", String(500), nullable=False),
+    Column("sha256", String(64), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("created_by", String(200)),
+    Column("is_primary", Boolean, nullable=False, server_default=false()),
+    Column("withdrawn", Boolean, nullable=False, server_default=false()),
+    Column("constrained", Boolean),
+    Column("open_source", Boolean),
+    Column("bleu", Float),
+    Column("chrf", Float),
+    Column("scores", Text, nullable=False, default="{}"),  # JSON: every score (per reference, TER)
+    Column("signatures", Text, nullable=False, default="{}"),  # JSON: sacrebleu signature per score
+    Column("flags", Text, nullable=False, default="{}"),  # JSON: warnings found by validation
+    Column("stats", LargeBinary),  # segment statistics against all references (npz)
+)
+Index("ix_submissions_testset_team", submissions.c.testset_id, submissions.c.team_id)
+
+submission_lines = Table(
+    "submission_lines", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("submission_id", ForeignKey("submissions.id", ondelete="CASCADE"), nullable=False),
+    Column("line", Integer, nullable=False),
+    Column("text", Text, nullable=False),
+    UniqueConstraint("submission_id", "line", name="uq_submission_lines_key"),
+)
+
+# ---- expert evaluations (MQM annotations, ESA error spans) -------------------------------
+expert_outputs = Table(
+    "expert_outputs", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("import_id", ForeignKey("imports.id", ondelete="CASCADE"), nullable=False),
+    Column("lp_id", ForeignKey("language_pairs.id", ondelete="CASCADE"), nullable=False),
+    Column("system_id", ForeignKey("systems.id", ondelete="CASCADE"), nullable=False),
+    Column("segment_id", ForeignKey("segments.id", ondelete="CASCADE"), nullable=False),
+    Column("source", Text, nullable=False),
+    Column("target", Text, nullable=False),  # the rated output, span markup removed
+    UniqueConstraint("lp_id", "system_id", "segment_id", name="uq_expert_outputs_key"),
+)
+
+expert_annotations = Table(
+    "expert_annotations", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("import_id", ForeignKey("imports.id", ondelete="CASCADE"), nullable=False),
+    Column("lp_id", ForeignKey("language_pairs.id", ondelete="CASCADE"), nullable=False),
+    Column("assessment", String(40), nullable=False),  # mqm | esa
+    Column("system_id", ForeignKey("systems.id", ondelete="CASCADE"), nullable=False),
+    Column("segment_id", ForeignKey("segments.id", ondelete="CASCADE"), nullable=False),
+    Column("rater", String(200), nullable=False),
+    Column("category", String(200)),
+    Column("severity", String(40), nullable=False),
+    Column("span_start", Integer),  # character offsets into the output; NULL: no location (e.g. omission)
+    Column("span_end", Integer),
+    Column("comment", Text),
+    Column("line", Integer, nullable=False),  # line of the uploaded file
+)
+Index("ix_expert_annotations_lp_system", expert_annotations.c.lp_id, expert_annotations.c.system_id)
 
 audit_log = Table(
     "audit_log", metadata,

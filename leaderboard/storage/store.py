@@ -21,6 +21,7 @@ from ..schema import COLUMNS, normalise_dtypes
 from . import models as m
 from .bulk import insert_frame
 from .db import get_engine
+from .loader import campaign_id_for_write, dimension_ids, lp_id_for_write, store_judgments
 
 
 def _now() -> datetime:
@@ -52,11 +53,9 @@ class Store:
 
     # ---- campaigns -----------------------------------------------------------------------
     def _campaign_id(self, conn: Connection, name: str, create: bool = False) -> int | None:
-        cid = conn.execute(select(m.campaigns.c.id).where(m.campaigns.c.name == name)).scalar()
-        if cid is None and create:
-            cid = conn.execute(insert(m.campaigns).values(name=name, description="", created_at=_now())
-                               .returning(m.campaigns.c.id)).scalar_one()
-        return cid
+        if create:
+            return campaign_id_for_write(conn, name)
+        return conn.execute(select(m.campaigns.c.id).where(m.campaigns.c.name == name)).scalar()
 
     def create_campaign(self, name: str, description: str = "", segments_are_lines: bool = False) -> int:
         """Create an empty campaign; refuses a name that exists.
@@ -66,12 +65,15 @@ class Store:
         """
         if not name.strip():
             raise InputError("campaign name is empty")
-        with self.engine.begin() as conn:
-            if self._campaign_id(conn, name) is not None:
-                raise InputError(f"campaign {name!r} already exists")
-            return conn.execute(insert(m.campaigns).values(
-                name=name, description=description, created_at=_now(),
-                segments_are_lines=bool(segments_are_lines)).returning(m.campaigns.c.id)).scalar_one()
+        try:
+            with self.engine.begin() as conn:
+                if self._campaign_id(conn, name) is not None:
+                    raise InputError(f"campaign {name!r} already exists")
+                return conn.execute(insert(m.campaigns).values(
+                    name=name, description=description, created_at=_now(),
+                    segments_are_lines=bool(segments_are_lines)).returning(m.campaigns.c.id)).scalar_one()
+        except self._integrity_errors:  # created by another process in the meantime
+            raise InputError(f"campaign {name!r} already exists") from None
 
     def campaign_info(self, name: str) -> dict:
         """Name, description, creation time and ``segments_are_lines`` of one campaign."""
@@ -105,88 +107,54 @@ class Store:
             names = conn.execute(select(c.c.name).order_by(c.c.name)).scalars().all()
         frame = pd.DataFrame(rows, columns=["campaign", "lp", "assessment", "judgments", "systems", "workers"])
         empty = [n for n in names if n not in set(frame["campaign"])]
-        if empty:
-            frame = pd.concat([frame, pd.DataFrame({"campaign": empty, "judgments": 0})], ignore_index=True)
-        return frame
+        if empty:  # campaigns holding only texts (or nothing yet): zero counts, still integers
+            frame = pd.concat([frame, pd.DataFrame({"campaign": empty, "judgments": 0, "systems": 0, "workers": 0})],
+                              ignore_index=True)
+        return frame.astype({"judgments": "int64", "systems": "int64", "workers": "int64"})
 
     # ---- dimension rows ------------------------------------------------------------------
     def _ids(self, conn: Connection, table, parent_col: str, parent_id: int, name_col: str,
              names: pd.Series, extra: pd.Series | None = None) -> pd.Series:
-        """Map names to ids in a dimension table, inserting the missing ones."""
-        wanted = pd.unique(names.astype(str))
-        existing = dict(conn.execute(select(table.c[name_col], table.c.id)
-                                     .where(table.c[parent_col] == parent_id)).all())
-        missing = [n for n in wanted if n not in existing]
-        if missing:
-            rows = pd.DataFrame({parent_col: parent_id, name_col: missing})
-            if extra is not None:
-                first = extra.groupby(names.astype(str).to_numpy(), sort=False).first()
-                rows["doc"] = [first.get(n) for n in missing]
-            insert_frame(conn, table.name, rows)
-            existing = dict(conn.execute(select(table.c[name_col], table.c.id)
-                                         .where(table.c[parent_col] == parent_id)).all())
-        return names.astype(str).map(existing)
+        """Ids of ``names`` in a dimension table under one parent, inserting the missing ones race-safely.
+
+        ``extra`` (segments only) gives each new row its document id (the first one given for a name).
+        """
+        values = names.astype(str)
+        codes, uniques = pd.factorize(values)
+        docs = None
+        if extra is not None:
+            first = extra.groupby(codes, sort=True).first()
+            docs = np.array([None if pd.isna(first.get(i)) else str(first.get(i)) for i in range(len(uniques))],
+                            dtype=object)
+        ids = dimension_ids(conn, table, parent_col, name_col, np.full(len(uniques), parent_id, dtype=np.int64),
+                            np.asarray(uniques, dtype=object), docs)
+        return pd.Series(ids[codes], index=names.index)
 
     # ---- judgments -------------------------------------------------------------------------
     def load_judgments(self, frame: pd.DataFrame, *, file_name: str, input_format: str,
                        sha256: str | None = None, created_by: str | None = None,
-                       progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+                       progress: Callable[[int], None] | None = None,
+                       also: Callable[[Connection, str, int, int], None] | None = None) -> dict[str, Any]:
         """Store a validated judgments frame in one transaction and return what was stored.
 
         Refuses a file already imported into the same campaign (same SHA-256) and any judgment
-        whose key is already stored; in both cases nothing is written.
+        whose key is already stored; in both cases nothing is written. ``also(conn, campaign,
+        campaign_id, import_id)`` writes what belongs to the same upload (e.g. ESA error spans,
+        :mod:`.expert`) inside the same transaction. Safe to run from several
+        processes at once (see :mod:`leaderboard.storage.loader`).
         """
         if frame.empty:
             raise InputError("no judgments to store", file=file_name)
-        sha256 = sha256 or frame_hash(frame)
-        summary: dict[str, Any] = {"file": file_name, "judgments": 0, "campaigns": [], "lps": []}
         try:
             with self.engine.begin() as conn:
-                for campaign, part in frame.groupby("campaign", sort=True):
-                    cid = self._campaign_id(conn, str(campaign), create=True)
-                    seen = conn.execute(select(m.imports.c.id, m.imports.c.file_name, m.imports.c.created_at)
-                                        .where(and_(m.imports.c.campaign_id == cid, m.imports.c.sha256 == sha256,
-                                                    m.imports.c.kind == "judgments"))).first()
-                    if seen is not None:
-                        raise InputError(f"this data was already imported into campaign {campaign!r} "
-                                         f"(import #{seen.id} of {seen.file_name} at {seen.created_at:%Y-%m-%d %H:%M})",
-                                         file=file_name)
-                    import_id = conn.execute(insert(m.imports).values(
-                        campaign_id=cid, kind="judgments", file_name=file_name, sha256=sha256,
-                        input_format=input_format, rows=len(part), created_at=_now(), created_by=created_by,
-                    ).returning(m.imports.c.id)).scalar_one()
-                    worker_ids = self._ids(conn, m.workers, "campaign_id", cid, "name", part["worker"])
-                    for lp, rows in part.groupby("lp", sort=True):
-                        lp_id = self._lp_id(conn, cid, str(lp))
-                        out = pd.DataFrame({
-                            "import_id": import_id,
-                            "lp_id": lp_id,
-                            "assessment": rows["assessment"].to_numpy(),
-                            "worker_id": worker_ids.loc[rows.index].to_numpy(),
-                            "hit": rows["hit"].to_numpy(),
-                            "position": rows["position"].to_numpy(),
-                            "segment_id": self._ids(conn, m.segments, "lp_id", lp_id, "key", rows["segment"],
-                                                    extra=rows["doc"]).to_numpy(),
-                            "system_id": self._ids(conn, m.systems, "lp_id", lp_id, "name", rows["system"]).to_numpy(),
-                            "item_type": rows["item_type"].to_numpy(),
-                            "raw": rows["raw"].to_numpy(dtype=float),
-                            "z": rows["z"].to_numpy(dtype=float),
-                            "seconds": rows["seconds"].to_numpy(dtype=float),
-                        })
-                        summary["judgments"] += insert_frame(conn, "judgments", out, progress)
-                        summary["lps"].append(str(lp))
-                    summary["campaigns"].append(str(campaign))
+                return store_judgments(conn, frame, file_name=file_name, input_format=input_format,
+                                       sha256=sha256 or frame_hash(frame), created_by=created_by,
+                                       progress=progress, also=also)
         except self._integrity_errors as exc:
             raise self._explain_duplicate(frame, file_name) from exc
-        return summary
 
     def _lp_id(self, conn: Connection, cid: int, lp: str) -> int:
-        lid = conn.execute(select(m.language_pairs.c.id).where(and_(
-            m.language_pairs.c.campaign_id == cid, m.language_pairs.c.lp == lp))).scalar()
-        if lid is None:
-            lid = conn.execute(insert(m.language_pairs).values(campaign_id=cid, lp=lp)
-                               .returning(m.language_pairs.c.id)).scalar_one()
-        return lid
+        return lp_id_for_write(conn, cid, lp)
 
     def _explain_duplicate(self, frame: pd.DataFrame, file_name: str) -> InputError:
         """Name the first uploaded judgment whose key is already in the store."""
@@ -306,7 +274,11 @@ class Store:
         return total
 
     def texts(self, campaign: str, lp: str, kind: str | None = None) -> pd.DataFrame:
-        """Stored texts of a language pair: columns kind, name, line, text."""
+        """Stored texts of a language pair: columns kind, name, line, text.
+
+        Includes the language pair's test set (source, references) and its primary submissions
+        (hypotheses named by system) where ``mtlb texts`` stored none of that kind and name.
+        """
         t, lpt, c = m.texts, m.language_pairs, m.campaigns
         q = (select(t.c.kind, t.c.name, t.c.line, t.c.text)
              .join(lpt, t.c.lp_id == lpt.c.id).join(c, lpt.c.campaign_id == c.c.id)
@@ -314,7 +286,10 @@ class Store:
         if kind:
             q = q.where(t.c.kind == kind)
         with self.engine.connect() as conn:
-            return pd.DataFrame(conn.execute(q).all(), columns=["kind", "name", "line", "text"])
+            stored = pd.DataFrame(conn.execute(q).all(), columns=["kind", "name", "line", "text"])
+        from .outputs import OutputStore, merge_texts  # a test set's texts and the primary submissions
+        extra = OutputStore(self).campaign_texts(campaign, lp)
+        return merge_texts(stored, extra[extra["kind"] == kind] if kind else extra)
 
     # ---- metric submissions ----------------------------------------------------------------
     def save_metric_submission(self, campaign: str, scores: pd.DataFrame, *, metric: str, level: str,

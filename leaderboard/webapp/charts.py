@@ -55,16 +55,27 @@ def ranking_figure(ranking: Mapping) -> go.Figure:
                                "y1": i - 0.5, "line": {"color": "#555", "width": 1, "dash": "dot"}})
             start, band = i, band + 1
     fig.update_layout(shapes=shapes)
-    hover = [f"{plain(s['system'])}<br>rank {s.get('rank_lo')}–{s.get('rank_hi')}<br>Ave z {s['ave_z']:.3f}"
+    key, label = ("mqm", "MQM (lower is better)") if systems and "mqm" in systems[0] else ("ave_z", "Ave z")
+    hover = [f"{plain(s['system'])}<br>rank {s.get('rank_lo')}–{s.get('rank_hi')}<br>{label} {s[key]:.3f}"
              + (f"<br>Ave {s['ave']:.1f}" if s.get("ave") is not None else "") + f"<br>N {s.get('n')}"
              for s in systems]
-    fig.add_trace(go.Scatter(x=[s["ave_z"] for s in systems], y=list(range(len(systems))), mode="markers",
+    fig.add_trace(go.Scatter(x=[s[key] for s in systems], y=list(range(len(systems))), mode="markers",
                              marker={"size": 11, "color": "#1f4e99"}, hovertext=hover, hoverinfo="text",
                              showlegend=False))
     fig.update_yaxes(tickvals=list(range(len(systems))), ticktext=names, autorange="reversed")
-    fig.update_xaxes(title="Ave z", zeroline=True, zerolinecolor="#999")
-    return _layout(fig, f"{plain(ranking.get('lp', ''))} — Ave z by system (shaded bands = clusters)",
+    fig.update_xaxes(title=label, zeroline=True, zerolinecolor="#999")
+    return _layout(fig, f"{plain(ranking.get('lp', ''))} — {label} by system (shaded bands = clusters)",
                    height=max(260, 34 * len(systems) + 90))
+
+
+def mqm_breakdown_figure(parts: pd.DataFrame) -> go.Figure:
+    """Stacked bars: MQM weight per rated segment by error category, one bar segment per severity."""
+    fig = go.Figure()
+    for severity, part in parts.groupby("severity", sort=True):
+        fig.add_trace(go.Bar(x=part["category"], y=part["per_segment"], name=str(severity)))
+    fig.update_layout(barmode="stack")
+    fig.update_yaxes(title="MQM weight per rated segment")
+    return _layout(fig, "Where the MQM score comes from")
 
 
 def significance_matrix(ranking: Mapping) -> tuple[list[str], np.ndarray]:

@@ -14,7 +14,7 @@ import streamlit as st
 from ..cli._common import to_jsonable
 from ..errors import InputError
 from ..tables import to_csv_bytes
-from . import state
+from . import navigation, state
 
 # query parameters that make a view reproducible from its URL
 VIEW_KEYS = ("campaign", "lp", "assessment", "version")
@@ -170,16 +170,13 @@ def require_role(*roles: str, action: str) -> dict | None:
     user = current_user()
     if user is None:
         st.warning(f"Log in to {action}.")
-        st.page_link(LOGIN_PAGE, label="Log in", icon=":material/login:")
+        st.page_link(navigation.page("login"), label="Log in", icon=":material/login:")
         return None
     if user["role"] not in roles:
         st.error(f"Refused: only {' or '.join(r.replace('-', ' ') + 's' for r in roles)} can {action}; "
                  f"you are logged in as {md_escape(user['name'])} ({user['role'].replace('-', ' ')}).")
         return None
     return user
-
-
-LOGIN_PAGE = "leaderboard/webapp/pages/login.py"
 
 
 # ---- errors ------------------------------------------------------------------------------

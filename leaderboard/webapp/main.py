@@ -2,48 +2,39 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import streamlit as st
 
-from . import common, session, state
+from . import common, navigation, session, state
 
-PAGES_DIR = Path(__file__).resolve().parent / "pages"
-
-# (file, title, icon, url path); the first one is the default page
-PUBLIC = [
-    ("leaderboard.py", "Leaderboard", ":material/leaderboard:", "leaderboard"),
-    ("heatmap.py", "Significance", ":material/grid_on:", "significance"),
-    ("system.py", "System", ":material/search:", "system"),
-    ("longitudinal.py", "Across years", ":material/timeline:", "longitudinal"),
-    ("qc.py", "Quality control", ":material/verified:", "qc"),
-]
-MEMBERS = [
-    ("metrics.py", "Metrics", ":material/functions:", "metrics"),
-    ("organiser.py", "Organiser", ":material/admin_panel_settings:", "organiser"),
-    ("login.py", "Log in", ":material/login:", "login"),
-]
 # pages that show one published snapshot and therefore get the sidebar picker
 VIEW_PAGES = {"leaderboard", "significance", "system", "qc", "metrics", ""}
 
 
-def _page(spec: tuple[str, str, str, str], default: bool = False) -> st.Page:
-    file, title, icon, url = spec
-    return st.Page(PAGES_DIR / file, title=title, icon=icon, url_path=url, default=default)
-
-
 def main() -> None:
     st.set_page_config(page_title="MT leaderboard", page_icon=":material/leaderboard:", layout="wide")
+    _store_or_stop()
     state.ensure_demo()
-    pages = {"Results": [_page(PUBLIC[0], default=True)] + [_page(p) for p in PUBLIC[1:]],
-             "Members": [_page(p) for p in MEMBERS]}
-    current = st.navigation(pages)
+    current = st.navigation(navigation.sections())
     session.restore()
     st.session_state["_view"] = common.sidebar_view() if current.url_path in VIEW_PAGES else \
         st.session_state.get("_view")
     _login_box()
     session.sync_cookie()
     current.run()
+
+
+def _store_or_stop() -> None:
+    """Open the store, or say in one line why it cannot be used (no traceback on the page)."""
+    from ..errors import InputError
+    try:
+        state.get_store()
+    except InputError as exc:  # e.g. the schema waits for `mtlb db upgrade` (MTLB_AUTO_MIGRATE=0)
+        st.error(str(exc))
+        st.stop()
+    except Exception as exc:  # the database is down or refuses the connection
+        first = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+        st.error(f"The database cannot be used right now: {first}")
+        st.stop()
 
 
 def _login_box() -> None:
@@ -55,4 +46,5 @@ def _login_box() -> None:
             session.end()
             st.rerun()
     else:
-        st.sidebar.caption("Participants need no login. Organisers and metric developers: **Log in**.")
+        st.sidebar.caption("Participants need no login. Organisers and metric developers: **Log in**; "
+                           "shared-task teams: **Teams**.")

@@ -103,13 +103,14 @@ def baseline_inputs(texts: pd.DataFrame, judged: Sequence[str]) -> tuple[dict[st
     return hyps, streams
 
 
-def baseline_scores(texts: pd.DataFrame, judged: Sequence[str], *,
-                    segments: bool = False) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, str]]:
+def baseline_scores(texts: pd.DataFrame, judged: Sequence[str], *, segments: bool = False,
+                    lp: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, str]]:
     """BLEU and chrF (sacrebleu via :func:`metrics.scoring.score_systems`) of the judged systems.
 
     Returns (system scores: metric, system, score; segment scores: metric, system, segment, score,
     empty unless ``segments``; signatures by metric label). Systems without stored output are
-    absent (see :func:`humans_left_out` and the correlation's ``skipped``).
+    absent (see :func:`humans_left_out` and the correlation's ``skipped``). ``lp`` picks BLEU's
+    tokeniser by target language.
     """
     from metrics.scoring import score_systems
     empty = pd.DataFrame(columns=LONG_COLUMNS), pd.DataFrame(columns=SEGMENT_COLUMNS), {}
@@ -120,7 +121,7 @@ def baseline_scores(texts: pd.DataFrame, judged: Sequence[str], *,
         return empty
     rows, seg_rows, signatures = [], [], {}
     for key, label in BASELINES.items():
-        result = score_systems(hyps, streams, key, segments=segments)
+        result = score_systems(hyps, streams, key, segments=segments, lp=lp)
         signatures[label] = result["signature"]
         rows += [{"metric": label, "system": s, "score": v} for s, v in result["systems"].items()]
         for system, values in (result.get("segments") or {}).items():

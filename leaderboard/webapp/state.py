@@ -2,9 +2,10 @@
 
 Everything heavy is cached process-wide with ``st.cache_data`` and keyed on what identifies the data:
 a published snapshot by (campaign, lp, assessment, version); stored judgments by the campaign's
-import log (a new upload changes the key). The store itself is a ``st.cache_resource``. Writes from
-the app call :func:`invalidate` so every session sees them at once; writes from the command line show
-up after ``LIST_TTL`` seconds.
+import log (a new upload changes the key); the lists (snapshots, campaigns, import tokens) by the
+store's fingerprint (:func:`leaderboard.storage.version.data_version`, one cheap query per read).
+So a write by any process — another app replica, the command line — shows on the next rerun of
+every replica, with no time-to-live and no restart. The store itself is a ``st.cache_resource``.
 """
 
 from __future__ import annotations
@@ -19,9 +20,6 @@ import streamlit as st
 
 from ..storage import Store, default_url
 from ..storage.store import frame_hash
-
-LIST_TTL = 30  # seconds: lists of campaigns / snapshots may lag a CLI write by this much
-
 
 def store_url() -> str:
     """The database URL this process uses (DATABASE_URL / MTLB_DATA_DIR are read by the store)."""
@@ -74,37 +72,71 @@ def ensure_demo() -> dict | None:
     return result
 
 
-# ---- lists --------------------------------------------------------------------------------
-@st.cache_data(ttl=LIST_TTL, show_spinner=False)
-def snapshots(url: str) -> pd.DataFrame:
-    """Every published version (no payloads)."""
+# ---- lists: keyed by the store's fingerprint ----------------------------------------------
+def store_version(url: str) -> tuple:
+    """What is stored, in brief: changes with every import, publication or campaign change."""
+    from ..storage.version import data_version
+    return data_version(_store(url).engine)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _snapshots(url: str, version: tuple) -> pd.DataFrame:
     return _store(url).snapshots()
 
 
-@st.cache_data(ttl=LIST_TTL, show_spinner=False)
-def campaigns(url: str) -> pd.DataFrame:
+def snapshots(url: str) -> pd.DataFrame:
+    """Every published version (no payloads)."""
+    return _snapshots(url, store_version(url))
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _campaigns(url: str, version: tuple) -> pd.DataFrame:
     return _store(url).campaigns()
 
 
-@st.cache_data(ttl=LIST_TTL, show_spinner=False)
-def campaign_info(url: str, campaign: str) -> dict:
-    """Name, description and ``segments_are_lines`` (False: segment ids do not index the stored texts)."""
+def campaigns(url: str) -> pd.DataFrame:
+    return _campaigns(url, store_version(url))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _campaign_info(url: str, campaign: str, version: tuple) -> dict:
     return _store(url).campaign_info(campaign)
 
 
-@st.cache_data(ttl=LIST_TTL, show_spinner=False)
-def data_token(url: str, campaign: str) -> str:
-    """Identifies the stored data of a campaign: changes whenever an import is added or retracted.
+def campaign_info(url: str, campaign: str) -> dict:
+    """Name, description and ``segments_are_lines`` (False: segment ids do not index the stored texts)."""
+    return _campaign_info(url, campaign, store_version(url))
 
-    A digest of every import's id, checksum and time (SQLite may hand a retracted import's id to
-    the next one, so a count and the largest id are not enough).
-    """
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _data_token(url: str, campaign: str, version: tuple) -> str:
+    from ..storage.outputs import OutputStore
     import hashlib
     imports = _store(url).imports(campaign)
-    if imports.empty:
-        return "empty"
+    # a digest of every import's id, checksum and time: SQLite may hand a retracted import's id to
+    # the next one, so a count and the largest id are not enough
     listing = imports[["id", "sha256", "created_at"]].astype(str).to_csv(index=False)
-    return f"{len(imports)}-{hashlib.sha256(listing.encode('utf-8')).hexdigest()[:16]}"
+    token = "empty" if imports.empty else \
+        f"{len(imports)}-{hashlib.sha256(listing.encode('utf-8')).hexdigest()[:16]}"
+    # test sets and primary submissions are texts of the campaign too (Store.texts)
+    outputs = OutputStore(_store(url)).revision(campaign)
+    return token if set(outputs.split("-")) == {"0"} else f"{token}-{outputs}"
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _judgment_formats(url: str, campaign: str, version: tuple) -> list[str]:
+    imports = _store(url).imports(campaign)
+    return [str(f) for f in imports.loc[imports["kind"] == "judgments", "input_format"]]
+
+
+def judgment_formats(url: str, campaign: str) -> list[str]:
+    """The input formats of the campaign's judgment imports (``auto`` QC trusts WMT releases)."""
+    return _judgment_formats(url, campaign, store_version(url))
+
+
+def data_token(url: str, campaign: str) -> str:
+    """Identifies the stored data of a campaign: changes whenever an import is added or retracted."""
+    return _data_token(url, campaign, store_version(url))
 
 
 # ---- published snapshots ----------------------------------------------------------------
@@ -180,12 +212,33 @@ def metric_scores(url: str, submission_id: int) -> pd.DataFrame:
     return _store(url).metric_scores(int(submission_id))
 
 
+@st.cache_data(show_spinner="Reading expert annotations…", max_entries=16)
+def expert_annotations(url: str, campaign: str, lp: str, assessment: str, token: str) -> pd.DataFrame:
+    """Stored MQM annotations / ESA spans of a language pair (``token``: :func:`data_token`)."""
+    from ..storage.expert import annotation_rows
+    return annotation_rows(_store(url), campaign, lp, assessment)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def mqm_errors(url: str, campaign: str, lp: str, token: str) -> pd.DataFrame:
+    from ..storage.expert import mqm_errors as errors
+    return errors(_store(url), campaign, lp)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def expert_outputs(url: str, campaign: str, lp: str, token: str) -> pd.DataFrame:
+    from ..storage.expert import outputs
+    return outputs(_store(url), campaign, lp)
+
+
 def invalidate() -> None:
-    """Drop the cached lists after a write (published snapshots stay cached: they never change)."""
-    snapshots.clear()
-    campaigns.clear()
-    campaign_info.clear()
-    data_token.clear()
+    """Drop the cached lists after a write from this process (they would be refreshed anyway: the
+    store's fingerprint changed); published snapshots stay cached, they never change."""
+    _snapshots.clear()
+    _campaigns.clear()
+    _campaign_info.clear()
+    _data_token.clear()
+    _judgment_formats.clear()
 
 
 # ---- chart export ------------------------------------------------------------------------

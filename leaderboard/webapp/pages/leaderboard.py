@@ -7,7 +7,22 @@ import streamlit as st
 
 from leaderboard.webapp import common, state
 
-COLUMNS = {"rank": "Rank", "system": "System", "ave": "Ave.", "ave_z": "Ave. z", "n": "N", "n_all": "N (all)"}
+COLUMNS = {"rank": "Rank", "system": "System", "mqm": "MQM", "ave": "Ave.", "ave_z": "Ave. z", "n": "N",
+           "n_all": "N (all)"}
+
+
+CAPTIONS = {
+    "da": "Systems are ordered by Ave. z (the mean of per-segment worker-standardised scores). Rules separate "
+          "clusters: systems inside a cluster are not significantly different under the one-sided Wilcoxon "
+          "rank-sum test (p < 0.05); Rank gives each system's rank range.",
+    "mqm": "Expert MQM: systems are ordered by MQM (mean over rated segments of the error weights, averaged over "
+           "raters; lower is better; the weight scheme is in the signature). Clusters and rank ranges come from "
+           "one-sided paired Wilcoxon signed-rank tests on the segments both systems have (p < 0.05); N = rated "
+           "segments.",
+    "esa": "ESA (error span annotation): systems are ordered by the protocol's score (raw 0-100 for wmt24-esa); "
+           "clusters and rank ranges follow the protocol named in the signature (wmt24-esa: two-sided signed-rank "
+           "tests per domain, combined with Stouffer's Z). Marked error spans are on the System page.",
+}
 
 
 def styled_table(table: pd.DataFrame):
@@ -28,7 +43,7 @@ def styled_table(table: pd.DataFrame):
             css += "border-top: 3px solid #1f4e99;"
         return [css] * len(row)
 
-    fmt = {"Ave.": "{:.1f}", "Ave. z": "{:.3f}", "N": "{:,.0f}", "N (all)": "{:,.0f}"}
+    fmt = {"MQM": "{:.3f}", "Ave.": "{:.1f}", "Ave. z": "{:.3f}", "N": "{:,.0f}", "N (all)": "{:,.0f}"}
     return shown.style.apply(row_style, axis=1).format({k: v for k, v in fmt.items() if k in shown.columns},
                                                        na_rep="–").hide(axis="index")
 
@@ -40,9 +55,7 @@ def render() -> None:
     view, snap = found
     table = state.ranking_table(*view.key)
     st.table(styled_table(table))
-    st.caption("Systems are ordered by Ave. z (the mean of per-segment worker-standardised scores). Rules "
-               "separate clusters: systems inside a cluster are not significantly different under the "
-               "one-sided Wilcoxon rank-sum test (p < 0.05); Rank gives each system's rank range.")
+    st.caption(CAPTIONS.get(view.assessment, CAPTIONS["da"]))
     name = f"ranking-{view.campaign}-{view.lp}-{view.assessment}-v{view.version}"
     files = state.exports(*view.key)
     cols = st.columns(3)

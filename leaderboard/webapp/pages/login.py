@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from leaderboard.auth import LoginThrottled, authenticate, authenticate_token
-from leaderboard.webapp import common, session, state
+from leaderboard.webapp import common, navigation, session, state
 
 
 def _client() -> str:
@@ -48,9 +48,8 @@ def render() -> None:
         st.error("Wrong user name or password." if submitted else "Unknown or revoked upload token.")
         return
     session.start(found)
-    target = "leaderboard/webapp/pages/organiser.py" if found["role"] == "organiser" \
-        else "leaderboard/webapp/pages/metrics.py"
-    st.switch_page(target)
+    target = {"organiser": "organiser", "team": "teams"}.get(found["role"], "metrics")
+    st.switch_page(navigation.page(target))
 
 
 if __name__ == "__main__":

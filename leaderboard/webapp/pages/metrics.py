@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from leaderboard.errors import InputError
-from leaderboard.webapp import charts, common, state
+from leaderboard.webapp import charts, common, expert_views, state
 from leaderboard.webapp.pages.organiser import MAX_UPLOAD_MB, uploaded_path
 from leaderboard.webapp import metric_eval as me
 
@@ -72,7 +72,11 @@ def render() -> None:
 
 def _campaign_systems(url: str, campaign: str, token: str) -> dict[str, set[str]]:
     frame = state.judgments(url, campaign, None, None, token)
-    return {lp: set(part["system"].astype(str)) for lp, part in frame.groupby("lp", observed=True)}
+    out = {lp: set(part["system"].astype(str)) for lp, part in frame.groupby("lp", observed=True)}
+    snaps = state.snapshots(url)
+    for lp in snaps.loc[(snaps["campaign"] == campaign) & (snaps["assessment"] == "mqm"), "lp"].unique():
+        out.setdefault(lp, set()).update(state.mqm_errors(url, campaign, lp, token)["system"].astype(str))
+    return out
 
 
 def _segment_ids(url: str, campaign: str, frame: pd.DataFrame, token: str) -> dict[str, set[str]] | None:
@@ -133,7 +137,7 @@ def _upload(view: common.View, user: dict, token: str) -> None:
 def baselines(url: str, campaign: str, lp: str, token: str, judged: tuple[str, ...],
               segments: bool) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """System-level (and optionally segment-level) BLEU and chrF of the judged systems' stored outputs."""
-    return me.baseline_scores(state.texts(url, campaign, lp, token), judged, segments=segments)
+    return me.baseline_scores(state.texts(url, campaign, lp, token), judged, segments=segments, lp=lp)
 
 
 def _label(sub) -> str:
@@ -223,6 +227,10 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
                "publishes them; you see the public ones" + (" and your own." if user else "."))
     segments_are_lines = bool(state.campaign_info(url, view.campaign).get("segments_are_lines", True))
     keys = tuple((int(r.id), _label(r), bool(r.higher_is_better), str(r.level)) for r in subs.itertuples())
+    if view.assessment == "mqm":
+        _meta_eval(view, keys, token)
+        _manage(subs, user)
+        return
     data = evaluate(url, view.campaign, view.lp, view.assessment, view.latest, token, keys, segments_are_lines)
     result = data["result"]
     if result is None or not result["metrics"]:
@@ -327,6 +335,7 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
         st.caption(common.md_escape(note))
     if data["signatures"]:
         st.caption("Baselines: " + " · ".join(common.code(v) for v in data["signatures"].values()))
+    _meta_eval(view, keys, token)
     _manage(subs, user)
 
 
@@ -358,6 +367,49 @@ def _segment_columns() -> dict:
                       "cells": st.column_config.NumberColumn("Cells", format="%d")},
                      (("darr_tau", "DARR τ", "DARR τ"), ("pearson", "Pearson r", "Pearson r"),
                       ("kendall_item", "Kendall τ (item)", "Kendall τ (item)")))
+
+
+@st.cache_data(show_spinner="Meta-evaluating (acc_eq, SPA, 1000 permutations)…", max_entries=16)
+def meta_evaluation(url: str, campaign: str, lp: str, assessment: str, token: str,
+                    subs: tuple[tuple[int, str, bool, str], ...]) -> dict | None:
+    """acc_eq, SPA, system accuracy and PERM-BOTH clusters of the segment-level submissions (None: none)."""
+    from metrics.metaeval.evaluate import meta_evaluate
+    from metrics.metaeval.inputs import build
+    parts = []
+    for sid, label, higher, level in subs:
+        part = state.metric_scores(url, sid)
+        part = part[(part["lp"] == lp) & part["segment"].notna()]
+        if not part.empty:
+            parts.append(part.assign(metric=label, score=(1.0 if higher else -1.0) * part["score"]))
+    if not parts:
+        return None
+    errors = state.mqm_errors(url, campaign, lp, token) if assessment == "mqm" else None
+    judgments = state.judgments(url, campaign, lp, assessment, token) if assessment != "mqm" else None
+    human = expert_views.human_segments(assessment, errors, judgments, lp)
+    data = build(human, pd.concat(parts, ignore_index=True), lp)
+    return meta_evaluate(data.human, data.metrics, lp=lp)
+
+
+def _meta_eval(view: common.View, keys: tuple, token: str) -> None:
+    st.markdown("### Meta-evaluation against human segment scores (WMT23-24)")
+    try:
+        result = meta_evaluation(state.store_url(), view.campaign, view.lp, view.assessment, token, keys)
+    except InputError as exc:
+        common.show_input_error(exc)
+        return
+    if result is None:
+        st.info("No segment-level metric scores for this language pair yet: upload them (WMT segment TSV) on the "
+                "**Upload scores** tab to see acc_eq, SPA and their significance clusters.")
+        return
+    table = expert_views.meta_eval_table(result)
+    st.dataframe(table, hide_index=True, column_config={
+        c: st.column_config.NumberColumn(format="%.4f") for c in ("acc_eq", "spa", "sys_accuracy")})
+    common.csv_download(table, f"meta-eval-{view.campaign}-{view.lp}", key="dl-meta-eval")
+    human = "negated MQM" if view.assessment == "mqm" else "mean raw score per system and segment"
+    st.caption(f"{result['n_systems']} systems, {result['n_segments']} segments; human side: {human}. acc_eq: "
+               "pairwise accuracy of the systems of each segment with ties, averaged over segments, with the metric "
+               "tie threshold epsilon that maximises it (WMT23). SPA: 1 − mean |p_human − p_metric| over system "
+               "pairs, p from 1000 paired sign-flip permutations (WMT24). Clusters: PERM-BOTH, p < 0.05.")
 
 
 def _manage(subs: pd.DataFrame, user: dict | None) -> None:

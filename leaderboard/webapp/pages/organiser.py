@@ -233,7 +233,8 @@ def _ranking_options() -> tuple[list[str], list[str]]:
 
 
 # choices that filter nothing; "release" records that the stored data holds only workers who passed
-QC_FIXED = {NO_QC: "none", "release (already filtered)": "release"}
+RELEASE_QC = "release (already filtered)"
+QC_FIXED = {NO_QC: "none", RELEASE_QC: "release"}
 
 
 @st.cache_data(show_spinner="Ranking (worker QC, standardisation, pairwise tests)…", max_entries=16)
@@ -276,6 +277,13 @@ def _publish_tab(user: dict) -> None:
     if state.has_module("leaderboard.qc"):
         from leaderboard.webapp.pages.qc import qc_methods
         methods += qc_methods()
+    # the default is what `mtlb publish` / `mtlb rank` do (--qc auto), so the same data gets the same label
+    from leaderboard.ranking import resolve_qc
+    auto = resolve_qc("auto", state.judgment_formats(state.store_url(), campaign))
+    default = RELEASE_QC if auto == "release" else (methods[len(QC_FIXED)] if len(methods) > len(QC_FIXED) else NO_QC)
+    if st.session_state.get("_pub_qc_campaign") != campaign or st.session_state.get("pub_qc") not in methods:
+        st.session_state["pub_qc"] = default  # a new campaign starts from its own default
+        st.session_state["_pub_qc_campaign"] = campaign
     cols = st.columns(4)
     method = cols[0].selectbox("Worker QC", methods, key="pub_qc",
                                help="Workers failing the test are removed (all their judgments) before ranking; "

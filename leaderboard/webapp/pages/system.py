@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from leaderboard.webapp import charts, common, state
+from leaderboard.webapp import charts, common, expert_views, state
 from leaderboard.webapp.metric_eval import text_name
 
 
@@ -84,6 +84,9 @@ def render() -> None:
     row = next(s for s in ranking["systems"] if s["system"] == system)
     st.subheader(common.md_escape(f"{system} · {view.lp} · {view.assessment}"))
     common.snapshot_caption(snap, view)
+    if view.assessment == "mqm":
+        _mqm(view, system, row)
+        return
     cols = st.columns(5)
     cols[0].metric("Rank", f"{row.get('rank_lo')}" + ("" if row.get("rank_lo") == row.get("rank_hi")
                                                        else f"–{row.get('rank_hi')}"))
@@ -124,6 +127,8 @@ def render() -> None:
                  column_config={"z": st.column_config.NumberColumn("z", format="%.3f"),
                                 "raw": st.column_config.NumberColumn("raw", format="%.1f")})
     common.csv_download(mine, f"segments-{view.lp}-{system}", key="dl-segments")
+    if view.assessment == "esa":
+        _esa_spans(view, system, token, stored if lines else pd.DataFrame())
 
     st.markdown("### Head to head")
     others = [s for s in systems if s != system]
@@ -143,6 +148,65 @@ def render() -> None:
     st.caption("p-values are the published one-sided tests over all segments of each system.")
     if len(pairs):
         common.chart(charts.head_to_head_figure(pairs, system, other, value), f"h2h-{view.lp}-{system}-{other}")
+
+
+def _mqm(view: common.View, system: str, row: dict) -> None:
+    """MQM: score, error breakdown by category and severity, and the outputs with their marked errors."""
+    from leaderboard.expert.scoring import breakdown
+    url = state.store_url()
+    token = state.data_token(url, view.campaign)
+    cols = st.columns(3)
+    cols[0].metric("Rank", f"{row.get('rank_lo')}" + ("" if row.get("rank_lo") == row.get("rank_hi")
+                                                       else f"–{row.get('rank_hi')}"))
+    cols[1].metric("MQM (lower is better)", f"{row['mqm']:.3f}")
+    cols[2].metric("Rated segments (N)", f"{row.get('n', 0):,}")
+    errors = state.mqm_errors(url, view.campaign, view.lp, token)
+    if errors.empty:
+        st.info("The annotations behind this snapshot are not stored, so the error breakdown is not available.")
+        return
+    st.markdown("**Errors by category and severity** (count, summed weight, weight per rated segment)")
+    parts = breakdown(errors[errors["system"] == system])
+    table = parts.drop(columns=["lp", "system"]).sort_values("weight", ascending=False).reset_index(drop=True)
+    st.dataframe(table, hide_index=True, column_config={
+        "weight": st.column_config.NumberColumn(format="%.1f"),
+        "per_segment": st.column_config.NumberColumn(format="%.3f")})
+    common.csv_download(table, f"mqm-breakdown-{view.lp}-{system}", key="dl-mqm-breakdown")
+    if not parts.empty:
+        common.chart(charts.mqm_breakdown_figure(parts), f"mqm-breakdown-{view.lp}-{system}")
+    seg = expert_views.mqm_segment_table(errors, system)
+    st.markdown("**Per-segment MQM** (worst first)")
+    st.dataframe(seg, hide_index=True, height=280)
+    common.csv_download(seg, f"mqm-segments-{view.lp}-{system}", key="dl-mqm-segments")
+    st.markdown("**Outputs with their marked errors** (the 30 worst segments; red: major, yellow: minor)")
+    ann = state.expert_annotations(url, view.campaign, view.lp, "mqm", token)
+    outs = state.expert_outputs(url, view.campaign, view.lp, token)
+    st.html(expert_views.marked_outputs(ann[ann["system"] == system], outs[outs["system"] == system],
+                                        seg["segment"].tolist()))
+
+
+def _esa_spans(view: common.View, system: str, token: str, texts: pd.DataFrame) -> None:
+    """ESA: the error spans each annotator marked, on the output text when the test set is stored."""
+    url = state.store_url()
+    spans = state.expert_annotations(url, view.campaign, view.lp, "esa", token)
+    mine = spans[spans["system"] == system]
+    st.markdown(f"### Error spans ({len(mine):,} marked by the annotators)")
+    if mine.empty:
+        st.caption("No error spans are stored for this system.")
+        return
+    counts = mine.groupby("severity").size().rename("spans").reset_index()
+    st.dataframe(counts, hide_index=True)
+    shown = mine[["segment", "rater", "severity", "category", "span_start", "span_end"]]
+    st.dataframe(shown, hide_index=True, height=240)
+    common.csv_download(shown, f"esa-spans-{view.lp}-{system}", key="dl-esa-spans")
+    outputs = segment_texts(texts, system) if not texts.empty else pd.DataFrame()
+    if not outputs.empty and "output" in outputs.columns:
+        outs = pd.DataFrame({"segment": outputs["line"].astype(str), "target": outputs["output"].fillna(""),
+                             "source": outputs.get("source")})
+        order = mine.groupby("segment").size().sort_values(ascending=False).index.tolist()
+        st.html(expert_views.marked_outputs(mine, outs, order))
+    else:
+        st.caption("The export holds span offsets but not the output texts; store the test set (mtlb texts) "
+                   "to see the spans marked in the outputs.")
 
 
 if __name__ == "__main__":

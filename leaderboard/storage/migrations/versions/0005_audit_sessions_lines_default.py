@@ -10,7 +10,7 @@ from alembic import op
 import sqlalchemy as sa
 
 revision = "0005"
-down_revision = "0003"
+down_revision = "0004"
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,103 @@
+"""Rank systems by MQM (lower is better) with the DA path's significance and cluster machinery.
+
+Per language pair: system score = mean MQM over its rated segments (:mod:`.scoring`); every
+ordered pair of systems is tested one-sided on the segments both systems have (paired), on the
+negated MQM (so "greater" means better):
+
+- ``signed-rank`` (default): Wilcoxon signed-rank, normal approximation with tie correction
+  (:func:`leaderboard.significance.signed_rank_greater_matrix`);
+- ``approx-randomisation``: paired approximate randomisation, seeded
+  (:func:`leaderboard.significance.approximate_randomisation_matrix`).
+
+Wins, rank ranges and clusters follow :mod:`leaderboard.clusters` (the organisers' rule by
+default). The signature names the weight scheme, the test and the counts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..clusters import CLUSTER_RULES, cluster_ends, cluster_numbers, cluster_spans, wins_losses
+from ..errors import InputError
+from ..signature import make_signature
+from ..significance import (DEFAULT_SEED, DEFAULT_TRIALS, approximate_randomisation_matrix, score_matrix,
+                            signed_rank_greater_matrix)
+from .scoring import segment_scores, system_scores
+from .weights import DEFAULT_SCHEME, get_scheme
+
+TESTS: dict[str, str] = {
+    "signed-rank": "signed-rank-greater",
+    "approx-randomisation": "ar-greater",
+}
+
+
+def _float(v: Any) -> float | None:
+    v = float(v)
+    return None if np.isnan(v) else v
+
+
+def rank_segments(seg: pd.DataFrame, *, lp: str, weights: str = DEFAULT_SCHEME, test: str = "signed-rank",
+                  alpha: float = 0.05, cluster_rule: str = "organisers", seed: int = DEFAULT_SEED,
+                  trials: int = DEFAULT_TRIALS, raters: int | None = None,
+                  annotations: int | None = None) -> dict[str, Any]:
+    """One language pair's ranking from per-segment MQM scores (columns system, segment, mqm).
+
+    Returns the JSON object of ``mtlb rank --input-format mqm``: ``lp``, ``assessment`` ("mqm"),
+    ``signature``, ``systems`` sorted by ``mqm`` ascending (system, mqm, n, rank_lo, rank_hi,
+    cluster, wins, losses) and ``pvalues`` (``pvalues[a][b]`` = one-sided p that a is better).
+    """
+    if test not in TESTS:
+        raise InputError(f"unknown MQM test {test!r} (choose from {', '.join(TESTS)})", column="test")
+    if cluster_rule not in CLUSTER_RULES:
+        raise InputError(f"cluster rule must be one of {', '.join(CLUSTER_RULES)}", column="cluster-rule")
+    if not 0 < alpha < 1:
+        raise InputError("alpha must lie strictly between 0 and 1", column="alpha")
+    table = system_scores(seg.assign(lp=lp))
+    table = table.sort_values(["mqm", "system"], kind="mergesort").reset_index(drop=True)
+    systems = table["system"].astype(str).tolist()
+    better = seg.assign(score=-seg["mqm"].to_numpy(dtype=float))
+    matrix = score_matrix(better, systems, "score")
+    if TESTS[test] == "signed-rank-greater":
+        p = signed_rank_greater_matrix(matrix)
+    else:
+        p = approximate_randomisation_matrix(matrix, trials=trials, seed=seed)
+    wins, losses = wins_losses(p, alpha)
+    n = len(systems)
+    numbers = cluster_numbers(cluster_ends(p, alpha, cluster_rule))
+    start, end = cluster_spans(numbers)
+    uses_seed = test == "approx-randomisation"
+    fields = {"protocol": "mqm", "weights": weights, "score": "mqm", "sort": "mqm-ascending",
+              "test": TESTS[test] + "-paired", "p": alpha, "clusters": cluster_rule, "systems": n,
+              "segments": int(seg["segment"].nunique()), "raters": raters, "annotations": annotations}
+    if uses_seed:
+        fields.update(trials=trials, seed=seed)
+    rows = []
+    for i, rec in enumerate(table.itertuples(index=False)):
+        rows.append({"system": systems[i], "mqm": float(rec.mqm), "n": int(rec.n),
+                     "rank_lo": int(1 + losses[i]), "rank_hi": int(n - wins[i]), "cluster": int(numbers[i]),
+                     "wins": int(wins[i]), "losses": int(losses[i]),
+                     "cluster_start": int(start[i]), "cluster_end": int(end[i])})
+    pv = {a: {b: _float(p[i, j]) for j, b in enumerate(systems) if j != i} for i, a in enumerate(systems)}
+    return {"lp": lp, "assessment": "mqm", "signature": make_signature(
+        {k: v for k, v in fields.items() if v is not None}, kind="mqm"),
+        "systems": rows, "pvalues": pv, "protocol": "mqm", "alpha": alpha, "cluster_rule": cluster_rule}
+
+
+def rank_mqm(errors: pd.DataFrame, *, weights: str = DEFAULT_SCHEME, lp: str | None = None,
+             **options: Any) -> list[dict[str, Any]]:
+    """Rank every language pair of an MQM error frame (:func:`leaderboard.expert.mqm.read_mqm`)."""
+    scheme = get_scheme(weights)
+    if lp is not None:
+        errors = errors[errors["lp"].astype(str) == lp]
+        if errors.empty:
+            raise InputError(f"no MQM annotations for language pair {lp!r}")
+    seg = segment_scores(errors, scheme)
+    out = []
+    for pair, part in seg.groupby("lp", sort=True):
+        rows = errors[errors["lp"] == pair]
+        out.append(rank_segments(part, lp=str(pair), weights=scheme.name, raters=int(rows["rater"].nunique()),
+                                 annotations=len(rows), **options))
+    return out

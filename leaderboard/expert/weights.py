@@ -1,0 +1,81 @@
+"""Named MQM weight schemes: how much one error of a category and severity costs.
+
+A scheme is recorded in every MQM signature (``weights:<name>``), so two scores are comparable
+only when they name the same scheme. Severities and categories are matched after normalising
+spelling (case, surrounding spaces, hyphens/underscores in severities, a trailing ``!`` on
+categories such as ``Non-translation!``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+#: canonical severities after :func:`normal_severity`
+SEVERITIES: tuple[str, ...] = ("major", "minor", "neutral", "no-error")
+
+
+@dataclass(frozen=True)
+class WeightScheme:
+    """Weights per severity, with the two category exceptions of the published Google scheme."""
+    name: str
+    major: float
+    minor: float
+    minor_punctuation: float   # a Minor error of category Fluency/Punctuation
+    non_translation: float     # category Non-translation, whatever the severity
+    neutral: float = 0.0
+    no_error: float = 0.0
+    description: str = ""
+
+    def weights(self, category: pd.Series, severity: pd.Series) -> np.ndarray:
+        """Weight of each error row (``severity`` already normalised with :func:`normal_severity`)."""
+        cat = category.map(normal_category).to_numpy(dtype=object)
+        sev = severity.to_numpy(dtype=object)
+        out = np.select(
+            [sev == "major", sev == "minor", sev == "neutral", sev == "no-error"],
+            [self.major, self.minor, self.neutral, self.no_error], default=np.nan)
+        out = np.where((sev == "minor") & (cat == "fluency/punctuation"), self.minor_punctuation, out)
+        out = np.where(cat == "no-error", self.no_error, out)
+        out = np.where(cat == "non-translation", self.non_translation, out)
+        return out.astype(float)
+
+
+SCHEMES: dict[str, WeightScheme] = {
+    "google-mqm": WeightScheme(
+        "google-mqm", major=5.0, minor=1.0, minor_punctuation=0.1, non_translation=25.0,
+        description="Freitag et al. 2021 / WMT21-22: Major 5, Minor 1, Minor Fluency/Punctuation 0.1, "
+                    "Non-translation 25 (any severity), Neutral and No-error 0"),
+    "major-minor": WeightScheme(
+        "major-minor", major=5.0, minor=1.0, minor_punctuation=1.0, non_translation=5.0,
+        description="Major 5, Minor 1 with no category exceptions (Non-translation counts as Major)"),
+}
+DEFAULT_SCHEME = "google-mqm"
+
+_SEVERITY_ALIASES = {"noerror": "no-error", "none": "no-error", "noerrors": "no-error"}
+
+
+def normal_severity(value: str) -> str:
+    """``'Major'`` → ``'major'``, ``'No-error'`` / ``'no error'`` / ``'No_Error'`` → ``'no-error'``."""
+    key = re.sub(r"[\s_\-]+", "", str(value).strip().lower())
+    return _SEVERITY_ALIASES.get(key, key if key in ("major", "minor", "neutral") else str(value).strip())
+
+
+def normal_category(value: str) -> str:
+    """Lower case, no trailing ``!``, no spaces around ``/``: ``'Non-translation!'`` → ``'non-translation'``."""
+    text = re.sub(r"\s*/\s*", "/", str(value).strip().lower()).rstrip("!").strip()
+    if re.fullmatch(r"non[\s_\-]?translation", text):
+        return "non-translation"
+    if re.fullmatch(r"no[\s_\-]?error", text):
+        return "no-error"
+    return text
+
+
+def get_scheme(name: str) -> WeightScheme:
+    from ..errors import InputError
+    if name not in SCHEMES:
+        raise InputError(f"unknown MQM weight scheme {name!r} (choose from {', '.join(SCHEMES)})",
+                         column="weights")
+    return SCHEMES[name]

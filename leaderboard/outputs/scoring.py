@@ -1,0 +1,83 @@
+"""Scoring one submission with sacrebleu: BLEU and chrF against all references and each one.
+
+The corpus scores are sacrebleu's own (the metric objects of :mod:`metrics.scoring`, default
+settings, the BLEU tokeniser chosen by target language, :mod:`.languages`), so they equal
+``sacrebleu REF... -i HYP -l SRC-TGT``. The segment statistics against all references are kept:
+the automatic leaderboard resamples them for intervals and paired significance without
+re-tokenising anything.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from .languages import bleu_tokeniser, target_language
+
+#: Scores every submission gets; TER is added on request.
+METRICS = ("bleu", "chrf")
+
+
+@dataclass
+class OutputScores:
+    """``scores`` / ``signatures`` keyed ``bleu``, ``chrf`` (all references) and ``bleu-<ref>`` …;
+    ``stats``: per metric, the segment statistics against all references (segments × columns)."""
+
+    scores: dict[str, float] = field(default_factory=dict)
+    signatures: dict[str, str] = field(default_factory=dict)
+    stats: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+def metric_for(metric: str, lp: str, references: Sequence[Sequence[str]] | None = None):
+    """A sacrebleu metric object for ``lp`` (BLEU tokenised for the target language)."""
+    from metrics.scoring import make_metric
+    obj = make_metric(metric, references=references, tokenize=bleu_tokeniser(target_language(lp))
+                      if metric == "bleu" else None)
+    return obj
+
+
+def score_output(hypothesis: Sequence[str], references: Mapping[str, Sequence[str]], lp: str, *,
+                 ter: bool = False) -> OutputScores:
+    """BLEU and chrF (and TER when ``ter``) of one output against all references and each one.
+
+    ``references`` maps reference labels to aligned lines (at least one). Keys of the result:
+    ``bleu`` / ``chrf`` / ``ter`` against all references together, ``bleu-<label>`` … against
+    each reference alone when there are several.
+    """
+    from metrics.scoring import signature
+    if not references:
+        raise ValueError("scoring needs at least one reference")
+    out = OutputScores()
+    hyp = list(hypothesis)
+    names = list(references)
+    sets: list[tuple[str, list[list[str]]]] = [("", [list(references[n]) for n in names])]
+    if len(names) > 1:
+        sets += [(f"-{n}", [list(references[n])]) for n in names]
+    for metric in METRICS + (("ter",) if ter else ()):
+        for suffix, refs in sets:
+            obj = metric_for(metric, lp, refs)
+            stats = obj._extract_corpus_statistics(hyp, None)
+            result = obj._aggregate_and_compute(stats)
+            out.scores[metric + suffix] = float(result.score)
+            out.signatures[metric + suffix] = signature(obj, result.name)
+            if not suffix and metric in ("bleu", "chrf"):
+                out.stats[metric] = np.asarray(stats, dtype=np.int64)
+    return out
+
+
+def pack_stats(stats: Mapping[str, np.ndarray]) -> bytes:
+    """Compressed bytes of the statistics arrays (stored with the submission)."""
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **{k: np.asarray(v, dtype=np.int64) for k, v in stats.items()})
+    return buf.getvalue()
+
+
+def unpack_stats(data: bytes | None) -> dict[str, np.ndarray]:
+    """The arrays stored by :func:`pack_stats` (empty when nothing was stored)."""
+    if not data:
+        return {}
+    with np.load(io.BytesIO(bytes(data)), allow_pickle=False) as npz:
+        return {k: npz[k] for k in npz.files}

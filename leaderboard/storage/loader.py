@@ -1,0 +1,275 @@
+"""Storing a validated judgments frame: dimension rows, the import record and the judgment rows.
+
+Safe when several processes load at once: campaign, language-pair, worker, segment and system rows
+are inserted with ``ON CONFLICT DO NOTHING`` (in sorted order) and read back, so two processes
+creating the same name both get the one row. On PostgreSQL a transaction-level advisory lock per
+campaign serialises loads into the same campaign (loads into different campaigns run in parallel);
+on SQLite the first write takes the database's write lock, with the same effect.
+
+PostgreSQL bulk path: the judgment rows go in with one ``COPY`` (text built by
+:func:`leaderboard.storage.bulk.copy_text`). Their five foreign keys are checked set-based first —
+every referenced row is locked ``FOR KEY SHARE`` and counted, which is what the per-row foreign-key
+triggers would do a million times — and, when the role may set ``session_replication_role`` (a
+superuser, or ``GRANT SET ON PARAMETER session_replication_role`` on PostgreSQL 15+), the per-row
+triggers are skipped for that one statement. Without that right the triggers run as usual (slower,
+same result). Unique keys are enforced by the unique index either way.
+"""
+
+from __future__ import annotations
+
+import zlib
+from datetime import datetime, timezone
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+from sqlalchemy import Connection, Table, and_, insert, select, text
+
+from ..errors import InputError
+from . import models as m
+from .bulk import copy_postgres, insert_frame
+
+JUDGMENT_COLUMNS = ("import_id", "lp_id", "assessment", "worker_id", "hit", "position", "segment_id",
+                    "system_id", "item_type", "raw", "z", "seconds")
+#: judgments column -> the table its foreign key references
+JUDGMENT_PARENTS = {"import_id": "imports", "lp_id": "language_pairs", "worker_id": "workers",
+                    "segment_id": "segments", "system_id": "systems"}
+_CAMPAIGN_LOCK_CLASS = 0x6D746C62  # "mtlb": first half of the two-key advisory lock of a campaign
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def insert_ignore(conn: Connection, table: Table):
+    """``INSERT ... ON CONFLICT DO NOTHING`` for the connection's dialect."""
+    if conn.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as dialect_insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert as dialect_insert
+    return dialect_insert(table).on_conflict_do_nothing()
+
+
+def lock_campaign(conn: Connection, name: str) -> None:
+    """On PostgreSQL, wait for the campaign's advisory lock (released at commit or rollback)."""
+    if conn.dialect.name == "postgresql":
+        key = zlib.crc32(name.encode("utf-8"))
+        key -= (1 << 32) if key >= (1 << 31) else 0  # int4
+        conn.execute(text("SELECT pg_advisory_xact_lock(:a, :b)"), {"a": _CAMPAIGN_LOCK_CLASS, "b": key})
+
+
+def campaign_id_for_write(conn: Connection, name: str) -> int:
+    """The id of campaign ``name``, created when missing; holds the campaign's write lock from here on."""
+    lock_campaign(conn, name)
+    conn.execute(insert_ignore(conn, m.campaigns).values(name=name, description="", created_at=_now()))
+    return conn.execute(select(m.campaigns.c.id).where(m.campaigns.c.name == name)).scalar_one()
+
+
+def lp_id_for_write(conn: Connection, campaign_id: int, lp: str) -> int:
+    """The id of language pair ``lp`` of a campaign, created when missing."""
+    lpt = m.language_pairs
+    conn.execute(insert_ignore(conn, lpt).values(campaign_id=campaign_id, lp=lp))
+    return conn.execute(select(lpt.c.id).where(and_(lpt.c.campaign_id == campaign_id, lpt.c.lp == lp))).scalar_one()
+
+
+def dimension_ids(conn: Connection, table: Table, parent_col: str, name_col: str, parents: np.ndarray,
+                  names: np.ndarray, docs: np.ndarray | None = None) -> np.ndarray:
+    """Ids of the distinct (parent id, name) pairs in a dimension table, inserting the missing ones.
+
+    ``docs`` (segments only) gives each new row its document id.
+    """
+    wanted = pd.DataFrame({"parent": parents.astype(np.int64), "name": names.astype(object)})
+
+    def stored() -> pd.DataFrame:
+        rows = conn.execute(select(table.c[parent_col], table.c[name_col], table.c.id)
+                            .where(table.c[parent_col].in_(np.unique(parents).tolist()))).all()
+        found = pd.DataFrame(rows, columns=["parent", "name", "id"])
+        return wanted.merge(found.astype({"parent": np.int64}), on=["parent", "name"], how="left")["id"]
+
+    ids = stored()
+    missing = np.flatnonzero(ids.isna().to_numpy())
+    if missing.size:
+        # one insertion order for every process, so concurrent loads cannot deadlock
+        missing = missing[np.lexsort((wanted["name"].to_numpy()[missing].astype(str), parents[missing]))]
+        rows = pd.DataFrame({parent_col: parents[missing].astype(np.int64),
+                             name_col: wanted["name"].to_numpy()[missing].astype(str)})
+        if docs is not None:
+            rows["doc"] = [None if pd.isna(d) else str(d) for d in docs[missing]]
+        if conn.dialect.name == "postgresql":
+            _insert_rows_postgres(conn, table, rows)
+        else:
+            conn.execute(insert_ignore(conn, table), rows.to_dict("records"))
+        ids = stored()
+    return ids.to_numpy(dtype=np.int64)
+
+
+def _insert_rows_postgres(conn: Connection, table: Table, rows: pd.DataFrame) -> None:
+    """One set-based insert from arrays (an executemany of 40k segment rows takes seconds)."""
+    types = {"campaign_id": "int[]", "lp_id": "int[]"}
+    cols = list(rows.columns)
+    arrays = ", ".join(f"CAST(:c{i} AS {types.get(c, 'text[]')})" for i, c in enumerate(cols))
+    sql = (f"INSERT INTO {table.name} ({', '.join(cols)}) SELECT {', '.join('u.' + c for c in cols)} "
+           f"FROM unnest({arrays}) WITH ORDINALITY AS u({', '.join(cols)}, k) ORDER BY u.k "
+           "ON CONFLICT DO NOTHING")
+    conn.execute(text(sql), {f"c{i}": rows[c].tolist() for i, c in enumerate(cols)})
+
+
+def _row_ids(conn: Connection, table: Table, parent_col: str, name_col: str, parent_per_row: np.ndarray,
+             values: pd.Categorical, docs: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """Per-row dimension ids of ``values`` (names) under each row's parent, creating missing rows.
+
+    ``docs`` (codes per row, -1 for none; distinct values) gives new segments their document: the
+    first one given for the segment.
+    """
+    names = np.asarray(values.categories, dtype=object)
+    pair_key = parent_per_row.astype(np.int64) * len(names) + values.codes.astype(np.int64)
+    inverse, pairs = pd.factorize(pair_key)
+    first_doc = None
+    if docs is not None:
+        doc_codes, doc_names = docs
+        first_doc = np.full(len(pairs), None, dtype=object)
+        given = np.flatnonzero(doc_codes >= 0)
+        groups, first = np.unique(inverse[given], return_index=True)
+        first_doc[groups] = doc_names[doc_codes[given[first]]]
+    ids = dimension_ids(conn, table, parent_col, name_col, pairs // len(names), names[pairs % len(names)], first_doc)
+    return ids[inverse]
+
+
+def _text_codes(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Codes (-1 for missing) and distinct values as ``str`` of a text column; Arrow-backed columns are
+    encoded by Arrow, never turned into a million Python strings."""
+    codes, uniques = values.factorize()
+    names = np.array([str(u) for u in uniques], dtype=object)
+    if len(set(names)) != len(names):  # values of other types that print alike (1 and "1"): merge them
+        merged, names = pd.factorize(names)
+        codes = np.where(codes >= 0, merged[np.maximum(codes, 0)], -1)
+        names = np.asarray(names, dtype=object)
+    return np.asarray(codes, dtype=np.int64), names
+
+
+def _doc_codes(values: pd.Series, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    codes, names = _text_codes(values)
+    return codes[order], names
+
+
+def _categorical(values: pd.Series, order: np.ndarray) -> pd.Categorical:
+    """The column as text categories, rows taken in ``order`` (codes move, strings do not)."""
+    codes, names = _text_codes(values)
+    return pd.Categorical.from_codes(codes[order], categories=pd.Index(names, dtype=object), validate=False)
+
+
+def store_judgments(conn: Connection, frame: pd.DataFrame, *, file_name: str, input_format: str,
+                    sha256: str, created_by: str | None,
+                    progress: Callable[[int], None] | None,
+                    also: Callable[[Connection, str, int, int], None] | None = None) -> dict[str, Any]:
+    """Write a validated frame inside the caller's transaction; see :meth:`Store.load_judgments`.
+
+    Rows are stored grouped by language pair (in name order), in file order within each pair.
+    """
+    summary: dict[str, Any] = {"file": file_name, "judgments": 0, "campaigns": [], "lps": []}
+    for campaign, part in frame.groupby("campaign", sort=True):
+        cid = campaign_id_for_write(conn, str(campaign))
+        seen = conn.execute(select(m.imports.c.id, m.imports.c.file_name, m.imports.c.created_at)
+                            .where(and_(m.imports.c.campaign_id == cid, m.imports.c.sha256 == sha256,
+                                        m.imports.c.kind == "judgments"))).first()
+        if seen is not None:
+            raise InputError(f"this data was already imported into campaign {campaign!r} "
+                             f"(import #{seen.id} of {seen.file_name} at {seen.created_at:%Y-%m-%d %H:%M})",
+                             file=file_name)
+        import_id = conn.execute(insert(m.imports).values(
+            campaign_id=cid, kind="judgments", file_name=file_name, sha256=sha256,
+            input_format=input_format, rows=len(part), created_at=_now(), created_by=created_by,
+        ).returning(m.imports.c.id)).scalar_one()
+        lp_codes, lps = _text_codes(part["lp"])
+        rank = np.empty(len(lps), dtype=np.int64)
+        rank[np.argsort(lps.astype(str), kind="stable")] = np.arange(len(lps))
+        lp_codes, lps = rank[lp_codes], np.sort(lps.astype(str))
+        order = np.argsort(lp_codes, kind="stable")
+        lp_ids = np.array([lp_id_for_write(conn, cid, str(lp)) for lp in lps], dtype=np.int64)[lp_codes[order]]
+        n = len(part)
+        out = pd.DataFrame({
+            "import_id": np.full(n, import_id, dtype=np.int64),
+            "lp_id": lp_ids,
+            "assessment": _categorical(part["assessment"], order),
+            "worker_id": _row_ids(conn, m.workers, "campaign_id", "name", np.full(n, cid),
+                                  _categorical(part["worker"], order)),
+            "hit": _categorical(part["hit"], order),
+            "position": part["position"].to_numpy()[order],
+            "segment_id": _row_ids(conn, m.segments, "lp_id", "key", lp_ids, _categorical(part["segment"], order),
+                                   docs=_doc_codes(part["doc"], order)),
+            "system_id": _row_ids(conn, m.systems, "lp_id", "name", lp_ids, _categorical(part["system"], order)),
+            "item_type": _categorical(part["item_type"], order),
+            "raw": part["raw"].to_numpy(dtype=float)[order],
+            "z": part["z"].to_numpy(dtype=float)[order],
+            "seconds": part["seconds"].to_numpy(dtype=float)[order],
+        })
+        summary["lps"] += [str(lp) for lp in lps]
+        if conn.dialect.name == "postgresql":
+            summary["judgments"] += _copy_judgments_postgres(conn, out, progress)
+        else:
+            summary["judgments"] += insert_frame(conn, "judgments", out, progress)
+        if also is not None:  # what belongs to the same upload (e.g. ESA error spans)
+            also(conn, str(campaign), cid, import_id)
+        summary["campaigns"].append(str(campaign))
+    return summary
+
+
+def _sort_codes(values: pd.Series) -> np.ndarray:
+    """Integer codes that sort like the values (categories ranked by their text)."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        rank = np.empty(len(values.cat.categories), dtype=np.int64)
+        rank[np.argsort(np.asarray(values.cat.categories, dtype=str), kind="stable")] = np.arange(len(rank))
+        return rank[values.cat.codes.to_numpy()]
+    return values.to_numpy()
+
+
+def _copy_judgments_postgres(conn: Connection, out: pd.DataFrame, progress: Callable[[int], None] | None) -> int:
+    """COPY the rows with ids reserved in their order, sent sorted by the unique key.
+
+    Sending the rows in the unique index's order makes index insertions land next to each other (a
+    third less server time for a new language pair); the explicit ids keep the rows' own order for
+    readers.
+    """
+    driver = conn.connection.driver_connection
+    with driver.cursor() as cur:
+        for column, parent in JUDGMENT_PARENTS.items():
+            ids = np.unique(out[column].to_numpy()).tolist()
+            cur.execute(f"SELECT count(*) FROM (SELECT 1 FROM {parent} WHERE id = ANY(%s) FOR KEY SHARE) AS x",
+                        (ids,))
+            found = cur.fetchone()[0]
+            if found != len(ids):  # cannot happen: every id was read in this transaction
+                raise RuntimeError(f"{len(ids) - found} referenced {parent} rows are missing")
+        out = out.assign(id=_reserve_ids(conn, len(out)))[["id", *JUDGMENT_COLUMNS]]
+        key = [_sort_codes(out[c]) for c in ("position", "hit", "worker_id", "assessment", "lp_id")]
+        out = out.iloc[np.lexsort(key)]
+        skip_triggers = _may_skip_row_triggers(cur)
+        if skip_triggers:
+            cur.execute("SET LOCAL session_replication_role = replica")
+        copy_postgres(driver, "judgments", list(out.columns), out, progress)
+        if skip_triggers:
+            cur.execute("SET LOCAL session_replication_role = origin")
+    return len(out)
+
+
+def _reserve_ids(conn: Connection, n: int) -> np.ndarray:
+    """``n`` consecutive new judgment ids, taken from the id sequence in a short transaction of its own
+    (sequences are not transactional) under an advisory lock that every loader takes for this."""
+    with conn.engine.connect() as other:
+        with other.begin():
+            other.execute(text("SELECT pg_advisory_xact_lock(:a, 0)"), {"a": _CAMPAIGN_LOCK_CLASS + 1})
+            last = other.execute(text(
+                "SELECT setval(pg_get_serial_sequence('judgments', 'id'), "
+                "nextval(pg_get_serial_sequence('judgments', 'id')) + :n - 1)"), {"n": n}).scalar_one()
+    return np.arange(last - n + 1, last + 1, dtype=np.int64)
+
+
+def _may_skip_row_triggers(cur) -> bool:
+    """True when this role may set ``session_replication_role`` (superuser or granted on PG 15+)."""
+    cur.execute("SELECT current_setting('is_superuser') = 'on', current_setting('server_version_num')::int")
+    superuser, version = cur.fetchone()
+    if superuser:
+        return True
+    if version < 150000:
+        return False
+    cur.execute("SELECT has_parameter_privilege('session_replication_role', 'SET')")
+    return bool(cur.fetchone()[0])

@@ -1,0 +1,49 @@
+"""`streamlit run` on a free local port for the browser tests (test helper)."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import time
+import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def running_app(python: str | Path, app: Path, *, env: dict[str, str], cwd: Path, log: Path,
+                timeout: float = 90) -> Iterator[str]:
+    """Start the app, wait until it answers its health check, yield its base URL, stop it."""
+    port = free_port()
+    with log.open("w") as out:
+        proc = subprocess.Popen([str(python), "-m", "streamlit", "run", str(app), "--server.port", str(port),
+                                 "--server.headless", "true", "--server.address", "127.0.0.1",
+                                 "--browser.gatherUsageStats", "false"],
+                                cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
+        try:
+            base = f"http://127.0.0.1:{port}"
+            deadline = time.time() + timeout
+            while True:
+                try:
+                    urllib.request.urlopen(base + "/_stcore/health", timeout=1)
+                    break
+                except OSError:
+                    if time.time() > deadline or proc.poll() is not None:
+                        pytest.fail("streamlit did not start: " + log.read_text(errors="replace")[-2000:])
+                    time.sleep(0.3)
+            yield base
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()

@@ -1,0 +1,287 @@
+"""The README is a tutorial that works verbatim: its command blocks run, in order, on the shared data.
+
+Conventions of README.md (also written in an HTML comment at the top of its *Command line* section):
+
+* every fenced ```` ```bash ```` block is executed, top to bottom, each in a fresh ``bash`` with
+  ``set -euo pipefail`` (so a block defines the shell variables it uses), all blocks against one
+  fresh store (``MTLB_DATA_DIR`` in a temporary folder, no ``DATABASE_URL``, ``MTLB_PASSWORD`` set);
+* ```` ```sh ```` and ```` ```console ```` blocks are shown, never run (servers, docker, installs);
+  other shell-like languages are refused, so a typo cannot silently turn a command block off;
+* a ```` ```json output ```` block placed after a ```` ```bash ```` block (prose may come between)
+  documents the JSON printed by that block's last command. The printed JSON must have the same
+  shape: the same keys (a key written ``"<name>"`` stands for any key), lists whose elements all
+  look like a documented element, integers where integers are written, strings where strings are.
+
+Commands run from a mirror of the repository root (a temporary folder of symbolic links to every
+top-level entry, next to a ``shared/data`` link), so relative paths resolve exactly as from the
+checkout while the files a block writes (``out/...``) land in the temporary folder. The whole run
+must leave ``git status`` unchanged.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+README = ROOT / "README.md"
+RUN = "bash"
+SHOWN = {"sh", "console"}
+SHELL_LIKE = {"shell", "zsh", "shell-session", "bash-session", "sh-session", "terminal", "cmd", "powershell"}
+MARKER = "@@readme-next-command@@"
+PASSWORD = "readme-test-password"
+
+
+@dataclass
+class Block:
+    lang: str
+    info: str
+    code: str
+    line: int  # line of the opening fence (1-based)
+
+
+def parse_blocks(text: str) -> list[Block]:
+    """Fenced code blocks (``` or ~~~, up to three spaces of indentation) with their info strings."""
+    blocks: list[Block] = []
+    # HTML comments are not rendered and hold no blocks (newlines are kept for line numbers)
+    text = re.sub(r"<!--.*?-->", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        m = re.match(r"^ {0,3}(`{3,}|~{3,})\s*(.*)$", lines[i])
+        if not m:
+            i += 1
+            continue
+        fence, info = m.group(1), m.group(2).strip()
+        start, body = i + 1, []
+        i += 1
+        while i < len(lines) and not re.match(rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}\s*$", lines[i]):
+            body.append(lines[i])
+            i += 1
+        if i == len(lines):
+            raise AssertionError(f"README.md line {start}: code fence {fence} is never closed")
+        blocks.append(Block(info.split()[0].lower() if info else "", info, "\n".join(body) + "\n", start))
+        i += 1
+    return blocks
+
+
+def documented_outputs(blocks: list[Block]) -> dict[int, tuple[Block, object]]:
+    """Map the index of a bash block to its ```json output block (and the parsed JSON)."""
+    out: dict[int, tuple[Block, object]] = {}
+    for k, block in enumerate(blocks):
+        if block.info.split()[:2] != ["json", "output"]:
+            continue
+        if k == 0 or blocks[k - 1].lang != RUN:
+            raise AssertionError(f"README.md line {block.line}: a ```json output block must follow a ```bash block")
+        try:
+            out[k - 1] = (block, json.loads(block.code))
+        except json.JSONDecodeError as exc:
+            raise AssertionError(f"README.md line {block.line}: the documented output is not JSON: {exc}") from None
+    return out
+
+
+# ---- output shapes ---------------------------------------------------------------------------
+def _kind(value: object) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def _placeholder(key: str) -> bool:
+    return key.startswith("<") and key.endswith(">")
+
+
+def shape_errors(doc: object, actual: object, where: str = "$") -> list[str]:
+    """How ``actual`` (printed JSON) differs in shape from ``doc`` (the README's example).
+
+    Objects need exactly the documented keys (``"<name>"`` keys stand for any key, whose values
+    look like the placeholder's); every element of a list must look like one documented element;
+    an integer must stay an integer, a string a string (strings and floats may be null, as NaN is
+    printed as null). A documented null accepts anything.
+    """
+    if doc is None:
+        return []
+    if isinstance(doc, dict):
+        if not isinstance(actual, dict):
+            return [f"{where}: expected an object, got {_kind(actual)}"]
+        wild = [k for k in doc if _placeholder(k)]
+        fixed = [k for k in doc if not _placeholder(k)]
+        errors = [f"{where}: key {k!r} is documented but missing" for k in fixed if k not in actual]
+        if not wild:
+            errors += [f"{where}: key {k!r} is printed but not documented" for k in actual if k not in doc]
+        for key, value in actual.items():
+            if key in doc and not _placeholder(key):
+                errors += shape_errors(doc[key], value, f"{where}.{key}")
+            elif wild:
+                errors += shape_errors(doc[wild[0]], value, f"{where}[{key!r}]")
+        return errors
+    if isinstance(doc, list):
+        if not isinstance(actual, list):
+            return [f"{where}: expected a list, got {_kind(actual)}"]
+        errors = []
+        for i, item in enumerate(actual if doc else []):
+            tries = [shape_errors(d, item, f"{where}[{i}]") for d in doc]
+            if all(tries):
+                errors += tries[0]
+            if len(errors) > 20:
+                break
+        return errors
+    if isinstance(doc, bool):
+        return [] if isinstance(actual, bool) else [f"{where}: expected true/false, got {_kind(actual)}"]
+    if isinstance(doc, int):
+        ok = isinstance(actual, int) and not isinstance(actual, bool)
+        return [] if ok else [f"{where}: expected an integer, got {_kind(actual)} {actual!r}"]
+    if isinstance(doc, float):
+        ok = actual is None or (isinstance(actual, (int, float)) and not isinstance(actual, bool))
+        return [] if ok else [f"{where}: expected a number, got {_kind(actual)}"]
+    if isinstance(doc, str):
+        return [] if actual is None or isinstance(actual, str) else [f"{where}: expected a string, got {_kind(actual)}"]
+    return []
+
+
+# ---- running the blocks ----------------------------------------------------------------------
+def mirror_checkout(tmp: Path, shared: Path) -> Path:
+    """A folder that resolves every README path like the repository root, but is written to in tmp."""
+    root = tmp / "checkout"
+    root.mkdir()
+    for entry in ROOT.iterdir():
+        if entry.name != "out":
+            (root / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
+    (tmp / "shared").mkdir()
+    (tmp / "shared" / "data").symlink_to(shared, target_is_directory=True)
+    return root
+
+
+def command_env(store: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not (k.startswith("MTLB_") or k == "DATABASE_URL")}
+    env.update(MTLB_DATA_DIR=str(store), MTLB_PASSWORD=PASSWORD, PYTHONUNBUFFERED="1",
+               PATH=os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")]))
+    env.pop("PYTHONPATH", None)
+    return env
+
+
+def run_block(block: Block, cwd: Path, env: dict[str, str]) -> tuple[str, str]:
+    """Run one block; return (stdout of its last command, stderr). Fails the test when a command fails."""
+    script = (f"set -euo pipefail\ntrap 'printf \"\\n%s\\n\" \"{MARKER}\"' DEBUG\n" + block.code)
+    proc = subprocess.run([shutil.which("bash") or "bash", "-c", script], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=900)
+    if proc.returncode != 0:
+        done = proc.stdout.split(MARKER)
+        pytest.fail(f"README.md ```bash block at line {block.line} failed (exit {proc.returncode}) after "
+                    f"{len(done) - 1} command(s):\n{block.code}\n--- stdout (tail) ---\n{proc.stdout[-2000:]}"
+                    f"\n--- stderr (tail) ---\n{proc.stderr[-3000:]}", pytrace=False)
+    return proc.stdout.rsplit(MARKER, 1)[-1].strip(), proc.stderr
+
+
+def git_status() -> str | None:
+    if shutil.which("git") is None:
+        return None
+    proc = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True)
+    return proc.stdout if proc.returncode == 0 else None
+
+
+# ---- tests -------------------------------------------------------------------------------------
+def test_readme_blocks_are_well_formed():
+    blocks = parse_blocks(README.read_text(encoding="utf-8"))
+    bash = [b for b in blocks if b.lang == RUN]
+    assert len(bash) >= 5, "the README documents its commands in ```bash blocks"
+    for block in blocks:
+        assert block.lang not in SHELL_LIKE, (
+            f"README.md line {block.line}: ```{block.lang}: write ```bash (run by the README test) or "
+            "```sh / ```console (shown only)")
+    outputs = documented_outputs(blocks)
+    assert outputs, "the README documents the JSON shape of some commands in ```json output blocks"
+    for k in outputs:
+        commands = [c for c in blocks[k].code.replace("\\\n", " ").splitlines()
+                    if c.strip() and not c.lstrip().startswith("#")]
+        assert "--json" in commands[-1], \
+            f"README.md line {blocks[k].line}: a ```json output block documents a command without --json"
+
+
+def test_shape_checker_catches_drift():
+    doc = {"lp": "cs-en", "n": 3, "ave": 0.5, "systems": [{"system": "A", "wins": 1}],
+           "pvalues": {"<a>": {"<b>": 0.01}}}
+    good = {"lp": "de-en", "n": 10, "ave": None, "systems": [{"system": "B", "wins": 0}, {"system": "C", "wins": 2}],
+            "pvalues": {"B": {"C": 0.2}, "C": {"B": 0.8}}}
+    assert shape_errors(doc, good) == []
+    assert shape_errors(doc, {**good, "n": 10.0}) == ["$.n: expected an integer, got float 10.0"]
+    assert shape_errors(doc, {k: v for k, v in good.items() if k != "lp"}) == ["$: key 'lp' is documented but missing"]
+    assert shape_errors(doc, {**good, "extra": 1}) == ["$: key 'extra' is printed but not documented"]
+    assert shape_errors(doc, {**good, "systems": [{"system": "B", "wins": 0, "losses": 2}]}) == \
+        ["$.systems[0]: key 'losses' is printed but not documented"]
+    assert shape_errors(doc, {**good, "pvalues": {"B": {"C": "x"}}}) == ["$.pvalues['B']['C']: expected a number, got str"]
+    assert shape_errors([doc], good) == ["$: expected a list, got dict"]
+
+
+def test_environment_variables_are_documented():
+    """Every environment variable the package reads is in the README's Configuration table and in `mtlb --help`."""
+    read = set()
+    for path in list((ROOT / "leaderboard").rglob("*.py")) + list((ROOT / "metrics").rglob("*.py")):
+        read |= set(re.findall(r"(?:environ(?:\.get|\.setdefault|\.pop)?|getenv)[\[(]\s*[\"']([A-Z][A-Z0-9_]+)[\"']",
+                               path.read_text(encoding="utf-8")))
+        read |= set(re.findall(r"^[A-Z_]+_ENV\s*=\s*[\"']([A-Z][A-Z0-9_]+)[\"']", path.read_text(encoding="utf-8"), re.M))
+    assert {"DATABASE_URL", "MTLB_DATA_DIR", "MTLB_PASSWORD"} <= read
+    text = README.read_text(encoding="utf-8")
+    config = text[text.index("## Configuration"):]
+    config = config[:config.index("\n## ", 1)] if "\n## " in config[1:] else config
+    table = set(re.findall(r"^\| `([A-Z][A-Z0-9_]+)` \|", config, re.M))
+    assert read <= table, f"undocumented in README.md's Configuration table: {sorted(read - table)}"
+    from leaderboard.cli import build_parser
+    epilog = build_parser().epilog or ""
+    assert all(name in epilog for name in read), \
+        f"missing from `mtlb --help`: {sorted(n for n in read if n not in epilog)}"
+
+
+def test_help_examples_use_the_readme_campaign_names():
+    """Examples in `mtlb --help` epilogs name the README's campaigns, and their files exist in the shared layout."""
+    from leaderboard.cli import build_parser
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    texts = [parser.epilog or ""] + [p.epilog or "" for p in sub.choices.values()]
+    assert sum("--campaign" in t for t in texts) >= 2, "the help epilogs show the README's workflow"
+    text = README.read_text(encoding="utf-8")
+    readme_campaigns = set(re.findall(r"--campaign ([\w.-]+)", text))
+    assert {"wmt22", "wmt21", "wmt24-esa"} <= readme_campaigns
+    for help_text in texts:
+        flat = " ".join(help_text.split())
+        for name in re.findall(r"--campaign ([a-z][\w.-]+)", flat):
+            assert name in readme_campaigns | {"ted-mqm"}, f"`mtlb --help` example uses campaign {name!r}"
+        for path in re.findall(r"\.\./shared/data/[\w./*-]+", flat):
+            if (ROOT.parent / "shared" / "data").is_dir():
+                assert glob.glob(str(ROOT / path)), f"`mtlb --help` example names a missing file: {path}"
+
+
+@pytest.mark.slow
+def test_readme_commands_run_in_order(shared, tmp_path):
+    blocks = parse_blocks(README.read_text(encoding="utf-8"))
+    outputs = documented_outputs(blocks)
+    cwd = mirror_checkout(tmp_path, shared)
+    env = command_env(tmp_path / "store")
+    before = git_status()
+    ran = 0
+    for k, block in enumerate(blocks):
+        if block.lang != RUN:
+            continue
+        last, _ = run_block(block, cwd, env)
+        ran += 1
+        if k in outputs:
+            doc_block, doc = outputs[k]
+            try:
+                printed = json.loads(last)
+            except json.JSONDecodeError:
+                pytest.fail(f"README.md line {block.line}: the last command did not print JSON:\n{last[:1000]}",
+                            pytrace=False)
+            errors = shape_errors(doc, printed)
+            assert not errors, (f"README.md line {doc_block.line}: the documented output no longer matches "
+                                "what the command prints:\n" + "\n".join(errors[:20]))
+    assert ran == sum(b.lang == RUN for b in blocks)
+    assert (tmp_path / "checkout" / "out").is_dir() or not any("out/" in b.code for b in blocks if b.lang == RUN)
+    assert git_status() == before, "running the README's commands changed files of the repository"
