@@ -99,6 +99,8 @@ def _login(page, base: str, name: str, password: str, heading: str) -> None:
     page.get_by_role("button", name="Log in").click()
     expect(page.get_by_role("heading", name=heading)).to_be_visible(timeout=90000)
     _wait_idle(page)
+    # the session cookie is written by a small script the page runs after the login
+    page.wait_for_function("document.cookie.indexOf('mtlb_session=') >= 0", timeout=60000)
 
 
 def _store(server):
@@ -220,6 +222,7 @@ def test_user_text_is_plain_text_on_every_page(server, browser):
         _assert_plain(page, f"organiser {tab}", literals)
     panel = page.locator("[role='tabpanel']:visible")
     _select(page, panel, "Campaign", HOSTILE_CAMPAIGN)
+    _select(page, panel, "Worker QC", "none")  # the hostile judgments hold no quality-control items
     panel.get_by_role("button", name="Preview ranking").click()
     expect(panel.locator("[data-testid='stTable']")).to_contain_text("**bold**.1")
     _assert_plain(page, "organiser preview", LITERALS)

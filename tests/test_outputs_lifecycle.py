@@ -112,8 +112,10 @@ def test_ranked_names_with_wmt_index_match_primaries(campaign):
     from leaderboard.webapp.metric_eval import baseline_inputs
     texts = Store(campaign["url"]).texts("shared", "de-en")
     hyps, streams = baseline_inputs(texts, ["Alpha-v2.3", "Beta-v2.7", "HUMAN-A"])
-    assert set(hyps) == {"Alpha-v2.3", "Beta-v2.7", "HUMAN-A"}  # human: the reference judged as a system
-    assert streams == []  # its reference is then not a reference stream
+    # the only reference cannot be both the human system's output and the reference of the others:
+    # the human translation is then left out and every MT primary is scored against reference A
+    assert set(hyps) == {"Alpha-v2.3", "Beta-v2.7"}
+    assert len(streams) == 1 and len(streams[0]) == len(hyps["Alpha-v2.3"])
     assert match_systems(["Alpha-v2.3", "Beta-v2.7"], PRIMARIES) == {"Alpha-v2.3": "Alpha-v2", "Beta-v2.7": "Beta-v2"}
 
 
