@@ -119,7 +119,7 @@ def test_automatic_page_shows_board_downloads_and_hides_until_deadline(released)
 
     from leaderboard.outputs.service import add_team, submit
     from leaderboard.storage.outputs import OutputStore
-    store, files, tmp = released["store"], released["files"], None
+    store, files = released["store"], released["files"]
     import tempfile
     with tempfile.TemporaryDirectory() as folder:
         for team, key in (("A", "good"), ("B", "fair")):

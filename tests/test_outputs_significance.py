@@ -128,7 +128,6 @@ def test_pvalues_equal_sacrebleu_command_line(tmp_path):
                           check=True)
     cli = _cli_pvalues(done.stdout)
     assert len(cli) == 3
-    names = list(systems)
     bleu = paired_bootstrap({n: np.array(BLEU(references=[ref])._extract_corpus_statistics(h, None))
                              for n, h in systems.items()}, "bleu")
     chrf = paired_bootstrap({n: np.array(CHRF(references=[ref])._extract_corpus_statistics(h, None))
