@@ -16,7 +16,7 @@ from typing import Any, Mapping
 from . import __version__
 
 FIELDS: tuple[str, ...] = ("protocol", "qc", "std", "items", "score", "sort", "test", "trials", "p",
-                           "clusters", "systems", "segments", "judgments", "seed", "version")
+                           "clusters", "systems", "segments", "judgments", "ci", "resamples", "seed", "version")
 
 
 def _text(value: Any) -> str:
