@@ -149,3 +149,69 @@ def ranking_to_latex(ranking: dict, caption: str | None = None, label: str | Non
         lines.append(f"\\label{{{label or 'tab:da-' + re.sub(r'[^A-Za-z0-9-]', '', lp)}}}")
     lines.append(r"\end{table}")
     return "\n".join(lines) + "\n"
+
+
+_TESTS = {
+    "mwu-greater": "one-sided Mann-Whitney U (Wilcoxon rank-sum) tests on the per-segment {score} scores",
+    "signed-rank-greater": "one-sided Wilcoxon signed-rank tests on the segments both systems have ({score} scores)",
+    "signed-rank-greater-paired": "one-sided Wilcoxon signed-rank tests on the segments both systems have",
+    "ar-greater": "paired approximate randomisation tests on shared segments ({trials} trials, seed {seed})",
+    "ar-greater-paired": "paired approximate randomisation tests on shared segments ({trials} trials, seed {seed})",
+    "signed-rank-domain-stouffer": "two-sided Wilcoxon signed-rank tests per domain on shared segments, combined "
+                                   "with Stouffer's Z ({score} scores)",
+}
+_SORTS = {"ave_z": "Ave. z (the mean of per-segment worker-standardised scores)",
+          "ave": "Ave. (the mean of per-segment raw 0-100 scores)",
+          "mqm-ascending": "MQM (the mean over rated segments of the error weights, averaged over raters; "
+                           "lower is better)"}
+
+
+def ranking_caption(ranking: dict) -> str:
+    """What the published table shows, in words derived from its signature: order, significance test and
+    threshold, cluster rule, worker QC, standardisation, intervals and the human-translation mark."""
+    from .signature import parse_signature
+    f = parse_signature(str(ranking.get("signature", "")))
+    score = {"z": "z", "raw": "raw"}.get(f.get("score", ""), f.get("score", ""))
+    parts = []
+    if f.get("sort") in _SORTS:
+        parts.append(f"Systems are ordered by {_SORTS[f['sort']]}.")
+    test = f.get("test")
+    alpha = ranking.get("alpha", f.get("p"))
+    if test:
+        text = _TESTS.get(test, f"{test} tests").format(score=score, trials=f.get("trials", "?"),
+                                                          seed=f.get("seed", "?"))
+        rule = ranking.get("cluster_rule", f.get("clusters"))
+        rule_text = {"organisers": "a cluster ends after a system whose wins equal the number of systems below it "
+                                   "(the organisers' rule)",
+                     "strict": "a cluster ends where every system above beats every system below"}.get(
+            str(rule), f"cluster rule {rule}")
+        parts.append(f"Rules separate clusters from {text} at p < {alpha}; {rule_text}. Rank gives each "
+                     f"system's rank range (1 + losses to n - wins).")
+    else:
+        parts.append("Rules separate clusters and Rank gives each system's rank range; the signature records "
+                     "how they were computed.")
+    qc = f.get("qc")
+    if qc:
+        if qc == "release":
+            parts.append("Workers: as released by the organisers, who kept only those passing their quality "
+                         "control (no re-test).")
+        elif qc == "none":
+            parts.append("Workers: no quality control.")
+        else:
+            method, _, level = qc.partition("@")
+            parts.append(f"Workers: kept when their quality-control test ({method}) gives p < {level or '?'}.")
+    std = f.get("std")
+    if std:
+        parts.append("z-scores: as given in the data." if std == "given" else
+                     "z-scores: standardised per worker from raw scores"
+                     + (" (REF items left out)" if "-noref" in std else "")
+                     + (" (BAD_REF items left out)" if "-nobadref" in std else "") + ".")
+    if f.get("resamples"):
+        level = f.get("ci", "@0.95").partition("@")[2] or "0.95"
+        parts.append(f"Intervals: {float(level):.0%} bootstrap intervals resampling the test set's segments "
+                     f"({f['resamples']} resamples, seed {f.get('seed', '?')}); rank stability below.")
+    else:
+        parts.append("Intervals: none in this version.")
+    if any(is_human_entry(s) for s in ranking.get("systems", [])):
+        parts.append("† human translation (grey).")
+    return " ".join(parts)
