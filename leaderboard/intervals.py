@@ -31,8 +31,9 @@ def segment_counts(n_segments: int, n_resamples: int, rng: np.random.Generator) 
     """
     if n_segments == 0 or n_resamples == 0:
         return np.zeros((n_resamples, n_segments))
-    draws = rng.integers(0, n_segments, size=(n_resamples, n_segments))
-    draws += (np.arange(n_resamples) * n_segments)[:, None]
+    dtype = np.int32 if n_resamples * n_segments < 2**31 else np.int64
+    draws = rng.integers(0, n_segments, size=(n_resamples, n_segments), dtype=dtype)
+    draws += (np.arange(n_resamples, dtype=dtype) * n_segments)[:, None]
     return np.bincount(draws.ravel(), minlength=n_resamples * n_segments) \
         .reshape(n_resamples, n_segments).astype(float)
 
@@ -49,16 +50,31 @@ def bootstrap_means(values: np.ndarray | list[np.ndarray], n_resamples: int = DE
     mats = [np.asarray(v, dtype=float) for v in (values if isinstance(values, (list, tuple)) else [values])]
     n_seg = mats[0].shape[1]
     rng = np.random.default_rng(seed)
-    sums = [np.where(np.isnan(m), 0.0, m).T for m in mats]          # (segments x systems)
-    judged = [(~np.isnan(m)).astype(float).T for m in mats]
+    # one right-hand matrix for a single product per block: every matrix's sums, then its judged mask
+    # (shared when two matrices have the same judged cells, e.g. raw and z of the same judgments)
+    columns, layout, masks = [], [], []
+    for m in mats:
+        judged = ~np.isnan(m)
+        columns.append(np.where(judged, m, 0.0).T)
+        k = next((i for i, seen in enumerate(masks) if np.array_equal(seen, judged)), None)
+        if k is None:
+            masks.append(judged)
+            k = len(masks) - 1
+        layout.append(k)
+    width = sum(m.shape[0] for m in mats)
+    right = np.concatenate(columns + [mk.T.astype(float) for mk in masks], axis=1)
+    starts = np.cumsum([0] + [m.shape[0] for m in mats])
+    mask_starts = width + np.cumsum([0] + [mk.shape[0] for mk in masks])
     out = [np.empty((n_resamples, m.shape[0])) for m in mats]
     block = max(1, _BLOCK_CELLS // max(n_seg, 1))
     for start in range(0, n_resamples, block):  # blocks of resamples, to bound memory
         stop = min(n_resamples, start + block)
-        w = segment_counts(n_seg, stop - start, rng)
+        both = segment_counts(n_seg, stop - start, rng) @ right
         for k in range(len(mats)):
+            sums = both[:, starts[k]:starts[k + 1]]
+            counts = both[:, mask_starts[layout[k]]:mask_starts[layout[k] + 1]]
             with np.errstate(divide="ignore", invalid="ignore"):
-                out[k][start:stop] = (w @ sums[k]) / (w @ judged[k])
+                out[k][start:stop] = sums / counts
     return out
 
 
