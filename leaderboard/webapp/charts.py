@@ -110,7 +110,7 @@ def rank_shares_figure(ranking: Mapping) -> go.Figure | None:
     z = np.array([s["rank_shares"] for s in systems], dtype=float) * 100
     names = plain_all(s["system"] + (" †" if _is_human(s) else "") for s in systems)
     ranks = list(range(1, z.shape[1] + 1))
-    text = [[f"{v:.0f}" if v >= 0.5 else "" for v in row] for row in z]
+    text = [[f"{v:.0f}" if v >= 1 else ("<1" if v > 0 else "") for v in row] for row in z]
     fig = go.Figure(go.Heatmap(
         z=z, x=ranks, y=names, colorscale="Blues", zmin=0, zmax=100, text=text, texttemplate="%{text}",
         colorbar={"title": {"text": "% of resamples"}},
