@@ -10,7 +10,10 @@ For every (language pair, assessment) in a canonical judgment frame (METHOD.md Â
 4. every ordered pair of systems tested one-sided on the per-segment scores
    (:mod:`leaderboard.significance`), wins / losses over all other systems, rank ranges and
    clusters (:mod:`leaderboard.clusters`);
-5. a signature string recording protocol, thresholds, counts, seed and version.
+5. 95% bootstrap intervals of Ave and Ave z and rank shares, resampling the test set's segments
+   (:mod:`leaderboard.intervals`; 1000 resamples, seeded); human translations marked (``human``:
+   the organisers' marks, else WMT naming);
+6. a signature string recording protocol, thresholds, counts, resamples, seed and version.
 
 Protocols (:data:`PROTOCOLS`; name them, never mix silently):
 
