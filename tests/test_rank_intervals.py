@@ -138,3 +138,34 @@ def test_mqm_intervals_and_human_reference() -> None:
                    "--human-system", "Nemo")
     flags = {s["system"]: s["human"] for s in marked["systems"]}
     assert flags["ref"] is False and flags["Nemo"] is True
+
+
+def test_pipeline_coverage_on_simulated_crowd_campaigns(monkeypatch) -> None:
+    """Through simulate_campaign -> rank: Ave's interval covers each system's expected score ~95% of the time.
+
+    Workers without individual leniency or scale (only noise): a crowd's shared leniency is an offset of
+    every system alike, which no resampling of segments can (or should) cover.
+    """
+    import leaderboard.simulate as sim
+    from leaderboard.ranking import rank_judgments
+    monkeypatch.setitem(sim.WORKER_MODEL, "good", (1.0, 1.0, 0.0, 0.0, 6.0, 10.0))
+    mc = np.random.default_rng(99)
+    n = 100_000  # Monte Carlo error of the expected score ~0.05 points, the intervals are ~3 points wide
+    d, e = mc.normal(0, sim.SEGMENT_SD, n), mc.normal(0, sim.OUTPUT_SD, n)
+    noise = mc.uniform(6, 10, n) * mc.normal(0, 1, n)
+
+    def expected(mu: float) -> float:  # the model's mean answer, clipping and rounding included (Monte Carlo)
+        q = np.clip(mu + d + e, 0, 100)
+        return float(np.clip(np.round(q + noise), 0, 100).mean())
+
+    hits = total = 0
+    for seed in range(60):
+        frame = sim.simulate_campaign(n_systems=8, n_segments=400, workers={"good": 30}, hits_per_worker=2,
+                                      seed=seed)
+        ranking = rank_judgments(frame, qc="none", standardise="worker", n_resamples=500, seed=seed)[0]
+        mu = frame.attrs["system_quality"]["xx-en"]
+        for s in ranking["systems"]:
+            hits += s["ave_ci"][0] <= expected(mu[s["system"]]) <= s["ave_ci"][1]
+            total += 1
+    print(f"pipeline coverage {hits / total:.3f} over {total} intervals")
+    assert 0.91 <= hits / total <= 0.98
