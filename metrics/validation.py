@@ -93,8 +93,7 @@ def _human_table(human_df: pd.DataFrame, lp: str | None, human_score: str,
     marks = frame["is_human"] if "is_human" in frame.columns else pd.Series(None, index=frame.index, dtype=object)
     frame = frame[["system"] + [c for c in ("ave", "ave_z") if c in frame.columns]].copy()
     frame["system"] = frame["system"].astype(str)
-    frame["is_human"] = [bool(m) if m is not None and not (isinstance(m, float) and np.isnan(m)) else is_human(s)
-                         for s, m in zip(frame["system"], marks)]
+    frame["is_human"] = [is_human(s) if m is None or pd.isna(m) else bool(m) for s, m in zip(frame["system"], marks)]
     frame["human"] = pd.to_numeric(human_df.loc[frame.index, column], errors="coerce")
     if frame["system"].duplicated().any():
         dup = sorted(frame.loc[frame["system"].duplicated(), "system"].unique())
