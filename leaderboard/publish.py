@@ -21,10 +21,13 @@ def publish_rankings(store: Store, campaign: str, publisher: str, *, lp: str | N
                      assessment: str | None = None, note: str = "", **options: Any) -> list[dict]:
     """Rank the stored judgments of ``campaign`` and publish each ranking as a new version.
 
+    Human translations: the organisers' marks (:mod:`leaderboard.storage.marks`), else WMT naming.
     ``qc="auto"`` means what it means in ``mtlb rank``: ``release`` when every judgment file of the
     campaign is a WMT release, else the QC module's default method. Returns one
     ``{"lp", "assessment", "version", "signature", "data_hash"}`` per snapshot.
     """
+    from .storage.marks import human_marks
+    options.setdefault("human_systems", human_marks(store, campaign))
     frame = store.judgments(campaign, lp, assessment) if assessment != "mqm" else None
     published = publish_mqm(store, campaign, publisher, lp=lp, note=note, **options) \
         if assessment in (None, "mqm") else []
@@ -53,7 +56,7 @@ def publish_mqm(store: Store, campaign: str, publisher: str, *, lp: str | None =
     errors = mqm_errors(store, campaign, lp)
     if errors.empty:
         return []
-    keep = {k: options[k] for k in ("alpha", "cluster_rule") if k in options}
+    keep = {k: options[k] for k in ("alpha", "cluster_rule", "human_systems", "n_resamples", "seed") if k in options}
     if options.get("exclude_systems"):
         import fnmatch
         names = errors["system"].astype(str)
@@ -68,16 +71,28 @@ def publish_mqm(store: Store, campaign: str, publisher: str, *, lp: str | None =
     return published
 
 
+def _ci(s: dict, key: str) -> tuple[float | None, float | None]:
+    ci = s.get(f"{key}_ci")
+    return (ci[0], ci[1]) if ci else (None, None)
+
+
+def is_human_entry(s: dict) -> bool:
+    """A ranking entry's human-translation mark; snapshots published before the mark existed: WMT naming."""
+    from .naming import is_human
+    return bool(s["human"]) if s.get("human") is not None else is_human(s["system"])
+
+
 def ranking_table(ranking: dict) -> pd.DataFrame:
-    """The published table as a frame: rank range, system, Ave, Ave z, N, N.ALL, cluster."""
+    """The published table as a frame: rank range, system, human, Ave, Ave z (MQM) with their 95% interval
+    bounds (``<score>_lo`` / ``<score>_hi``, empty when the snapshot has none), N, N.ALL, cluster, wins."""
     rows = []
     for s in ranking["systems"]:
         lo, hi = s.get("rank_lo"), s.get("rank_hi")
-        row = {"rank": f"{lo}" if lo == hi else f"{lo}-{hi}", "system": s["system"]}
-        if "mqm" in s:  # an MQM ranking: lower is better, no DA columns
-            row["mqm"] = s["mqm"]
-        else:
-            row.update(ave=s.get("ave"), ave_z=s.get("ave_z"))
+        row = {"rank": f"{lo}" if lo == hi else f"{lo}-{hi}", "system": s["system"], "human": is_human_entry(s)}
+        keys = ("mqm",) if "mqm" in s else ("ave", "ave_z")  # an MQM ranking: lower is better, no DA columns
+        for key in keys:
+            row[key] = s.get(key)
+            row[f"{key}_lo"], row[f"{key}_hi"] = _ci(s, key)
         row.update(n=s.get("n"), n_all=s.get("n_all"), cluster=s.get("cluster"), wins=s.get("wins"))
         rows.append(row)
     return pd.DataFrame(rows)
@@ -94,28 +109,109 @@ def latex_escape(text: str) -> str:
 def ranking_to_latex(ranking: dict, caption: str | None = None, label: str | None = None) -> str:
     """A WMT-Findings-style LaTeX table: clusters separated by horizontal rules.
 
-    Columns: rank range, Ave. (raw), Ave. z, system; the signature goes into the caption.
-    Needs only the ``booktabs`` package.
+    Columns: rank range, Ave. (raw), Ave. z (MQM), its 95% interval when the snapshot has one, system;
+    human translations are set in grey with a dagger, explained under the table, as the Findings papers
+    mark them. The signature goes into the caption. Needs the ``booktabs`` and ``xcolor`` packages.
     """
     lp = ranking.get("lp", "")
     caption = caption or (f"Official results of the {latex_escape(lp)} human evaluation "
                           f"(signature: \\texttt{{{latex_escape(ranking.get('signature', ''))}}}).")
-    mqm = bool(ranking.get("systems")) and "mqm" in ranking["systems"][0]
-    lines = [r"\begin{table}[t]", r"\centering", r"\begin{tabular}{rrrl}", r"\toprule",
-             (r"Rank & Ave. & MQM & System \\" if mqm else r"Rank & Ave. & Ave.\ $z$ & System \\"), r"\midrule"]
+    systems = ranking.get("systems") or []
+    mqm = bool(systems) and "mqm" in systems[0]
+    key = "mqm" if mqm else "ave_z"
+    with_ci = any(s.get(f"{key}_ci") for s in systems)
+    any_human = any(is_human_entry(s) for s in systems)
+    head = r"Rank & Ave. & MQM" if mqm else r"Rank & Ave. & Ave.\ $z$"
+    lines = [r"\begin{table}[t]", r"\centering", r"\begin{tabular}{rrr" + ("c" if with_ci else "") + "l}",
+             r"\toprule", head + (r" & 95\% CI" if with_ci else "") + r" & System \\", r"\midrule"]
     previous = None
-    for s in ranking["systems"]:
+    digits = 2 if mqm else 3
+    for s in systems:
         if previous is not None and s.get("cluster") != previous:
             lines.append(r"\midrule")
         previous = s.get("cluster")
         lo, hi = s.get("rank_lo"), s.get("rank_hi")
-        rank_text = f"{lo}" if lo == hi else f"{lo}--{hi}"
-        ave = "" if s.get("ave") is None else f"{s['ave']:.1f}"
-        second = f"{s['ave_z']:.3f}" if s.get("ave_z") is not None else \
-            (f"{s['mqm']:.2f}" if s.get("mqm") is not None else "")
-        lines.append(f"{rank_text} & {ave} & {second} & {latex_escape(s['system'])} \\\\")
-    lines += [r"\bottomrule", r"\end{tabular}", f"\\caption{{{caption}}}"]
+        cells = [f"{lo}" if lo == hi else f"{lo}--{hi}", "" if s.get("ave") is None else f"{s['ave']:.1f}",
+                 "" if s.get(key) is None else f"{s[key]:.{digits}f}"]
+        if with_ci:
+            ci = s.get(f"{key}_ci")
+            cells.append(f"[{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]" if ci else "--")
+        name = latex_escape(s["system"])
+        if is_human_entry(s):
+            cells = [r"\textcolor{gray}{" + c + "}" if c else c for c in cells]
+            name = r"\textcolor{gray}{" + name + r"}$^\dagger$"
+        lines.append(" & ".join(cells + [name]) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    if any_human:
+        lines.append(r"\\[2pt]{\footnotesize $^\dagger$\,human translation}")
+    lines.append(f"\\caption{{{caption}}}")
     if label or lp:
         lines.append(f"\\label{{{label or 'tab:da-' + re.sub(r'[^A-Za-z0-9-]', '', lp)}}}")
     lines.append(r"\end{table}")
     return "\n".join(lines) + "\n"
+
+
+_TESTS = {
+    "mwu-greater": "one-sided Mann-Whitney U (Wilcoxon rank-sum) tests on the per-segment {score} scores",
+    "signed-rank-greater": "one-sided Wilcoxon signed-rank tests on the segments both systems have ({score} scores)",
+    "signed-rank-greater-paired": "one-sided Wilcoxon signed-rank tests on the segments both systems have",
+    "ar-greater": "paired approximate randomisation tests on shared segments ({trials} trials, seed {seed})",
+    "ar-greater-paired": "paired approximate randomisation tests on shared segments ({trials} trials, seed {seed})",
+    "signed-rank-domain-stouffer": "two-sided Wilcoxon signed-rank tests per domain on shared segments, combined "
+                                   "with Stouffer's Z ({score} scores)",
+}
+_SORTS = {"ave_z": "Ave. z (the mean of per-segment worker-standardised scores)",
+          "ave": "Ave. (the mean of per-segment raw 0-100 scores)",
+          "mqm-ascending": "MQM (the mean over rated segments of the error weights, averaged over raters; "
+                           "lower is better)"}
+
+
+def ranking_caption(ranking: dict) -> str:
+    """What the published table shows, in words derived from its signature: order, significance test and
+    threshold, cluster rule, worker QC, standardisation, intervals and the human-translation mark."""
+    from .signature import parse_signature
+    f = parse_signature(str(ranking.get("signature", "")))
+    score = {"z": "z", "raw": "raw"}.get(f.get("score", ""), f.get("score", ""))
+    parts = []
+    if f.get("sort") in _SORTS:
+        parts.append(f"Systems are ordered by {_SORTS[f['sort']]}.")
+    test = f.get("test")
+    alpha = ranking.get("alpha", f.get("p"))
+    if test:
+        text = _TESTS.get(test, f"{test} tests").format(score=score, trials=f.get("trials", "?"),
+                                                          seed=f.get("seed", "?"))
+        rule = ranking.get("cluster_rule", f.get("clusters"))
+        rule_text = {"organisers": "a cluster ends after a system whose wins equal the number of systems below it "
+                                   "(the organisers' rule)",
+                     "strict": "a cluster ends where every system above beats every system below"}.get(
+            str(rule), f"cluster rule {rule}")
+        parts.append(f"Rules separate clusters from {text} at p < {alpha}; {rule_text}. Rank gives each "
+                     f"system's rank range (1 + losses to n - wins).")
+    else:
+        parts.append("Rules separate clusters and Rank gives each system's rank range; the signature records "
+                     "how they were computed.")
+    qc = f.get("qc")
+    if qc:
+        if qc == "release":
+            parts.append("Workers: as released by the organisers, who kept only those passing their quality "
+                         "control (no re-test).")
+        elif qc == "none":
+            parts.append("Workers: no quality control.")
+        else:
+            method, _, level = qc.partition("@")
+            parts.append(f"Workers: kept when their quality-control test ({method}) gives p < {level or '?'}.")
+    std = f.get("std")
+    if std:
+        parts.append("z-scores: as given in the data." if std == "given" else
+                     "z-scores: standardised per worker from raw scores"
+                     + (" (REF items left out)" if "-noref" in std else "")
+                     + (" (BAD_REF items left out)" if "-nobadref" in std else "") + ".")
+    if f.get("resamples"):
+        level = f.get("ci", "@0.95").partition("@")[2] or "0.95"
+        parts.append(f"Intervals: {float(level):.0%} bootstrap intervals resampling the test set's segments "
+                     f"({f['resamples']} resamples, seed {f.get('seed', '?')}); rank stability below.")
+    else:
+        parts.append("Intervals: none in this version.")
+    if any(is_human_entry(s) for s in ranking.get("systems", [])):
+        parts.append("† human translation (grey).")
+    return " ".join(parts)

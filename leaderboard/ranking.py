@@ -10,7 +10,10 @@ For every (language pair, assessment) in a canonical judgment frame (METHOD.md Â
 4. every ordered pair of systems tested one-sided on the per-segment scores
    (:mod:`leaderboard.significance`), wins / losses over all other systems, rank ranges and
    clusters (:mod:`leaderboard.clusters`);
-5. a signature string recording protocol, thresholds, counts, seed and version.
+5. 95% bootstrap intervals of Ave and Ave z and rank shares, resampling the test set's segments
+   (:mod:`leaderboard.intervals`; 1000 resamples, seeded); human translations marked (``human``:
+   the organisers' marks, else WMT naming);
+6. a signature string recording protocol, thresholds, counts, resamples, seed and version.
 
 Protocols (:data:`PROTOCOLS`; name them, never mix silently):
 
@@ -40,14 +43,17 @@ clusters and wins are the published ones. Adding the zero rows back reproduces t
 from __future__ import annotations
 
 import fnmatch
+import warnings
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from .clusters import CLUSTER_RULES, cluster_ends, cluster_numbers, cluster_spans, wins_losses
 from .errors import InputError
+from .intervals import DEFAULT_RESAMPLES, system_intervals
+from .naming import is_human
 from .scores import segment_table, system_scores_from_segments
 from .signature import make_signature
 from .significance import (DEFAULT_SEED, DEFAULT_TRIALS, approximate_randomisation_matrix,
@@ -94,25 +100,64 @@ class Ranking:
 
     def to_dict(self) -> dict[str, Any]:
         names = self.systems["system"].tolist()
+        shares = self.extra.get("_rank_shares")
         rows = []
-        for rec in self.systems.to_dict(orient="records"):
+        for i, rec in enumerate(self.systems.to_dict(orient="records")):
             rows.append({
                 "system": str(rec["system"]),
                 "ave": _float(rec["ave"]), "ave_z": _float(rec["ave_z"]),
+                "ave_ci": _interval(rec.get("ave_lo"), rec.get("ave_hi")),
+                "ave_z_ci": _interval(rec.get("ave_z_lo"), rec.get("ave_z_hi")),
+                "human": bool(rec.get("human", False)),
                 "n": int(rec["n"]), "n_all": int(rec["n_all"]),
                 "rank_lo": int(rec["rank_lo"]), "rank_hi": int(rec["rank_hi"]),
                 "cluster": int(rec["cluster"]), "wins": int(rec["wins"]), "losses": int(rec["losses"]),
                 "cluster_start": int(rec["cluster_start"]), "cluster_end": int(rec["cluster_end"]),
+                "rank_shares": None if shares is None else [round(float(v), 4) for v in shares[i]],
             })
+        extra = {k: v for k, v in self.extra.items() if not k.startswith("_")}
         pv = {a: {b: _float(self.pvalues[i, j]) for j, b in enumerate(names) if j != i}
               for i, a in enumerate(names)}
         return {"lp": self.lp, "assessment": self.assessment, "signature": self.signature,
-                "systems": rows, "pvalues": pv, **self.extra}
+                "systems": rows, "pvalues": pv, **extra}
 
 
 def _float(v: Any) -> float | None:
     v = float(v)
     return None if np.isnan(v) else v
+
+
+def _interval(lo: Any, hi: Any) -> list[float] | None:
+    """``[lo, hi]`` or None when the interval was not computed (no resamples, no raw scores)."""
+    if lo is None or hi is None or np.isnan(float(lo)) or np.isnan(float(hi)):
+        return None
+    return [float(lo), float(hi)]
+
+
+def human_flags(systems: Sequence[str], overrides: Mapping[str, bool] | None = None) -> list[bool]:
+    """Whether each system is a human translation: the organisers' setting, else WMT naming."""
+    overrides = overrides or {}
+    return [bool(overrides[s]) if s in overrides else is_human(s) for s in systems]
+
+
+def _segment_intervals(seg: pd.DataFrame, systems: Sequence[str], sort_score: str, n_resamples: int,
+                       seed: int) -> tuple[pd.DataFrame, np.ndarray]:
+    """Bootstrap intervals (resampling segments) of Ave and Ave z and the rank shares of ``sort_score``."""
+    rows = pd.Index(systems).get_indexer(seg["system"])
+    cols, uniq = pd.factorize(seg["segment"])
+    mats = []
+    for col in ("raw", "z"):
+        m = np.full((len(systems), len(uniq)), np.nan)
+        m[rows, cols] = seg[col].to_numpy(dtype=float)
+        mats.append(m)
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        points = [np.nanmean(m, axis=1) for m in mats]
+    (ave, ave_z), shares = system_intervals(mats, points, sort_by=0 if sort_score == "raw" else 1,
+                                            n_resamples=n_resamples, seed=seed)
+    table = pd.DataFrame({"ave_lo": ave[:, 0], "ave_hi": ave[:, 1], "ave_z_lo": ave_z[:, 0],
+                          "ave_z_hi": ave_z[:, 1]})
+    return table, shares
 
 
 def resolve_protocol(protocol: str, score: str | None = None) -> Protocol:
@@ -231,8 +276,14 @@ def _system_table(seg: pd.DataFrame) -> pd.DataFrame:
 
 def rank_group(seg: pd.DataFrame, *, lp: str, assessment: str, protocol: Protocol, alpha: float,
                cluster_rule: str, seed: int, trials: int | None,
-               signature_fields: dict[str, Any], domains: dict | None = None) -> Ranking:
-    """Rank one (lp, assessment) from its per-segment table (system, segment, raw, z, n)."""
+               signature_fields: dict[str, Any], domains: dict | None = None,
+               n_resamples: int = DEFAULT_RESAMPLES, human_systems: Mapping[str, bool] | None = None) -> Ranking:
+    """Rank one (lp, assessment) from its per-segment table (system, segment, raw, z, n).
+
+    ``n_resamples`` > 0 adds 95% bootstrap intervals of Ave and Ave z (resampling segments, seeded
+    with ``seed``; :mod:`leaderboard.intervals`) and the rank shares; ``human_systems`` overrides
+    the WMT-naming rule that marks human translations.
+    """
     table = _system_table(seg)
     key = "ave_z" if protocol.score == "z" else "ave"
     table = table.sort_values([key, "system"], ascending=[False, True], kind="mergesort").reset_index(drop=True)
@@ -250,18 +301,28 @@ def rank_group(seg: pd.DataFrame, *, lp: str, assessment: str, protocol: Protoco
     table["cluster"] = numbers
     table["cluster_start"] = start
     table["cluster_end"] = end
+    table["human"] = human_flags(systems, human_systems)
+    extra: dict[str, Any] = {"protocol": protocol.name, "alpha": alpha, "cluster_rule": cluster_rule}
+    if n_resamples:
+        cis, shares = _segment_intervals(seg, systems, protocol.score, n_resamples, seed)
+        table = pd.concat([table, cis], axis=1)
+        extra["_rank_shares"] = shares
     uses_seed = protocol.test == "ar-greater"
     fields = {
         **signature_fields,
         "score": protocol.score, "sort": key, "test": protocol.test,
         "trials": (trials or protocol.trials) if uses_seed else None,
         "p": alpha, "clusters": cluster_rule, "systems": n, "segments": int(seg["segment"].nunique()),
-        "judgments": int(table["n_all"].sum()), "seed": seed if uses_seed else None,
+        "judgments": int(table["n_all"].sum()),
+        "ci": "bootstrap-segments@0.95" if n_resamples else None, "resamples": n_resamples or None,
+        "seed": seed if uses_seed or n_resamples else None,
     }
     if not uses_seed:
         del fields["trials"]
+    if not n_resamples:
+        del fields["ci"], fields["resamples"]
     return Ranking(lp=lp, assessment=assessment, signature=make_signature(fields), systems=table,
-                   pvalues=p, extra={"protocol": protocol.name, "alpha": alpha, "cluster_rule": cluster_rule})
+                   pvalues=p, extra=extra)
 
 
 def rank_judgments(frame: pd.DataFrame, **options) -> list[dict]:
@@ -293,6 +354,8 @@ def rankings(
     lp: str | None = None,
     assessment: str | None = None,
     exclude_systems: Sequence[str] = (),
+    n_resamples: int = DEFAULT_RESAMPLES,
+    human_systems: Mapping[str, bool] | None = None,
 ) -> list[Ranking]:
     """Rank every (lp, assessment) of ``frame`` into :class:`Ranking` objects.
 
@@ -303,7 +366,13 @@ def rankings(
     recorded in the signature), "auto" or a QC method name. ``exclude_systems``: shell-style
     patterns (``ende-tutorial*``) of systems left out of the ranking; their judgments still count
     towards each worker's mean and sd, and the patterns are recorded in the signature.
+    ``n_resamples``: bootstrap resamples of the segments for the 95% intervals of Ave / Ave z and
+    the rank shares (0 = none), seeded with ``seed``; both recorded in the signature.
+    ``human_systems``: system name â†’ True / False, the organisers' marking of human translations
+    (default: WMT naming, :func:`leaderboard.naming.is_human`).
     """
+    if n_resamples < 0:
+        raise InputError("the number of resamples must be 0 or more", column="resamples")
     proto = resolve_protocol(protocol, score)
     if not 0 < alpha < 1:
         raise InputError("alpha must lie strictly between 0 and 1", column="alpha")
@@ -358,7 +427,8 @@ def rankings(
         part = seg_all.iloc[a:b]
         out.append(rank_group(part, lp=str(part["lp"].iloc[0]), assessment=str(part["assessment"].iloc[0]),
                               protocol=proto, alpha=alpha, cluster_rule=cluster_rule, seed=seed,
-                              trials=trials, signature_fields=base_fields, domains=domains))
+                              trials=trials, signature_fields=base_fields, domains=domains,
+                              n_resamples=n_resamples, human_systems=human_systems))
     out.sort(key=lambda r: (r.lp, r.assessment))
     return out
 

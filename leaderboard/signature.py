@@ -3,7 +3,8 @@
 Example::
 
     da|protocol:wmt-da|qc:release|std:given|items:system+repeat|score:z|sort:ave_z|test:mwu-greater|
-    p:0.05|clusters:organisers|systems:12|segments:16091|judgments:19667|seed:none|version:mtlb-0.1.0
+    p:0.05|clusters:organisers|systems:12|segments:1448|judgments:20094|ci:bootstrap-segments@0.95|
+    resamples:1000|seed:12345|version:mtlb-0.1.0
 
 Fields are ``key:value`` joined by ``|`` after the leading kind (``da``); their order is fixed
 (:data:`FIELDS`) so equal protocols give equal strings. :func:`parse_signature` reverses it.
@@ -16,7 +17,7 @@ from typing import Any, Mapping
 from . import __version__
 
 FIELDS: tuple[str, ...] = ("protocol", "qc", "std", "items", "score", "sort", "test", "trials", "p",
-                           "clusters", "systems", "segments", "judgments", "seed", "version")
+                           "clusters", "systems", "segments", "judgments", "ci", "resamples", "seed", "version")
 
 
 def _text(value: Any) -> str:

@@ -82,7 +82,8 @@ def _systems_from_json(obj: Any, label: str) -> list[dict]:
                 raise InputError("every entry of 'systems' needs a 'system' name", file=label)
             rows.append({"lp": entry.get("lp", lp), "assessment": entry.get("assessment", assessment),
                          "system": str(entry["system"]),
-                         "ave": entry.get("ave"), "ave_z": entry.get("ave_z"), "n": entry.get("n")})
+                         "ave": entry.get("ave"), "ave_z": entry.get("ave_z"), "n": entry.get("n"),
+                         "is_human": entry.get("human")})
         return rows
     for value in obj.values():              # e.g. {"rankings": [...]} or {"cs-en": {...}}
         if isinstance(value, (list, dict)):
@@ -91,7 +92,11 @@ def _systems_from_json(obj: Any, label: str) -> list[dict]:
 
 
 def read_human_sys_scores(path: str | os.PathLike) -> pd.DataFrame:
-    """Human system scores as ``lp, [assessment,] system, ave, ave_z, n`` (lp None when the file has none)."""
+    """Human system scores as ``lp, [assessment,] system, ave, ave_z, n[, is_human]`` (lp None when the file has none).
+
+    ``is_human``: the rank JSON's marking of human translations (None when absent, e.g. older JSON or a
+    WMT table: then WMT naming decides).
+    """
     label = str(path)
     text = _read(path)
     stripped = text.lstrip()
@@ -103,7 +108,7 @@ def read_human_sys_scores(path: str | os.PathLike) -> pd.DataFrame:
         rows = _systems_from_json(obj, label)
         if not rows:
             raise InputError("no 'systems' list found (expected the output of mtlb rank --json)", file=label)
-        frame = pd.DataFrame(rows, columns=["lp", "assessment", "system", "ave", "ave_z", "n"])
+        frame = pd.DataFrame(rows, columns=["lp", "assessment", "system", "ave", "ave_z", "n", "is_human"])
         for col in ("ave", "ave_z", "n"):
             frame[col] = pd.to_numeric(frame[col], errors="coerce")
         return frame

@@ -14,7 +14,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from leaderboard.naming import match_systems
+from leaderboard.naming import is_human, match_systems
 
 from .bootstrap import segment_bootstrap_ci, system_bootstrap_ci
 from .clusters import metric_clusters
@@ -90,8 +90,10 @@ def _human_table(human_df: pd.DataFrame, lp: str | None, human_score: str,
     for needed in ("system", column):
         if needed not in frame.columns:
             raise ValueError(f"the human scores have no {needed!r} column")
+    marks = frame["is_human"] if "is_human" in frame.columns else pd.Series(None, index=frame.index, dtype=object)
     frame = frame[["system"] + [c for c in ("ave", "ave_z") if c in frame.columns]].copy()
     frame["system"] = frame["system"].astype(str)
+    frame["is_human"] = [is_human(s) if m is None or pd.isna(m) else bool(m) for s, m in zip(frame["system"], marks)]
     frame["human"] = pd.to_numeric(human_df.loc[frame.index, column], errors="coerce")
     if frame["system"].duplicated().any():
         dup = sorted(frame.loc[frame["system"].duplicated(), "system"].unique())
@@ -171,6 +173,28 @@ def _segment_cis(human_segments: pd.DataFrame, metric_segments: pd.DataFrame, lp
     return {name: {stat: tuple(res[name][f"{stat}_ci"]) for stat in STATS} for name in arrays}
 
 
+HUMAN_UNSCORED = "human translation without metric scores"
+
+
+def unscored_humans(systems: Sequence[str], humans: Sequence[bool], metric_df: pd.DataFrame) -> dict[str, list[str]]:
+    """Human translations among ``systems`` that some metric of ``metric_df`` does not score.
+
+    ``humans``: one flag per system. ``metric_df``: long (metric, system, score) rows. Returns
+    system → the metrics without a (finite) score for it, for the human systems that lack one.
+    """
+    wanted = [s for s, h in zip(systems, humans) if h]
+    out: dict[str, list[str]] = {}
+    if not wanted:
+        return out
+    for name, group in metric_df.groupby("metric", sort=False):
+        ok = group[np.isfinite(pd.to_numeric(group["score"], errors="coerce").to_numpy(dtype=float))]
+        mapping = match_systems(wanted, ok["system"].astype(str).unique())
+        for s in wanted:
+            if s not in mapping:
+                out.setdefault(s, []).append(str(name))
+    return {s: out[s] for s in wanted if s in out}
+
+
 def correlate_lp(
     human_df: pd.DataFrame,
     metric_df: pd.DataFrame,
@@ -190,6 +214,7 @@ def correlate_lp(
     human_segments: pd.DataFrame | None = None,
     metric_segments: pd.DataFrame | None = None,
     assessment: str | None = None,
+    include_human: bool = False,
 ) -> dict:
     """Correlate every metric with the human system scores of one language pair.
 
@@ -200,7 +225,10 @@ def correlate_lp(
     Systems: human systems named in ``exclude`` (exact or suffix-stripped names) and, with
     ``exclude_outliers``, systems whose human score is a MAD outlier (Mathur et al. 2020) are
     dropped; metric systems without a human score are ignored. A metric lacking any remaining
-    human system is left out and reported under ``skipped`` (the WMT20 rule). With
+    human system is left out and reported under ``skipped`` (the WMT20 rule). Human translations
+    (the ``is_human`` column of ``human_df``, else WMT naming) that some metric does not score are
+    left out of every correlation and listed under ``excluded`` with the reason
+    :data:`HUMAN_UNSCORED`, unless ``include_human`` (then a missing score skips the metric). With
     ``human_raw_metric="HUMAN_RAW"`` the raw human score (``ave``) is added as a metric.
 
     Returns the ``mtlb correlate --json`` object: ``lp``, ``human_score``, ``systems``,
@@ -227,6 +255,10 @@ def correlate_lp(
         drop = set(mapping.values())
         excluded += [{"system": s, "reason": "excluded"} for s in human["system"] if s in drop]
         human = human[~human["system"].isin(drop)].reset_index(drop=True)
+    if not include_human:
+        unscored = unscored_humans(human["system"].tolist(), human["is_human"].tolist(), metrics_long)
+        excluded += [{"system": s, "reason": HUMAN_UNSCORED} for s in unscored]
+        human = human[~human["system"].isin(unscored)].reset_index(drop=True)
     if exclude_outliers and len(human) > 2:
         mask = mad_outliers(human["human"].to_numpy(), threshold=outlier_threshold)
         excluded += [{"system": s, "reason": "outlier"} for s in human.loc[mask, "system"]]

@@ -133,7 +133,9 @@ def test_participant_and_organiser_scenario(server, tmp_path):
         # participant: the leaderboard of the WMT22 excerpt (stable link)
         page.goto(base + "/?" + q)
         expect(table).to_contain_text("Online-W.2")
-        expect(table).to_contain_text("HUMAN-C")
+        expect(table).to_contain_text("HUMAN-C †")  # human translations marked
+        expect(table).to_contain_text("Ave. z 95% CI")  # intervals from the published snapshot
+        expect(page.get_by_role("heading", name="Rank stability")).to_be_visible()
         _wait_idle(page)
         _shot(page, "01-leaderboard")
         # switch the campaign and the language pair in the sidebar

@@ -40,4 +40,25 @@ def test_latex_table_has_cluster_rules_and_escapes():
 def test_ranking_table_for_csv():
     table = ranking_table(RANKING)
     assert table["rank"].tolist() == ["1", "2-3", "2-3"]
-    assert table.columns.tolist()[:5] == ["rank", "system", "ave", "ave_z", "n"]
+    assert table.columns.tolist()[:9] == ["rank", "system", "human", "ave", "ave_lo", "ave_hi", "ave_z", "ave_z_lo",
+                                          "ave_z_hi"]
+    assert table["ave_z_lo"].isna().all()  # an older snapshot without intervals
+    assert table["human"].tolist() == [False, False, False]
+
+
+def test_human_translations_marked_and_intervals_in_exports():
+    ranking = {**RANKING, "systems": [dict(s) for s in RANKING["systems"]]
+               + [{"system": "HUMAN-C", "ave": 61.2, "ave_z": -0.29, "n": 1285, "n_all": 1600, "rank_lo": 4,
+                   "rank_hi": 4, "cluster": 3}]}
+    ranking["systems"][0].update(ave_z_ci=[0.083, 0.178], ave_ci=[72.65, 75.42], human=False)
+    ranking["systems"][1]["human"] = True  # an organiser's mark wins over the name
+    table = ranking_table(ranking)
+    assert table["human"].tolist() == [False, True, False, True]  # HUMAN-C: older entry, WMT naming
+    assert table.loc[0, ["ave_z_lo", "ave_z_hi", "ave_lo", "ave_hi"]].tolist() == [0.083, 0.178, 72.65, 75.42]
+    tex = ranking_to_latex(ranking)
+    assert r"95\% CI" in tex and "[0.083, 0.178]" in tex and "& -- &" in tex
+    marked = [line for line in tex.splitlines() if r"$^\dagger$" in line and "&" in line]
+    assert len(marked) == 2 and r"A\_B\&C" in marked[0] and "HUMAN-C" in marked[1]
+    assert r"\textcolor{gray}{4}" in marked[1]
+    assert r"$^\dagger$\,human translation" in tex
+    assert "dagger" not in ranking_to_latex(RANKING)

@@ -90,10 +90,23 @@ def test_clusters_follow_williams(published):
             start = i
 
 
-def test_human_a_included_unless_excluded(shared, capsys):
+def test_human_a_left_out_by_default_kept_with_include_human(shared, capsys):
     d = shared / "wmt20-metrics"
-    result = _run(capsys, "--human", str(d / "metrics-ad-sys-scores-en-cs.csv"),
-                  "--metric-scores", str(d / "metric-sys-scores.tsv"), "--lp", "en-cs", "--resamples", "0")
+    args = ("--human", str(d / "metrics-ad-sys-scores-en-cs.csv"), "--metric-scores", str(d / "metric-sys-scores.tsv"),
+            "--lp", "en-cs", "--resamples", "0")
+    # default: the human translation most metrics do not score is left out (as the task did), and said so
+    result = _run(capsys, *args)
+    assert result["n_systems"] == 12 and "Human-A.0" not in result["systems"]
+    assert result["excluded"] == [{"system": "Human-A.0", "reason": "human translation without metric scores"}]
+    assert result["skipped"] == []
+    corr = pd.read_csv(d / "published-correlations.tsv", sep="\t")
+    corr = corr[(corr["lp"] == "en-cs") & (corr["metric"] != "HUMAN_RAW")]
+    ours = {m["metric"]: m for m in result["metrics"]}
+    assert set(ours) == set(corr["metric"])
+    for row in corr.itertuples():
+        assert abs(ours[row.metric]["pearson"] - row.pearson) <= 0.0005 + 1e-9
+    # --include-human: the human translation stays; metrics without its score are skipped, as before
+    result = _run(capsys, *args, "--include-human")
     assert result["n_systems"] == 13 and "Human-A.0" in result["systems"]
     assert result["excluded"] == []
     # only the four metrics that scored the human translation keep all 13 systems

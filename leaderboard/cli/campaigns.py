@@ -41,6 +41,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     setp.add_argument("--database-url", help="override DATABASE_URL")
     add_json_flag(setp)
     setp.set_defaults(func=run_set)
+    human = actions.add_parser(
+        "human", help="list or set which systems are human translations (setting: organiser login needed)",
+        description="Without --system: every system of the campaign and whether it counts as a human translation "
+                    "(source: organiser when marked, else WMT naming: HUMAN-*, Human-*, ref-*, ref.*). With --system "
+                    "and --set: mark them human translations (yes), MT systems (no) or drop the mark (auto); needs "
+                    "an organiser account; recorded in the audit log. Marks show from the next published version "
+                    "on (rank, tables, charts, LaTeX; mtlb correlate leaves out unscored human translations).")
+    human.add_argument("--campaign", required=True)
+    human.add_argument("--system", nargs="+", action="extend", default=[], metavar="NAME")
+    human.add_argument("--set", dest="mark", choices=("yes", "no", "auto"), metavar="yes|no|auto")
+    human.add_argument("--user", help="organiser account name (needed with --set)")
+    from .user import add_password_option
+    add_password_option(human)
+    human.add_argument("--database-url", help="override DATABASE_URL")
+    add_json_flag(human)
+    human.set_defaults(func=run_human)
     verify = actions.add_parser("verify-lines",
                                 help="check from the data whether segment ids are line numbers of the texts",
                                 description="Correlates human segment scores with the sentence chrF of the judged "
@@ -92,6 +108,29 @@ def run_set(args: argparse.Namespace) -> int:
         print_json({"campaign": args.campaign, "segments_are_lines": value})
     else:
         print(f"campaign {args.campaign!r}: segments are lines: {'yes' if value else 'no'}")
+    return 0
+
+
+def run_human(args: argparse.Namespace) -> int:
+    from ..errors import InputError
+    from ..storage import Store
+    from ..storage.marks import mark_human, system_kinds
+    from .user import login_organiser
+
+    store = Store(args.database_url)
+    if bool(args.system) != bool(args.mark):
+        raise InputError("give --system and --set together (or neither, to list)", column="set")
+    if args.mark:
+        if not args.user:
+            raise InputError("setting a mark needs --user (an organiser account)", column="user")
+        user = login_organiser(store, args.user, args.password_stdin, "mark human translations")
+        mark_human(store, args.campaign, args.system, {"yes": True, "no": False, "auto": None}[args.mark],
+                   actor=user["name"])
+    kinds = system_kinds(store, args.campaign)
+    if args.json:
+        print_json({"campaign": args.campaign, "systems": kinds.to_dict(orient="records")})
+    else:
+        print_table(kinds)
     return 0
 
 

@@ -14,8 +14,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                           "bootstrap CIs, Williams tests and metric clusters",
         description="Correlate the system-level scores of every metric in a WMT metric-score file with "
                     "human system scores of one language pair. Systems match by exact name first, then "
-                    "by name without a trailing '.N'. A metric lacking any human system is left out and "
-                    "reported. CIs resample systems (the segment-resampling CI needs segment scores: "
+                    "by name without a trailing '.N'. Human translations the metric scores do not cover are "
+                    "left out and reported (--include-human keeps them); a metric lacking any other "
+                    "system is left out and reported. CIs resample systems (the segment-resampling CI needs segment scores: "
                     "Python API metrics.bootstrap.segment_bootstrap_ci).")
     p.add_argument("--human", required=True, metavar="FILE",
                    help="mtlb rank --json output, or a WMT ad-sys-scores table (RAW.SCR Z.SCR N SYS N.ALL)")
@@ -27,6 +28,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="correlate with Ave z (default) or raw Ave")
     p.add_argument("--exclude", nargs="+", action="extend", default=[], metavar="SYSTEM",
                    help="human systems to leave out (e.g. a human translation: Human-A.0)")
+    p.add_argument("--include-human", action="store_true",
+                   help="keep human translations (marked \"human\" in the rank JSON, else named HUMAN-*, Human-*, "
+                        "ref-*, ref.*) that a metric does not score; by default they are left out and reported "
+                        "under 'excluded', and a missing score of any other system skips the metric")
     p.add_argument("--exclude-outliers", action="store_true",
                    help="leave out systems whose human score is a MAD outlier (robust z > 2.5, Mathur et al. 2020)")
     p.add_argument("--outlier-threshold", type=float, default=2.5, help="robust z cut-off (default 2.5)")
@@ -64,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
             exclude_outliers=args.exclude_outliers, outlier_threshold=args.outlier_threshold,
             human_raw_metric=args.human_raw_metric, testset=args.testset, refset=args.refset,
             n_resamples=args.resamples, seed=args.seed, alpha=args.alpha, permutation=args.permutation,
-            assessment=args.assessment)
+            assessment=args.assessment, include_human=args.include_human)
     except InputError:
         raise
     except ValueError as exc:
@@ -75,6 +80,12 @@ def run(args: argparse.Namespace) -> int:
     print(f"{result['lp']}: {result['n_systems']} systems, human score {result['human_score']}")
     if result["excluded"]:
         print("excluded: " + ", ".join(f"{e['system']} ({e['reason']})" for e in result["excluded"]))
+    from metrics.validation import HUMAN_UNSCORED
+    humans = [e["system"] for e in result["excluded"] if e["reason"] == HUMAN_UNSCORED]
+    if humans:
+        print(f"note: {', '.join(humans)} {'is a human translation' if len(humans) == 1 else 'are human translations'} "
+              "that the metric scores do not cover, left out of every correlation (--include-human keeps "
+              f"{'it' if len(humans) == 1 else 'them'})")
     clusters = {c["metric"]: c["cluster"] for c in result["clusters"]}
     rows = []
     for m in result["metrics"]:

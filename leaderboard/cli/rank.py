@@ -43,7 +43,16 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "(published WMT tables, default); strict: when every system above beats every "
                         "system below")
     p.add_argument("--seed", type=int, default=DEFAULT_SEED,
-                   help=f"seed of the approximate randomisation test (default {DEFAULT_SEED})")
+                   help=f"seed of the bootstrap intervals and of the approximate randomisation test "
+                        f"(default {DEFAULT_SEED}; in the signature)")
+    p.add_argument("--resamples", type=int, default=1000,
+                   help="bootstrap resamples of the test set's segments for the 95%% intervals of Ave / Ave z "
+                        "(MQM: of MQM) and the rank shares (default 1000; 0 = none; in the signature)")
+    p.add_argument("--human-system", nargs="+", action="extend", default=[], metavar="PATTERN",
+                   help="mark these systems (shell patterns) as human translations; by default WMT naming "
+                        "decides (HUMAN-*, Human-*, ref-*, ref.*); shown as \"human\": true")
+    p.add_argument("--mt-system", nargs="+", action="extend", default=[], metavar="PATTERN",
+                   help="mark these systems as MT systems even when their name looks like a human translation")
     p.add_argument("--trials", type=int, help="approximate randomisation trials (default 1000)")
     p.add_argument("--qc", default="auto", metavar="none|auto|METHOD",
                    help="worker QC before ranking: none; auto (default: none for the WMT release, whose "
@@ -103,12 +112,14 @@ def load(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str]]:
 
 def run_mqm(args: argparse.Namespace) -> int:
     """MQM error annotations: MQM scores per system (lower is better), paired tests, clusters."""
+    import pandas as pd
     from ..expert.mqm import read_mqm
     from ..expert.ranking import rank_mqm
     frames = [read_mqm(path, lp=args.lp) for path in args.input]
     errors = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     result = rank_mqm(errors, weights=args.weights, lp=args.lp, test=args.mqm_test, alpha=args.alpha,
-                      cluster_rule=args.cluster_rule, seed=args.seed, trials=args.trials or 1000)
+                      cluster_rule=args.cluster_rule, seed=args.seed, trials=args.trials or 1000,
+                      n_resamples=args.resamples, human_systems=human_overrides(args, errors["system"]))
     if args.json:
         print_json(result[0] if len(result) == 1 else result)
         return 0
@@ -119,8 +130,37 @@ def run_mqm(args: argparse.Namespace) -> int:
         table = pd.DataFrame(ranking["systems"])
         table.insert(0, "rank", [f"{lo}" if lo == hi else f"{lo}-{hi}"
                                  for lo, hi in zip(table["rank_lo"], table["rank_hi"])])
-        print_table(table[["cluster", "rank", "system", "mqm", "n", "wins"]])
+        table["system"] = _marked(table)
+        table["mqm 95% CI"] = _ci_text(table, "mqm_ci", "{:.3f}")
+        print_table(table[["cluster", "rank", "system", "mqm", "mqm 95% CI", "n", "wins"]])
+        _footnote(table)
     return 0
+
+
+def human_overrides(args: argparse.Namespace, names) -> dict[str, bool]:
+    """System → human flag for the names matching ``--human-system`` / ``--mt-system`` patterns."""
+    import fnmatch
+    out: dict[str, bool] = {}
+    for name in sorted({str(n) for n in names}):
+        if any(fnmatch.fnmatchcase(name, p) for p in args.human_system):
+            out[name] = True
+        if any(fnmatch.fnmatchcase(name, p) for p in args.mt_system):
+            out[name] = False
+    return out
+
+
+def _marked(table: pd.DataFrame) -> list[str]:
+    return [f"{s} †" if h else str(s) for s, h in zip(table["system"], table.get("human", [False] * len(table)))]
+
+
+def _ci_text(table: pd.DataFrame, column: str, fmt: str) -> list[str]:
+    return ["—" if not ci else f"{fmt.format(ci[0])} … {fmt.format(ci[1])}" for ci in table[column]] \
+        if column in table else ["—"] * len(table)
+
+
+def _footnote(table: pd.DataFrame) -> None:
+    if "human" in table and table["human"].any():
+        print("† human translation")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -131,6 +171,8 @@ def run(args: argparse.Namespace) -> int:
         if set(formats) != {"mqm"}:
             raise InputError("MQM annotations cannot be pooled with DA judgments in one ranking", column="input")
         return run_mqm(args)
+    if args.resamples < 0:
+        raise InputError("--resamples must be 0 or more", column="resamples")
     frame, formats = load(args)
     qc = resolve_qc(args.qc, formats)
     result = rank_judgments(
@@ -138,7 +180,8 @@ def run(args: argparse.Namespace) -> int:
         standardise=args.standardise, exclude_ref=args.exclude_ref, exclude_bad_ref=args.exclude_bad_ref,
         zero_sd=args.zero_sd,
         score=args.score, seed=args.seed, trials=args.trials, qc=qc, qc_alpha=args.qc_alpha,
-        lp=args.lp, assessment=args.assessment, exclude_systems=args.exclude_system)
+        lp=args.lp, assessment=args.assessment, exclude_systems=args.exclude_system,
+        n_resamples=args.resamples, human_systems=human_overrides(args, frame["system"].unique()))
     if args.json:
         print_json(result[0] if len(result) == 1 else result)
         return 0
@@ -149,5 +192,10 @@ def run(args: argparse.Namespace) -> int:
         table = pd.DataFrame(ranking["systems"])
         table.insert(0, "rank", [f"{lo}" if lo == hi else f"{lo}-{hi}"
                                  for lo, hi in zip(table["rank_lo"], table["rank_hi"])])
-        print_table(table[["cluster", "rank", "system", "ave", "ave_z", "n", "n_all", "wins"]])
+        table["system"] = _marked(table)
+        table["ave 95% CI"] = _ci_text(table, "ave_ci", "{:.1f}")
+        table["ave_z 95% CI"] = _ci_text(table, "ave_z_ci", "{:.3f}")
+        print_table(table[["cluster", "rank", "system", "ave", "ave 95% CI", "ave_z", "ave_z 95% CI", "n", "n_all",
+                           "wins"]])
+        _footnote(table)
     return 0

@@ -22,6 +22,8 @@ import pandas as pd
 
 from ..clusters import CLUSTER_RULES, cluster_ends, cluster_numbers, cluster_spans, wins_losses
 from ..errors import InputError
+from ..intervals import DEFAULT_RESAMPLES, system_intervals
+from ..naming import is_human
 from ..signature import make_signature
 from ..significance import (DEFAULT_SEED, DEFAULT_TRIALS, approximate_randomisation_matrix, score_matrix,
                             signed_rank_greater_matrix)
@@ -42,12 +44,15 @@ def _float(v: Any) -> float | None:
 def rank_segments(seg: pd.DataFrame, *, lp: str, weights: str = DEFAULT_SCHEME, test: str = "signed-rank",
                   alpha: float = 0.05, cluster_rule: str = "organisers", seed: int = DEFAULT_SEED,
                   trials: int = DEFAULT_TRIALS, raters: int | None = None,
-                  annotations: int | None = None) -> dict[str, Any]:
+                  annotations: int | None = None, n_resamples: int = DEFAULT_RESAMPLES,
+                  human_systems: dict[str, bool] | None = None) -> dict[str, Any]:
     """One language pair's ranking from per-segment MQM scores (columns system, segment, mqm).
 
     Returns the JSON object of ``mtlb rank --input-format mqm``: ``lp``, ``assessment`` ("mqm"),
     ``signature``, ``systems`` sorted by ``mqm`` ascending (system, mqm, n, rank_lo, rank_hi,
-    cluster, wins, losses) and ``pvalues`` (``pvalues[a][b]`` = one-sided p that a is better).
+    cluster, wins, losses, ``mqm_ci``: 95% bootstrap interval resampling segments, ``rank_shares``:
+    share of resamples at each rank, ``human``) and ``pvalues`` (``pvalues[a][b]`` = one-sided p
+    that a is better). ``n_resamples`` (0 = no intervals) and ``seed`` are in the signature.
     """
     if test not in TESTS:
         raise InputError(f"unknown MQM test {test!r} (choose from {', '.join(TESTS)})", column="test")
@@ -74,12 +79,21 @@ def rank_segments(seg: pd.DataFrame, *, lp: str, weights: str = DEFAULT_SCHEME, 
               "segments": int(seg["segment"].nunique()), "raters": raters, "annotations": annotations}
     if uses_seed:
         fields.update(trials=trials, seed=seed)
+    cis = shares = None
+    if n_resamples:
+        (cis,), shares = system_intervals([-np.asarray(matrix, dtype=float)], [table["mqm"].to_numpy(dtype=float)],
+                                          higher_is_better=False, n_resamples=n_resamples, seed=seed)
+        fields.update(ci="bootstrap-segments@0.95", resamples=n_resamples, seed=seed)
+    humans = {**{s: is_human(s) for s in systems}, **(human_systems or {})}
     rows = []
     for i, rec in enumerate(table.itertuples(index=False)):
-        rows.append({"system": systems[i], "mqm": float(rec.mqm), "n": int(rec.n),
+        rows.append({"system": systems[i], "mqm": float(rec.mqm),
+                     "mqm_ci": None if cis is None or np.isnan(cis[i]).any() else [float(v) for v in cis[i]],
+                     "human": bool(humans[systems[i]]), "n": int(rec.n),
                      "rank_lo": int(1 + losses[i]), "rank_hi": int(n - wins[i]), "cluster": int(numbers[i]),
                      "wins": int(wins[i]), "losses": int(losses[i]),
-                     "cluster_start": int(start[i]), "cluster_end": int(end[i])})
+                     "cluster_start": int(start[i]), "cluster_end": int(end[i]),
+                     "rank_shares": None if shares is None else [round(float(v), 4) for v in shares[i]]})
     pv = {a: {b: _float(p[i, j]) for j, b in enumerate(systems) if j != i} for i, a in enumerate(systems)}
     return {"lp": lp, "assessment": "mqm", "signature": make_signature(
         {k: v for k, v in fields.items() if v is not None}, kind="mqm"),

@@ -29,6 +29,19 @@ campaigns = Table(
     Column("segments_are_lines", Boolean, nullable=False, server_default=false()),
 )
 
+# organisers' marking of human translations per campaign and system name (all language pairs);
+# a system without a row is a human translation when WMT naming says so (leaderboard.naming.is_human)
+system_marks = Table(
+    "system_marks", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("campaign_id", ForeignKey("campaigns.id", ondelete="CASCADE"), nullable=False),
+    Column("system", String(200), nullable=False),
+    Column("human", Boolean, nullable=False),
+    Column("set_by", String(200), nullable=False),
+    Column("set_at", DateTime(timezone=True), nullable=False),
+    UniqueConstraint("campaign_id", "system", name="uq_system_marks_key"),
+)
+
 language_pairs = Table(
     "language_pairs", metadata,
     Column("id", Integer, primary_key=True),

@@ -35,10 +35,19 @@ def _layout(fig: go.Figure, title: str, height: int | None = None) -> go.Figure:
     return fig
 
 
+MT_COLOUR, HUMAN_COLOUR = "#0072b2", "#d55e00"  # Okabe-Ito blue / vermilion: safe for colour-blind readers
+
+
+def _is_human(s: Mapping) -> bool:
+    from ..naming import is_human
+    return bool(s["human"]) if s.get("human") is not None else is_human(s["system"])
+
+
 def ranking_figure(ranking: Mapping) -> go.Figure:
-    """Ave z per system, best on top, clusters shaded alternately (the table's cluster lines)."""
+    """Ave z (MQM) per system with its 95% interval as an error bar, best on top, clusters shaded
+    alternately (the table's cluster lines); human translations as open diamonds in their own colour."""
     systems = list(ranking["systems"])
-    names = plain_all(s["system"] for s in systems)
+    names = plain_all(s["system"] + (" †" if _is_human(s) else "") for s in systems)
     fig = go.Figure()
     clusters = [s.get("cluster") for s in systems]
     # shapes in one layout update: plotly's add_hrect / add_hline are ~20 ms each
@@ -55,17 +64,61 @@ def ranking_figure(ranking: Mapping) -> go.Figure:
                                "y1": i - 0.5, "line": {"color": "#555", "width": 1, "dash": "dot"}})
             start, band = i, band + 1
     fig.update_layout(shapes=shapes)
-    key, label = ("mqm", "MQM (lower is better)") if systems and "mqm" in systems[0] else ("ave_z", "Ave z")
-    hover = [f"{plain(s['system'])}<br>rank {s.get('rank_lo')}–{s.get('rank_hi')}<br>{label} {s[key]:.3f}"
-             + (f"<br>Ave {s['ave']:.1f}" if s.get("ave") is not None else "") + f"<br>N {s.get('n')}"
-             for s in systems]
-    fig.add_trace(go.Scatter(x=[s[key] for s in systems], y=list(range(len(systems))), mode="markers",
-                             marker={"size": 11, "color": "#1f4e99"}, hovertext=hover, hoverinfo="text",
-                             showlegend=False))
-    fig.update_yaxes(tickvals=list(range(len(systems))), ticktext=names, autorange="reversed")
+    mqm = bool(systems) and "mqm" in systems[0]
+    key, label = ("mqm", "MQM (error points per segment, lower is better)") if mqm else \
+        ("ave_z", "Ave z (standard deviations of each worker's scores)")
+    short = "MQM" if mqm else "Ave z"
+    for human in (False, True):
+        idx = [i for i, s in enumerate(systems) if _is_human(s) == human]
+        if not idx:
+            continue
+        cis = [systems[i].get(f"{key}_ci") for i in idx]
+        x = [systems[i][key] for i in idx]
+        hover = []
+        for i, ci in zip(idx, cis):
+            s = systems[i]
+            hover.append(f"{plain(s['system'])}{' (human translation)' if human else ''}<br>rank "
+                         f"{s.get('rank_lo')}–{s.get('rank_hi')}<br>{short} {s[key]:.3f}"
+                         + (f" (95% CI {ci[0]:.3f} to {ci[1]:.3f})" if ci else "")
+                         + (f"<br>Ave {s['ave']:.1f}" if s.get("ave") is not None else "") + f"<br>N {s.get('n')}")
+        error = None
+        if any(cis):
+            error = {"type": "data", "symmetric": False, "color": HUMAN_COLOUR if human else MT_COLOUR,
+                     "thickness": 1.5, "width": 4,
+                     "array": [ci[1] - v if ci else 0 for ci, v in zip(cis, x)],
+                     "arrayminus": [v - ci[0] if ci else 0 for ci, v in zip(cis, x)]}
+        fig.add_trace(go.Scatter(
+            x=x, y=idx, mode="markers", error_x=error, name="human translation" if human else "MT system",
+            marker={"size": 11, "color": HUMAN_COLOUR if human else MT_COLOUR,
+                    "symbol": "diamond-open" if human else "circle", "line": {"width": 2 if human else 0}},
+            hovertext=hover, hoverinfo="text"))
+    fig.update_yaxes(tickvals=list(range(len(systems))), ticktext=names, autorange="reversed", title="system")
     fig.update_xaxes(title=label, zeroline=True, zerolinecolor="#999")
-    return _layout(fig, f"{plain(ranking.get('lp', ''))} — {label} by system (shaded bands = clusters)",
-                   height=max(260, 34 * len(systems) + 90))
+    with_ci = any(s.get(f"{key}_ci") for s in systems)
+    fig.update_layout(legend={"orientation": "h", "y": -0.12 if with_ci else -0.1})
+    return _layout(fig, f"{plain(ranking.get('lp', ''))} — {short} by system"
+                   + (" with 95% bootstrap intervals" if with_ci else "") + " (shaded bands = clusters)",
+                   height=max(280, 34 * len(systems) + 130))
+
+
+def rank_shares_figure(ranking: Mapping) -> go.Figure | None:
+    """Rank stability: for each system (rows, in ranking order) the share of bootstrap resamples in which it
+    takes each rank (columns); None when the snapshot has no rank shares."""
+    systems = [s for s in ranking["systems"] if s.get("rank_shares")]
+    if not systems or len(systems) != len(ranking["systems"]):
+        return None
+    z = np.array([s["rank_shares"] for s in systems], dtype=float) * 100
+    names = plain_all(s["system"] + (" †" if _is_human(s) else "") for s in systems)
+    ranks = list(range(1, z.shape[1] + 1))
+    text = [[f"{v:.0f}" if v >= 1 else ("<1" if v > 0 else "") for v in row] for row in z]
+    fig = go.Figure(go.Heatmap(
+        z=z, x=ranks, y=names, colorscale="Blues", zmin=0, zmax=100, text=text, texttemplate="%{text}",
+        colorbar={"title": {"text": "% of resamples"}},
+        hovertemplate="%{y}: rank %{x} in %{z:.1f}% of resamples<extra></extra>"))
+    fig.update_xaxes(title="rank (1 = best)", tickvals=ranks, side="bottom")
+    fig.update_yaxes(title="system", autorange="reversed")
+    return _layout(fig, f"{plain(ranking.get('lp', ''))} — rank stability: % of bootstrap resamples at each rank",
+                   height=max(280, 30 * len(systems) + 130))
 
 
 def mqm_breakdown_figure(parts: pd.DataFrame) -> go.Figure:

@@ -43,28 +43,19 @@ def metric_display_name(name: str) -> str:
     return METRIC_SPELLING.get(str(name).strip().lower(), str(name))
 
 
-def unscored_systems(systems: Sequence[str], long: pd.DataFrame) -> dict[str, list[str]]:
-    """Per metric of ``long`` (metric, system, score), the ranked systems it has no score for."""
-    out: dict[str, list[str]] = {}
-    for metric, part in long.groupby("metric", sort=False):
-        mapping = match_systems(list(systems), part.loc[part["score"].notna(), "system"].astype(str).unique())
-        missing = [s for s in systems if s not in mapping]
-        if missing:
-            out[str(metric)] = missing
-    return out
-
-
-def humans_left_out(systems: Sequence[str], long: pd.DataFrame) -> tuple[list[str], list[str]]:
+def humans_left_out(systems: Sequence[str], long: pd.DataFrame,
+                    humans: Sequence[bool] | None = None) -> tuple[list[str], list[str]]:
     """Human translations that some metric does not score (left out of every correlation, so all
-    metrics are compared on the same systems), and the notes that say so."""
-    missing = unscored_systems(systems, long)
-    humans = sorted({s for names in missing.values() for s in names if is_human(s)})
-    notes = []
-    for human in humans:
-        lacking = [m for m, names in missing.items() if human in names]
-        notes.append(f"{human} (a human translation) is left out of the correlations: "
-                     f"{', '.join(lacking)} {'has' if len(lacking) == 1 else 'have'} no score for it.")
-    return humans, notes
+    metrics are compared on the same systems, as ``mtlb correlate`` does without
+    ``--include-human``), and the notes that say so. ``humans``: one flag per system (the published
+    ranking's ``human`` marks); default WMT naming."""
+    from metrics.validation import unscored_humans
+    flags = list(humans) if humans is not None else [is_human(s) for s in systems]
+    lacking = unscored_humans(list(systems), flags, long)
+    notes = [f"{human} (a human translation) is left out of the correlations: "
+             f"{', '.join(metrics)} {'has' if len(metrics) == 1 else 'have'} no score for it."
+             for human, metrics in lacking.items()]
+    return sorted(lacking), notes
 
 
 def norm_segment(value) -> str:
@@ -133,9 +124,11 @@ def baseline_scores(texts: pd.DataFrame, judged: Sequence[str], *, segments: boo
 
 
 def human_table(ranking: Mapping) -> pd.DataFrame:
-    """System, Ave and Ave z of a published ranking (the human side of the correlation)."""
-    return pd.DataFrame([{"system": s["system"], "ave": s.get("ave"), "ave_z": s.get("ave_z")}
-                         for s in ranking["systems"]])
+    """System, Ave, Ave z and the human-translation mark of a published ranking (the human side of the
+    correlation; rankings published before the mark existed get it from WMT naming)."""
+    return pd.DataFrame([{"system": s["system"], "ave": s.get("ave"), "ave_z": s.get("ave_z"),
+                          "is_human": bool(s["human"]) if s.get("human") is not None else is_human(s["system"])}
+                         for s in ranking["systems"]], columns=["system", "ave", "ave_z", "is_human"])
 
 
 def correlation_table(result: Mapping) -> pd.DataFrame:

@@ -157,7 +157,8 @@ def figure(kind: str, url: str, campaign: str, lp: str, assessment: str, version
     """A chart of a published snapshot, built once per version (callers must not modify it)."""
     from . import charts
     ranking = snapshot(url, campaign, lp, assessment, version)["ranking"]
-    return {"ranking": charts.ranking_figure, "heatmap": charts.heatmap_figure}[kind](ranking)
+    return {"ranking": charts.ranking_figure, "heatmap": charts.heatmap_figure,
+            "rank_shares": charts.rank_shares_figure}[kind](ranking)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)

@@ -7,28 +7,43 @@ import streamlit as st
 
 from leaderboard.webapp import common, state
 
-COLUMNS = {"rank": "Rank", "system": "System", "mqm": "MQM", "ave": "Ave.", "ave_z": "Ave. z", "n": "N",
-           "n_all": "N (all)"}
-
-
+COLUMNS = {"rank": "Rank", "system": "System", "mqm": "MQM", "mqm_ci": "MQM 95% CI", "ave": "Ave.",
+           "ave_ci": "Ave. 95% CI", "ave_z": "Ave. z", "ave_z_ci": "Ave. z 95% CI", "n": "N", "n_all": "N (all)"}
+NO_VALUE = "—"
+# fallback for rankings whose signature names no test (hand-made or foreign snapshots)
 CAPTIONS = {
-    "da": "Systems are ordered by Ave. z (the mean of per-segment worker-standardised scores). Rules separate "
-          "clusters: systems inside a cluster are not significantly different under the one-sided Wilcoxon "
-          "rank-sum test (p < 0.05); Rank gives each system's rank range.",
-    "mqm": "Expert MQM: systems are ordered by MQM (mean over rated segments of the error weights, averaged over "
-           "raters; lower is better; the weight scheme is in the signature). Clusters and rank ranges come from "
-           "one-sided paired Wilcoxon signed-rank tests on the segments both systems have (p < 0.05); N = rated "
-           "segments.",
-    "esa": "ESA (error span annotation): systems are ordered by the protocol's score (raw 0-100 for wmt24-esa); "
-           "clusters and rank ranges follow the protocol named in the signature (wmt24-esa: two-sided signed-rank "
-           "tests per domain, combined with Stouffer's Z). Marked error spans are on the System page.",
+    "mqm": "Expert MQM: lower is better; N = rated segments.",
+    "esa": "ESA (error span annotation): marked error spans are on the System page.",
 }
 
 
+def _interval_text(lo, hi, digits: int) -> str:
+    if lo is None or hi is None or pd.isna(lo) or pd.isna(hi):
+        return NO_VALUE
+    return f"{lo:.{digits}f} – {hi:.{digits}f}"
+
+
+def display_table(table: pd.DataFrame) -> pd.DataFrame:
+    """The columns the page shows (``ranking_table`` names): intervals as text ("—" when the snapshot
+    has none) and a dagger after each human translation."""
+    out = table.copy()
+    human = out["human"].fillna(False).astype(bool) if "human" in out else pd.Series(False, index=out.index)
+    out["system"] = [f"{s} †" if h else str(s) for s, h in zip(out["system"], human)]
+    for key, digits in (("ave", 1), ("ave_z", 3), ("mqm", 3)):
+        if key in out:
+            lo = out[f"{key}_lo"] if f"{key}_lo" in out else pd.Series(None, index=out.index)
+            hi = out[f"{key}_hi"] if f"{key}_hi" in out else pd.Series(None, index=out.index)
+            out[f"{key}_ci"] = [_interval_text(a, b, digits) for a, b in zip(lo, hi)]
+    return out
+
+
 def styled_table(table: pd.DataFrame):
-    """The ranking as WMT Findings print it: a rule above the first system of every new cluster."""
-    shown = common.plain_cells(table[[c for c in COLUMNS if c in table.columns]]).rename(columns=COLUMNS)
+    """The ranking as WMT Findings print it: a rule above the first system of every new cluster, human
+    translations in grey with a dagger, each score with its 95% interval."""
+    shown_all = display_table(table)
+    shown = common.plain_cells(shown_all[[c for c in COLUMNS if c in shown_all.columns]]).rename(columns=COLUMNS)
     clusters = table["cluster"].to_numpy() if "cluster" in table else None
+    human = table["human"].fillna(False).astype(bool).to_numpy() if "human" in table else [False] * len(table)
     band = []
     k = 0
     for i in range(len(table)):
@@ -41,11 +56,21 @@ def styled_table(table: pd.DataFrame):
         css = "background-color: #f3f6fb;" if band[i] % 2 else ""
         if i and band[i] != band[i - 1]:
             css += "border-top: 3px solid #1f4e99;"
+        if human[i]:
+            css += "color: #6b6b6b;"
         return [css] * len(row)
 
     fmt = {"MQM": "{:.3f}", "Ave.": "{:.1f}", "Ave. z": "{:.3f}", "N": "{:,.0f}", "N (all)": "{:,.0f}"}
     return shown.style.apply(row_style, axis=1).format({k: v for k, v in fmt.items() if k in shown.columns},
                                                        na_rep="–").hide(axis="index")
+
+
+def caption(ranking: dict, assessment: str) -> str:
+    """The caption: derived from the ranking's signature (:func:`leaderboard.publish.ranking_caption`)."""
+    from leaderboard.publish import ranking_caption
+    text = ranking_caption(ranking)
+    extra = CAPTIONS.get(assessment)
+    return text + (" " + extra if extra else "")
 
 
 def render() -> None:
@@ -55,7 +80,7 @@ def render() -> None:
     view, snap = found
     table = state.ranking_table(*view.key)
     st.table(styled_table(table))
-    st.caption(CAPTIONS.get(view.assessment, CAPTIONS["da"]))
+    st.caption(caption(snap["ranking"], view.assessment))
     name = f"ranking-{view.campaign}-{view.lp}-{view.assessment}-v{view.version}"
     files = state.exports(*view.key)
     cols = st.columns(3)
@@ -66,6 +91,14 @@ def render() -> None:
     cols[2].download_button("LaTeX table", files["tex"], file_name=f"{common.slug(name)}.tex", mime="text/x-tex",
                             key="dl-ranking-tex", on_click="ignore")
     common.chart(state.figure("ranking", *view.key), name)
+    shares = state.figure("rank_shares", *view.key)
+    if shares is not None:
+        st.subheader("Rank stability")
+        st.caption("How sure each position is: the share of the bootstrap resamples of the test set's segments "
+                   "in which each system takes each rank (the rank ranges above come from the significance tests).")
+        common.chart(shares, f"rank-stability-{view.campaign}-{view.lp}-{view.assessment}-v{view.version}")
+    else:
+        st.caption(f"Rank stability: {NO_VALUE} (this version was published without bootstrap resamples).")
     _versions(view)
 
 

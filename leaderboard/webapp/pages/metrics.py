@@ -199,7 +199,7 @@ def evaluate(url: str, campaign: str, lp: str, assessment: str, version: int, to
     if long.empty:
         return out
     # a human translation some metric cannot score is left out for all, so every metric sees the same systems
-    left_out, human_notes = me.humans_left_out(judged, long)
+    left_out, human_notes = me.humans_left_out(judged, long, human["is_human"].tolist())
     notes += human_notes
     out["left_out"] = left_out
     out["result"] = correlate_lp(human.assign(lp=lp), long, lp, human_score="z", n_resamples=1000, seed=12345,

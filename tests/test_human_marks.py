@@ -1,0 +1,75 @@
+"""Organisers mark human translations (`mtlb campaigns human`); the marks reach the published ranking."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from leaderboard.cli import main
+from leaderboard.storage import Store
+from leaderboard.storage.imports import audit_log
+from leaderboard.storage.marks import human_marks, mark_human
+
+from formats import small_campaign, write_canonical
+
+
+@pytest.fixture()
+def store_url(tmp_path, sqlite_url, monkeypatch, capsys):
+    frame = small_campaign(n_workers=4, n_items=30).assign(campaign="c1")
+    path = write_canonical(frame, tmp_path / "j.csv")
+    assert main(["ingest", str(path), "--database-url", sqlite_url]) == 0
+    for name, role in (("alice", "organiser"), ("bob", "metric-developer")):
+        monkeypatch.setattr("sys.stdin", io.StringIO("a-long-password\n"))
+        assert main(["user", "add", name, "--role", role, "--password-stdin", "--database-url", sqlite_url]) == 0
+    capsys.readouterr()
+    return sqlite_url
+
+
+def _human(url, capsys, *extra, user=None) -> tuple[int, dict | str]:
+    argv = ["campaigns", "human", "--campaign", "c1", "--database-url", url, "--json", *extra]
+    if user:
+        argv += ["--user", user]
+    code = main(argv)
+    out = capsys.readouterr()
+    return code, (json.loads(out.out) if code == 0 else out.err)
+
+
+def test_marks_need_an_organiser_and_reach_the_published_ranking(store_url, monkeypatch, capsys):
+    code, listing = _human(store_url, capsys)
+    systems = [s["system"] for s in listing["systems"]]
+    assert code == 0 and all(s["source"] == "naming" for s in listing["systems"])
+    target = systems[0]
+    monkeypatch.setenv("MTLB_PASSWORD", "a-long-password")
+    code, err = _human(store_url, capsys, "--system", target, "--set", "yes", user="bob")
+    assert code == 2 and "only organisers" in err
+    code, err = _human(store_url, capsys, "--system", target, "--set", "yes")
+    assert code == 2 and "--user" in err
+    assert human_marks(Store(store_url), "c1") == {}  # nothing stored by the refused calls
+    code, listing = _human(store_url, capsys, "--system", target, "--set", "yes", user="alice")
+    row = next(s for s in listing["systems"] if s["system"] == target)
+    assert code == 0 and row == {"system": target, "human": True, "source": "organiser"}
+    log = audit_log(Store(store_url), "c1")
+    assert log.iloc[0]["action"] == "mark-human" and log.iloc[0]["actor"] == "alice"
+    assert main(["publish", "--campaign", "c1", "--user", "alice", "--database-url", store_url, "--qc", "none"]) == 0
+    capsys.readouterr()
+    assert main(["published", "--campaign", "c1", "--lp", "cs-en", "--database-url", store_url]) == 0
+    snap = json.loads(capsys.readouterr().out)
+    flags = {s["system"]: s["human"] for s in snap["ranking"]["systems"]}
+    assert flags[target] is True and sum(flags.values()) == 1
+    assert all(s["ave_z_ci"][0] <= s["ave_z"] <= s["ave_z_ci"][1] for s in snap["ranking"]["systems"])
+    # auto: the mark is removed and WMT naming decides again
+    code, listing = _human(store_url, capsys, "--system", target, "--set", "auto", user="alice")
+    assert next(s for s in listing["systems"] if s["system"] == target)["source"] == "naming"
+
+
+def test_store_marks_override_naming(sqlite_url):
+    store = Store(sqlite_url)
+    store.create_campaign("c")
+    mark_human(store, "c", ["HUMAN-B", "ref-A"], False, actor="alice")
+    mark_human(store, "c", ["Reference-X"], True, actor="alice")
+    assert human_marks(store, "c") == {"HUMAN-B": False, "ref-A": False, "Reference-X": True}
+    from leaderboard.errors import InputError
+    with pytest.raises(InputError):
+        mark_human(store, "nope", ["x"], True, actor="alice")
