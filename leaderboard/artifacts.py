@@ -56,24 +56,29 @@ def payload_frame(payload: Mapping) -> pd.DataFrame:
     return frame
 
 
-def segment_scores_artifact(frame: pd.DataFrame, ranking: Mapping) -> dict:
+def segment_scores_artifact(frame: pd.DataFrame, ranking: Mapping, kept: pd.DataFrame | None = None) -> dict:
     """Per (system, segment) raw, z, n of the ranking's language pair as the ranking had them.
 
     ``frame``: the judgments the ranking started from (all language pairs of the assessment: worker QC
-    pools them)."""
+    pools them); ``kept``: the judgments its QC kept, when already known (then QC is not run again)."""
+    import re
     from .ranking import published_segment_scores
-    seg = published_segment_scores(frame, str(ranking.get("signature", "")), str(ranking["lp"]),
-                                   str(ranking["assessment"]))
+    signature = str(ranking.get("signature", ""))
+    if kept is not None:
+        frame, signature = kept, re.sub(r"\|qc:[^|]*", "|qc:none", signature)
+    seg = published_segment_scores(frame, signature, str(ranking["lp"]), str(ranking["assessment"]))
     return frame_payload(seg)
 
 
-def qc_artifact(frame: pd.DataFrame, ranking: Mapping) -> dict:
+def qc_artifact(frame: pd.DataFrame, ranking: Mapping, cache: dict | None = None) -> dict:
     """The QC behind a ranking: ``{"label", "method", "alpha", "filtered_here", "summary", "report"}``.
 
     ``label`` is the signature's ``qc`` field. ``release``: the data are a WMT release, which holds only
     the workers who passed the organisers' QC, so nothing was filtered here (``report`` is null);
     ``none``: no worker QC; ``<method>@<alpha>``: the ranking ran that test itself and ``report`` is
-    its per-worker verdict (``summary``: :func:`leaderboard.qc.qc_summary`).
+    its per-worker verdict (``summary``: :func:`leaderboard.qc.qc_summary`). ``cache``: a dict shared by
+    the rankings of one publication (the verdicts pool language pairs, so they are computed once); it
+    also receives the kept judgments under ``("kept", label)``.
     """
     from .signature import parse_signature
     label = parse_signature(str(ranking.get("signature", ""))).get("qc", "none")
@@ -93,7 +98,13 @@ def qc_artifact(frame: pd.DataFrame, ranking: Mapping) -> dict:
     if method == "default":
         from . import qc as qc_module
         method = getattr(qc_module, "DEFAULT_METHOD", "paired-t")
-    _, report = filter_judgments(part, method, alpha_value)
+    key = (label, str(ranking["assessment"]))
+    if cache is not None and key in cache:
+        kept, report = cache[key]
+    else:
+        kept, report = filter_judgments(part, method, alpha_value)
+        if cache is not None:
+            cache[key] = (kept, report)
     out.update(method=method, alpha=alpha_value, filtered_here=True, summary=qc_summary(report),
                report=frame_payload(report) if isinstance(report, pd.DataFrame) else None)
     return out
@@ -126,16 +137,20 @@ def metric_baselines_artifact(texts: pd.DataFrame, ranking: Mapping) -> dict | N
             "left_out": left_out, "result": result}
 
 
-def compute_artifacts(ranking: Mapping, frame: pd.DataFrame | None, texts: pd.DataFrame | None) -> dict[str, Any]:
+def compute_artifacts(ranking: Mapping, frame: pd.DataFrame | None, texts: pd.DataFrame | None,
+                      cache: dict | None = None) -> dict[str, Any]:
     """Every artifact of a DA-style ranking that can be computed from ``frame`` (its judgments, all
-    language pairs of the assessment) and ``texts`` (the language pair's stored texts).
+    language pairs of the assessment) and ``texts`` (the language pair's stored texts); ``cache``: shared by
+    the rankings of one publication (see :func:`qc_artifact`).
 
     An artifact that cannot be computed is left out (the page then computes what it can on view)."""
     out: dict[str, Any] = {}
     if frame is None or frame.empty or "mqm" in (ranking.get("systems") or [{}])[0]:
         return out
-    out["segment_scores"] = segment_scores_artifact(frame, ranking)
-    out["qc"] = qc_artifact(frame, ranking)
+    cache = {} if cache is None else cache
+    out["qc"] = qc_artifact(frame, ranking, cache)
+    filtered = cache.get((out["qc"]["label"], str(ranking["assessment"])))
+    out["segment_scores"] = segment_scores_artifact(frame, ranking, None if filtered is None else filtered[0])
     if ranking.get("assessment") != "mqm":
         from .errors import InputError
         try:
