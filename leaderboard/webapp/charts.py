@@ -310,6 +310,14 @@ def year_lines_figure(frame: pd.DataFrame, x: str, y: str, group: str, title: st
 CLUSTER_COLOURS = OKABE_ITO[:7]
 
 
+def _text_on(colour: str) -> str:
+    """Black or white, whichever reads better on ``colour`` (#rrggbb; WCAG relative luminance)."""
+    rgb = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+    luminance = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+    return "#000000" if luminance > 0.179 else "#ffffff"
+
+
 def correlation_figure(table: pd.DataFrame, highlight: str | None = None, stat: str = "pearson") -> go.Figure:
     """Metrics' system-level correlation with bootstrap CI whiskers, coloured by significance cluster.
 
@@ -326,7 +334,7 @@ def correlation_figure(table: pd.DataFrame, highlight: str | None = None, stat: 
     fig = go.Figure(go.Bar(
         x=values, y=plain_all(names), orientation="h", marker={"color": colours, "line": {"color": "#000", "width": outline}},
         text=[f"{v:.3f} · cluster {c}" for v, c in zip(values, clusters)], textposition="inside",
-        insidetextanchor="start", textfont={"color": "#000"},
+        insidetextanchor="start", textfont={"color": [_text_on(c) for c in colours]},
         error_x={"type": "data", "symmetric": False, "array": np.nan_to_num(hi - values),
                  "arrayminus": np.nan_to_num(values - lo), "color": "#444", "thickness": 1.2},
         customdata=np.stack([lo, hi, clusters], axis=-1) if len(names) else None,
