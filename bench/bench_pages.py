@@ -39,7 +39,7 @@ MARKERS: dict[str, str] = {
     "leaderboard": "[data-testid='stMain'] .js-plotly-plot",
     "significance": "[data-testid='stMain'] .js-plotly-plot",
     "system": "[data-testid='stMain'] .js-plotly-plot",
-    "longitudinal": "[data-testid='stMain'] .js-plotly-plot, [data-testid='stMain'] [data-testid='stAlertContainer']",
+    "longitudinal": "[data-testid='stMain'] .js-plotly-plot",
     "qc": "[data-testid='stMain'] [data-testid='stMetric']",
     "automatic": "[data-testid='stMain'] h1:has-text('Automatic scores')",
     "metrics": "[data-testid='stMain'] .js-plotly-plot",

@@ -23,11 +23,23 @@ def _compare(url: str, campaigns: tuple[str, ...], versions: tuple[tuple, ...], 
                                  "lp": lp, "assessment": assessment})
         data = lg.years_from_rankings(campaign, rankings)
         for (lp, assessment), year in data.items():
-            frame = state.judgments(url, campaign, lp, assessment, token) if token != "empty" else None
-            if frame is not None and len(frame):
-                year.segments = lg.segment_table(frame)
+            version = next(v for c, l, a, v in versions if (c, l, a) == (campaign, lp, assessment))
+            year.segments = _segments(url, campaign, lp, assessment, version, token)
         years.append((campaign, data))
     return lg.longitudinal(years, calibration=calibration or None, best_by=best_by, alternative=alternative)
+
+
+def _segments(url: str, campaign: str, lp: str, assessment: str, version: int, token: str) -> pd.DataFrame | None:
+    """Per-segment scores of a published ranking for the year-to-year tests: stored with the snapshot at
+    publish time (as the ranking had them, after its QC); for older snapshots computed from the stored
+    judgments."""
+    from leaderboard import longitudinal as lg
+    from leaderboard.artifacts import payload_frame
+    payload = state.artifact(url, campaign, lp, assessment, version, "segment_scores")
+    if payload is not None:
+        return payload_frame(payload).astype({"system": str, "segment": str})
+    frame = state.judgments(url, campaign, lp, assessment, token) if token != "empty" else None
+    return lg.segment_table(frame) if frame is not None and len(frame) else None
 
 
 def default_selection(snaps: pd.DataFrame, url: str) -> tuple[list[str], str]:
