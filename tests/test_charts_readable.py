@@ -93,8 +93,9 @@ def test_scatter_labels_never_overlap_and_crowded_ones_are_left_to_hover():
     assert positions[12] is not None and positions[13] is not None  # isolated points are labelled
     assert sum(p is None for p in positions[:12]) >= 6  # most of the crowd: hover only
     fig = charts.metric_scatter(pd.DataFrame({"system": labels, "BLEU": x, "human": y}), "BLEU", "cs-en")
-    written = [t.text[0] for t in fig.data if t.mode == "text"]
+    written = [t for t in fig.data[0].text if t]
     assert len(written) == sum(p is not None for p in positions)
+    assert [p for p, t in zip(fig.data[0].textposition, fig.data[0].text) if t] == [p for p in positions if p]
     assert "hover for names" in fig.layout.title.text
     # every system keeps its hover label
     assert list(fig.data[0].customdata) == labels

@@ -247,15 +247,14 @@ def metric_scatter(frame: pd.DataFrame, metric: str, lp: str, human: str = "huma
     order = np.argsort(-np.nan_to_num(ys_all, nan=-np.inf), kind="stable")
     positions = label_positions(xs_all, ys_all, names, order=order)
     unit = metric_unit or {"BLEU": "BLEU, 0–100", "chrF": "chrF, 0–100"}.get(str(metric), "metric's own scale")
-    fig = go.Figure(go.Scatter(x=xs_all, y=ys_all, mode="markers", customdata=plain_all(names),
+    # one trace: the names that fit are its text (at their own positions), the others are empty
+    fig = go.Figure(go.Scatter(x=xs_all, y=ys_all, mode="markers+text", customdata=plain_all(names),
+                               text=[plain(n) if p else "" for n, p in zip(names, positions)],
+                               textposition=[p or "top center" for p in positions],
+                               textfont={"size": 10, "color": "#333"},
                                marker={"size": 9, "color": BLUE}, name="system",
                                hovertemplate="%{customdata}<br>" + plain(metric) + " %{x:.4g}<br>human Ave z "
                                              "%{y:.3f}<extra></extra>"))
-    for xv, yv, name, position in zip(xs_all, ys_all, names, positions):
-        if position is None:
-            continue
-        fig.add_trace(go.Scatter(x=[xv], y=[yv], mode="text", text=[plain(name)], textposition=position,
-                                 textfont={"size": 10, "color": "#333"}, hoverinfo="skip", showlegend=False))
     slope, intercept = regression_line(xs_all, ys_all)
     if np.isfinite(slope):
         xs = np.linspace(float(np.nanmin(xs_all)), float(np.nanmax(xs_all)), 2)
