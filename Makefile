@@ -23,10 +23,10 @@ test: install
 	@$(BIN)/python -m pytest -q -rs $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "error: pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
-# the README's screenshot: the browser test writes test-artifacts/screenshots/, this copies one into docs/
+# the README's screenshots: the page bench opens every page on the demo data in Chromium and writes
+# docs/screenshots/<page>.png (and prints its timings)
 docs-images: install
-	$(BIN)/python -m pytest -q tests/test_browser_app.py
-	cp test-artifacts/screenshots/01-leaderboard.png docs/screenshot.png
+	$(BIN)/python bench/bench_pages.py --one-server --screenshots
 
 bench: install
 	@for b in bench/bench_*.py; do $(BIN)/python $$b; done

@@ -5,6 +5,12 @@
 test set's cs-en sources, references and system outputs (Kocmi et al., 2022, "Findings of the 2022
 Conference on Machine Translation (WMT22)"). Everything is gzip-compressed.
 
+``leaderboard/demo_data/wmt21-cs-en/`` holds the year before: the WMT21 news task's cs-en crowd DA
+release (Akhbardeh et al., 2021, "Findings of the 2021 Conference on Machine Translation (WMT21)"),
+judgments and worker mean/sd only, so the Across years page compares two WMT years on first visit.
+Both WMT excerpts ship the release's per-worker QC statistics of their workers (``ad-trk-stats``),
+shown on the Quality control page.
+
 ``leaderboard/demo_data/simulated/`` holds a campaign made by the crowd-worker simulator
 (:mod:`leaderboard.simulate`; the command that made it is in ``leaderboard/demo_data/README.md``): two language
 pairs judged by good, lenient, harsh and random-clicking workers, so the QC page shows workers
@@ -21,6 +27,8 @@ from .ingest.texts import parse_text_name, read_lines
 from .storage.store import Store, frame_hash
 
 DEMO_CAMPAIGN = "WMT22 cs-en (demo)"
+#: the year before (WMT21 news task, cs-en): with it the Across years page opens on a comparison
+WMT21_CAMPAIGN = "WMT21 cs-en (demo)"
 DEMO_PUBLISHER = "demo"
 SIMULATED_CAMPAIGN = "Simulated crowd (demo)"
 SIMULATED_QC = "paired-t"
@@ -36,18 +44,19 @@ def demo_dir() -> Path:
 
 
 def ensure_demo(store: Store, *, publish: bool = True) -> dict | None:
-    """Load and publish the demo campaigns that are not stored yet; None when both are there."""
+    """Load and publish the demo campaigns that are not stored yet; None when all are there."""
     stored = set(store.campaigns()["campaign"])
-    if DEMO_CAMPAIGN in stored and SIMULATED_CAMPAIGN in stored:
+    if {DEMO_CAMPAIGN, WMT21_CAMPAIGN, SIMULATED_CAMPAIGN} <= stored:
         return None
     return load_demo(store, publish=publish, skip=stored)
 
 
 def load_demo(store: Store, *, publish: bool = True, skip: set[str] = frozenset()) -> dict:
-    """Load (and publish) both demo campaigns, except those named in ``skip``."""
+    """Load (and publish) the demo campaigns, except those named in ``skip``."""
     result: dict = {"campaigns": [], "judgments": 0, "text_lines": 0, "published": []}
-    # the real excerpt is published last, so the app opens on it (newest publication first)
-    parts = [(SIMULATED_CAMPAIGN, _load_simulated), (DEMO_CAMPAIGN, _load_wmt22_excerpt)]
+    # the WMT22 excerpt is published last, so the app opens on it (newest publication first)
+    parts = [(SIMULATED_CAMPAIGN, _load_simulated), (WMT21_CAMPAIGN, _load_wmt21_excerpt),
+             (DEMO_CAMPAIGN, _load_wmt22_excerpt)]
     for name, load in parts:
         if name in skip:
             continue
@@ -90,6 +99,36 @@ def _load_wmt22_excerpt(store: Store, publish: bool) -> dict:
     if publish:
         from .publish import publish_rankings
         # the release holds only workers who passed the organisers' QC: record that, filter nothing
-        result["published"] = publish_rankings(store, DEMO_CAMPAIGN, DEMO_PUBLISHER, qc="release",
-                                               note="demo excerpt of the WMT22 release")
+        result["published"] = publish_rankings(
+            store, DEMO_CAMPAIGN, DEMO_PUBLISHER, qc="release", note="demo excerpt of the WMT22 release",
+            extra_artifacts={"release_qc": _release_qc(folder, frame, "WMT22 release, ad-trk-stats.csv and "
+                                                                      "ad-trk-stats.class")})
+    return result
+
+
+def _release_qc(folder: Path, frame, source: str) -> dict | None:
+    """The release's own per-worker QC verdicts of the excerpt's workers (shipped beside it), or None."""
+    from .artifacts import read_trk_stats, release_qc_artifact
+    stats_path = folder / "ad-trk-stats.csv.gz"
+    if not stats_path.exists():
+        return None
+    class_path = folder / "ad-trk-stats.class.gz"
+    stats, verdicts = read_trk_stats(stats_path, class_path if class_path.exists() else None)
+    return release_qc_artifact(stats, verdicts, set(frame["worker"].astype(str)), source)
+
+
+def _load_wmt21_excerpt(store: Store, publish: bool) -> dict:
+    """WMT21 cs-en (newstest2021): the release's judgments and worker mean/sd; no texts."""
+    folder = demo_dir() / "wmt21-cs-en"
+    frame = read_judgments(folder / "ad-csen-good-stnd.csv.gz", "wmt-stnd",
+                           worker_stats=folder / "ad-csen-trk-mean-sd.txt", campaign=WMT21_CAMPAIGN)
+    summary = store.load_judgments(frame, file_name="ad-csen-good-stnd.csv.gz", input_format="wmt-stnd",
+                                   sha256=frame_hash(frame), created_by=DEMO_PUBLISHER)
+    result = {"judgments": summary["judgments"], "published": []}
+    if publish:
+        from .publish import publish_rankings
+        result["published"] = publish_rankings(
+            store, WMT21_CAMPAIGN, DEMO_PUBLISHER, qc="release", note="demo excerpt of the WMT21 release",
+            extra_artifacts={"release_qc": _release_qc(folder, frame, "WMT21 release, ad-trk-stats.csv "
+                                                                      "(verdict: p < 0.05)")})
     return result

@@ -18,10 +18,16 @@ def rank(frame: pd.DataFrame, **options: Any) -> list[dict]:
 
 
 def publish_rankings(store: Store, campaign: str, publisher: str, *, lp: str | None = None,
-                     assessment: str | None = None, note: str = "", **options: Any) -> list[dict]:
+                     assessment: str | None = None, note: str = "", extra_artifacts: dict | None = None,
+                     **options: Any) -> list[dict]:
     """Rank the stored judgments of ``campaign`` and publish each ranking as a new version.
 
     Human translations: the organisers' marks (:mod:`leaderboard.storage.marks`), else WMT naming.
+
+    Each version is stored with its artifacts (:mod:`leaderboard.artifacts`, what its pages show) in
+    the same transaction; ``extra_artifacts`` (name → value, or a function of the ranking giving
+    the value or None) adds others, e.g. a WMT release's own per-worker QC verdicts.
+
     ``qc="auto"`` means what it means in ``mtlb rank``: ``release`` when every judgment file of the
     campaign is a WMT release, else the QC module's default method. Returns one
     ``{"lp", "assessment", "version", "signature", "data_hash"}`` per snapshot.
@@ -38,14 +44,31 @@ def publish_rankings(store: Store, campaign: str, publisher: str, *, lp: str | N
         from .ranking import resolve_qc
         imports = store.imports(campaign)
         options["qc"] = resolve_qc(options["qc"], imports.loc[imports["kind"] == "judgments", "input_format"])
+    cache: dict = {}  # worker QC verdicts pool language pairs: computed once for all rankings
     for ranking in (rank(frame, **options) if frame is not None and not frame.empty else []):
         lp_, assessment_ = ranking["lp"], ranking["assessment"]
         data_hash = frame_hash(frame[(frame["lp"] == lp_) & (frame["assessment"] == assessment_)])
         version = store.publish(campaign, lp_, assessment_, ranking, data_hash=data_hash, publisher=publisher,
-                                note=note)
+                                note=note, artifacts=snapshot_artifacts(store, campaign, ranking, frame,
+                                                                        extra_artifacts, cache))
         published.append({"lp": lp_, "assessment": assessment_, "version": version,
                           "signature": ranking.get("signature"), "data_hash": data_hash})
     return published
+
+
+def snapshot_artifacts(store: Store, campaign: str, ranking: dict, frame: pd.DataFrame,
+                       extra: dict | None = None, cache: dict | None = None) -> dict:
+    """What the pages of this ranking will show, computed now so that they open at once
+    (:mod:`leaderboard.artifacts`): per-segment scores, the QC behind it, BLEU/chrF baselines and
+    their correlations. ``frame``: the judgments the ranking was computed from."""
+    from .artifacts import compute_artifacts
+    part = frame[frame["assessment"].astype(str) == str(ranking["assessment"])]
+    out = compute_artifacts(ranking, part, store.texts(campaign, str(ranking["lp"])), cache)
+    for name, value in (extra or {}).items():
+        value = value(ranking) if callable(value) else value
+        if value is not None:
+            out[name] = value
+    return out
 
 
 def publish_mqm(store: Store, campaign: str, publisher: str, *, lp: str | None = None, note: str = "",

@@ -217,7 +217,11 @@ def test_longitudinal_page(app_env):
     ranking = app_env["data"][("Y2022", "cs-en")][1]
     assert best.best_system == ranking["systems"][0]["system"]
     assert best.ave_z == pytest.approx(ranking["systems"][0]["ave_z"])
+    # it opens calibrated: a system judged in both years (sysA, sysB, sysC all have 24 segments: the first)
+    assert at.text_input(key="calibration").value == "sysA"
+    assert not any("share no calibration run" in unmd(w.value) for w in at.warning)
     # no calibration system named: the page says the campaigns share no calibration run, and shows no gain
+    at.text_input(key="calibration").set_value("").run()
     assert any("share no calibration run" in unmd(w.value) and "cs-en Y2021→Y2022" in unmd(w.value)
                for w in at.warning)
     n_charts = len(at.get("plotly_chart"))

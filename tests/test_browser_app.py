@@ -1,7 +1,7 @@
 """One long browser scenario: Chromium (Debian's) drives the real app started with ``streamlit run``.
 
 Screenshots of each page go to test-artifacts/screenshots/ (tests never write tracked files;
-``make docs-images`` copies the leaderboard one to docs/screenshot.png for the README).
+the README's images in docs/screenshots/ come from ``make docs-images``, i.e. bench/bench_pages.py).
 """
 
 from __future__ import annotations

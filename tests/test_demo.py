@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
-from leaderboard.demo import DEMO_CAMPAIGN, SIMULATED_CAMPAIGN, ensure_demo
+from leaderboard.demo import DEMO_CAMPAIGN, SIMULATED_CAMPAIGN, WMT21_CAMPAIGN, ensure_demo
 from leaderboard.qc import filter_judgments, qc_summary
 from leaderboard.storage import Store
 
@@ -13,11 +14,14 @@ from leaderboard.storage import Store
 def test_demo_loads_once_and_publishes(sqlite_url):
     store = Store(sqlite_url)
     first = ensure_demo(store)
-    assert set(first["campaigns"]) == {DEMO_CAMPAIGN, SIMULATED_CAMPAIGN}
+    assert set(first["campaigns"]) == {DEMO_CAMPAIGN, WMT21_CAMPAIGN, SIMULATED_CAMPAIGN}
     assert ensure_demo(store) is None  # idempotent
     snaps = store.snapshots()
     assert sorted(zip(snaps["campaign"], snaps["lp"])) == [
-        (SIMULATED_CAMPAIGN, "de-en"), (SIMULATED_CAMPAIGN, "en-de"), (DEMO_CAMPAIGN, "cs-en")]
+        (SIMULATED_CAMPAIGN, "de-en"), (SIMULATED_CAMPAIGN, "en-de"), (WMT21_CAMPAIGN, "cs-en"),
+        (DEMO_CAMPAIGN, "cs-en")]
+    # the WMT22 excerpt is published last: the app opens on it
+    assert snaps.sort_values("published_at")["campaign"].iloc[-1] == DEMO_CAMPAIGN
     assert store.campaign_info(DEMO_CAMPAIGN)["segments_are_lines"] is False
     texts = store.texts(DEMO_CAMPAIGN, "cs-en")
     assert len(texts[texts["kind"] == "hypothesis"]["name"].unique()) == 11
@@ -33,6 +37,65 @@ def test_demo_ranking_equals_the_published_wmt22_table(sqlite_url, shared):
     np.testing.assert_allclose(mine.loc[published.index, "ave"], published["RAW.SCR"], atol=1e-9)
     assert (mine.loc[published.index, "n_all"] == published["N.ALL"]).all()
     assert "qc:release" in ranking["signature"]
+
+
+def test_an_older_demo_store_gets_the_second_year(sqlite_url):
+    """A store with the two earlier demo campaigns gets only the WMT21 one added."""
+    from leaderboard.demo import load_demo
+    store = Store(sqlite_url)
+    load_demo(store, skip={WMT21_CAMPAIGN})
+    added = ensure_demo(store)
+    assert added["campaigns"] == [WMT21_CAMPAIGN]
+
+
+def test_demo_wmt21_ranking_equals_the_published_table(sqlite_url, shared):
+    store = Store(sqlite_url)
+    ensure_demo(store)
+    ranking = store.snapshot(WMT21_CAMPAIGN, "cs-en", "adequacy")["ranking"]
+    published = pd.read_csv(shared / "wmt21-toen-da" / "ad-sys-scores-cs-en.csv", sep=r"\s+").set_index("SYS")
+    mine = pd.DataFrame(ranking["systems"]).set_index("system")
+    assert sorted(mine.index) == sorted(published.index)
+    np.testing.assert_allclose(mine.loc[published.index, "ave_z"], published["Z.SCR"], atol=1e-9)
+    np.testing.assert_allclose(mine.loc[published.index, "ave"], published["RAW.SCR"], atol=1e-9)
+    assert (mine.loc[published.index, "n_all"] == published["N.ALL"]).all()
+    assert "qc:release" in ranking["signature"]
+
+
+def test_across_years_opens_on_a_calibrated_comparison_of_the_two_wmt_years(tmp_path, monkeypatch):
+    """First visit of Across years on the demo: WMT21 → WMT22 cs-en, calibrated by a system of both years,
+    with the gain of METHOD.md §7 computed from the two published rankings."""
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+    monkeypatch.setenv("MTLB_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("MTLB_NO_DEMO", "1")
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    from leaderboard.storage import default_url
+    store = Store(default_url())
+    ensure_demo(store)
+    root = Path(__file__).resolve().parents[1]
+    at = AppTest.from_file(str(root / "app.py"), default_timeout=120)
+    at.run()
+    at.switch_page(str(root / "leaderboard" / "webapp" / "pages" / "longitudinal.py")).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.multiselect(key="years").value == [WMT21_CAMPAIGN, DEMO_CAMPAIGN]
+    curr = at.text_input(key="calibration").value
+    r21 = store.snapshot(WMT21_CAMPAIGN, "cs-en", "adequacy")["ranking"]
+    r22 = store.snapshot(DEMO_CAMPAIGN, "cs-en", "adequacy")["ranking"]
+    base = lambda s: s.rsplit(".", 1)[0]  # noqa: E731
+    in_21 = {base(s["system"]): s for s in r21["systems"]}
+    in_22 = {base(s["system"]): s for s in r22["systems"]}
+    assert curr in in_21 and curr in in_22 and not curr.upper().startswith("HUMAN")
+    gains = at.dataframe[1].value
+    row = gains[gains["lp"] == "cs-en"].iloc[0]
+    assert row["calibration_system"] == in_21[curr]["system"]
+    # gain = (BEST 2022 − BEST 2021) + (CURR 2021 − CURR 2022), raw Ave, best by Ave z without CURR
+    best21 = next(s for s in r21["systems"] if base(s["system"]) != curr)
+    best22 = next(s for s in r22["systems"] if base(s["system"]) != curr)
+    expected = (best22["ave"] - best21["ave"]) + (in_21[curr]["ave"] - in_22[curr]["ave"])
+    assert row["gain"] == pytest.approx(expected, abs=1e-6)
+    assert not any("share no calibration run" in w.value for w in at.warning)
+    assert len(at.get("plotly_chart")) >= 3  # best per year, seed 002 Fig. 1, gain bars
 
 
 def test_simulated_demo_qc_removes_random_clickers(sqlite_url):

@@ -16,14 +16,16 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterator
 
-from alembic import command
-from alembic.config import Config
-from alembic.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from sqlalchemy import Connection, Engine, create_engine, event, text
+import re
+from typing import TYPE_CHECKING
+
+from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
 
 from ..errors import InputError
+
+if TYPE_CHECKING:  # alembic is imported only to migrate: a process on a current schema never loads it
+    from alembic.config import Config
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 #: SQLite waits this long (seconds) for another process's write transaction before giving up.
@@ -76,15 +78,33 @@ def sqlite_path(url: str) -> Path | None:
     return Path(database)
 
 
-def _alembic_config(url: str) -> Config:
+def _alembic_config(url: str) -> "Config":
+    from alembic.config import Config
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS))
     cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
     return cfg
 
 
+_REVISION = re.compile(r'^(down_revision|revision)\s*=\s*["\']([^"\']*)["\']', re.MULTILINE)
+
+
+@lru_cache(maxsize=1)
 def head_revision() -> str:
-    """The newest migration revision this code knows."""
+    """The newest migration revision this code knows.
+
+    Read from the migration files' ``revision`` / ``down_revision`` lines (the one revision no other
+    names as its parent) without importing alembic; alembic's own reading when that is not one head."""
+    revisions, parents = set(), set()
+    for path in (MIGRATIONS / "versions").glob("*.py"):
+        found = dict(m.groups() for m in _REVISION.finditer(path.read_text(encoding="utf-8")))
+        if "revision" in found:
+            revisions.add(found["revision"])
+            parents.add(found.get("down_revision"))
+    heads = revisions - parents
+    if len(heads) == 1:
+        return heads.pop()
+    from alembic.script import ScriptDirectory
     return ScriptDirectory.from_config(_alembic_config("sqlite://")).get_current_head()
 
 
@@ -124,7 +144,13 @@ def make_engine(url: str) -> Engine:
 def current_revision(engine: Engine) -> str | None:
     """The schema revision stored in the database (None when it was never migrated)."""
     with engine.connect() as conn:
-        return MigrationContext.configure(conn).get_current_revision()
+        if not inspect(conn).has_table("alembic_version"):
+            return None
+        rows = conn.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
+        if len(rows) <= 1:
+            return rows[0] if rows else None
+        from alembic.migration import MigrationContext
+        return MigrationContext.configure(conn).get_current_revision()  # several heads: alembic says so
 
 
 def ensure_schema(engine: Engine) -> None:
@@ -146,6 +172,9 @@ def ensure_schema(engine: Engine) -> None:
 
 def upgrade(engine: Engine) -> tuple[str | None, str]:
     """Apply pending migrations under the migration lock; returns (revision before, revision after)."""
+    from alembic import command
+    from alembic.migration import MigrationContext
+    from alembic.script import ScriptDirectory
     cfg = _alembic_config(engine.url.render_as_string(hide_password=False))
     head = ScriptDirectory.from_config(cfg).get_current_head()
     with _migration_lock(engine), engine.begin() as conn:

@@ -160,6 +160,19 @@ snapshots = Table(
     UniqueConstraint("campaign_id", "lp", "assessment", "version", name="uq_snapshots_version"),
 )
 
+# derived data of a snapshot that its pages show (metric baselines, per-segment scores, QC figures):
+# computed at publish time in the snapshot's transaction, or later for older snapshots; never changed
+snapshot_artifacts = Table(
+    "snapshot_artifacts", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("snapshot_id", ForeignKey("snapshots.id", ondelete="CASCADE"), nullable=False),
+    Column("name", String(80), nullable=False),
+    Column("payload", Text, nullable=False),  # JSON
+    Column("payload_hash", String(64), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    UniqueConstraint("snapshot_id", "name", name="uq_snapshot_artifacts_name"),
+)
+
 upload_tokens = Table(
     "upload_tokens", metadata,
     Column("id", Integer, primary_key=True),

@@ -39,6 +39,12 @@ def payload_hash(payload: str) -> str:
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
+def _artifact_json(value: Any) -> str:
+    """JSON text of an artifact (NaN and infinities become null: JSON has neither)."""
+    from ..cli._common import to_jsonable
+    return json.dumps(to_jsonable(value), sort_keys=True, ensure_ascii=False, allow_nan=False)
+
+
 class SnapshotIntegrityError(RuntimeError):
     """A published snapshot's stored payload no longer matches its hash."""
 
@@ -356,9 +362,14 @@ class Store:
 
     # ---- published snapshots ---------------------------------------------------------------
     def publish(self, campaign: str, lp: str, assessment: str, ranking: dict, *, data_hash: str,
-                publisher: str, note: str = "") -> int:
-        """Store ``ranking`` as the next immutable version for (campaign, lp, assessment)."""
+                publisher: str, note: str = "", artifacts: dict[str, Any] | None = None) -> int:
+        """Store ``ranking`` as the next immutable version for (campaign, lp, assessment).
+
+        ``artifacts`` (name → JSON-able value): what the snapshot's pages need, stored in the same
+        transaction (see :meth:`snapshot_artifact`).
+        """
         payload = json.dumps(ranking, sort_keys=True, ensure_ascii=False, allow_nan=False)
+        encoded = {name: _artifact_json(value) for name, value in (artifacts or {}).items()}
         snap = m.snapshots
         with self.engine.begin() as conn:
             cid = self._campaign_id(conn, campaign)
@@ -371,7 +382,61 @@ class Store:
                 campaign_id=cid, lp=lp, assessment=assessment, version=version,
                 signature=str(ranking.get("signature", "")), data_hash=data_hash, payload=payload,
                 payload_hash=payload_hash(payload), note=note, published_at=_now(), published_by=publisher))
+            if encoded:
+                sid = conn.execute(select(snap.c.id).where(and_(
+                    snap.c.campaign_id == cid, snap.c.lp == lp, snap.c.assessment == assessment,
+                    snap.c.version == version))).scalar_one()
+                conn.execute(insert(m.snapshot_artifacts), [
+                    {"snapshot_id": sid, "name": name, "payload": text, "payload_hash": payload_hash(text),
+                     "created_at": _now()} for name, text in encoded.items()])
         return version
+
+    def _snapshot_id(self, conn: Connection, campaign: str, lp: str, assessment: str, version: int) -> int | None:
+        snap, c = m.snapshots, m.campaigns
+        return conn.execute(select(snap.c.id).join(c, snap.c.campaign_id == c.c.id).where(and_(
+            c.c.name == campaign, snap.c.lp == lp, snap.c.assessment == assessment,
+            snap.c.version == int(version)))).scalar()
+
+    def snapshot_artifact(self, campaign: str, lp: str, assessment: str, version: int, name: str) -> Any | None:
+        """A stored artifact of a published version (decoded JSON, hash-verified), or None when absent."""
+        a = m.snapshot_artifacts
+        with self.engine.connect() as conn:
+            sid = self._snapshot_id(conn, campaign, lp, assessment, version)
+            row = None if sid is None else conn.execute(
+                select(a.c.payload, a.c.payload_hash).where(and_(a.c.snapshot_id == sid, a.c.name == name))).first()
+        if row is None:
+            return None
+        if payload_hash(row.payload) != row.payload_hash:
+            raise SnapshotIntegrityError(f"artifact {name} of {campaign}/{lp}/{assessment} v{version} was altered")
+        return json.loads(row.payload)
+
+    def snapshot_artifact_names(self, campaign: str, lp: str, assessment: str, version: int) -> list[str]:
+        """The names of a published version's stored artifacts."""
+        a = m.snapshot_artifacts
+        with self.engine.connect() as conn:
+            sid = self._snapshot_id(conn, campaign, lp, assessment, version)
+            return [] if sid is None else sorted(conn.execute(
+                select(a.c.name).where(a.c.snapshot_id == sid)).scalars())
+
+    def save_snapshot_artifact(self, campaign: str, lp: str, assessment: str, version: int, name: str,
+                               value: Any) -> bool:
+        """Add an artifact to an already published version (computed later, e.g. for a snapshot published
+        before artifacts existed). Insert-only: an existing artifact is kept; returns True when stored."""
+        text = _artifact_json(value)
+        with self.engine.begin() as conn:
+            sid = self._snapshot_id(conn, campaign, lp, assessment, version)
+            if sid is None:
+                raise InputError(f"nothing published for {campaign} {lp} {assessment} version {version}")
+            a = m.snapshot_artifacts
+            if conn.execute(select(a.c.id).where(and_(a.c.snapshot_id == sid, a.c.name == name))).first():
+                return False
+            try:
+                with conn.begin_nested():
+                    conn.execute(insert(a).values(snapshot_id=sid, name=name, payload=text,
+                                                  payload_hash=payload_hash(text), created_at=_now()))
+            except IntegrityError:  # another process stored it first
+                return False
+        return True
 
     def snapshots(self, campaign: str | None = None) -> pd.DataFrame:
         """The list of published versions (without payloads)."""

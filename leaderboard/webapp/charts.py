@@ -9,13 +9,20 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-# significance shades as in the WMT findings heat maps: darker = smaller p
+#: Okabe & Ito's colour-blind-safe palette (Okabe and Ito 2008; plotly's ``Safe`` is of the same kind):
+#: every chart of the app draws its categories in these colours, in this order
+OKABE_ITO: tuple[str, ...] = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#F0E442",
+                              "#000000")
+BLUE, ORANGE, GREEN, VERMILLION, SKY, PURPLE = OKABE_ITO[:6]
+GREY = "#999999"
+# significance shades as in the WMT findings heat maps: darker = smaller p; one hue whose lightness
+# carries the level, so it reads the same with any colour vision and in grey print
 P_LEVELS: tuple[tuple[float, str, str], ...] = (
-    (0.001, "p < 0.001", "#1a7f37"),
-    (0.01, "p < 0.01", "#4cae5b"),
-    (0.05, "p < 0.05", "#a6dba0"),
+    (0.001, "p < 0.001", "#08306b"),
+    (0.01, "p < 0.01", "#2b7bba"),
+    (0.05, "p < 0.05", "#9ecae1"),
 )
-NOT_SIGNIFICANT = ("not significant", "#f2f2f2")
+NOT_SIGNIFICANT = ("not significant", "#f4f4f4")
 SAME = ("same system", "#bdbdbd")
 
 
@@ -31,7 +38,7 @@ def plain_all(values: Iterable) -> list[str]:
 
 def _layout(fig: go.Figure, title: str, height: int | None = None) -> go.Figure:
     fig.update_layout(title={"text": title, "x": 0.0, "xanchor": "left"}, template="plotly_white",
-                      margin={"l": 10, "r": 10, "t": 50, "b": 10}, height=height)
+                      margin={"l": 10, "r": 10, "t": 50, "b": 10}, height=height, colorway=list(OKABE_ITO))
     return fig
 
 
@@ -124,10 +131,13 @@ def rank_shares_figure(ranking: Mapping) -> go.Figure | None:
 def mqm_breakdown_figure(parts: pd.DataFrame) -> go.Figure:
     """Stacked bars: MQM weight per rated segment by error category, one bar segment per severity."""
     fig = go.Figure()
-    for severity, part in parts.groupby("severity", sort=True):
-        fig.add_trace(go.Bar(x=part["category"], y=part["per_segment"], name=str(severity)))
+    colours = {"major": VERMILLION, "minor": ORANGE, "neutral": SKY}
+    for i, (severity, part) in enumerate(parts.groupby("severity", sort=True)):
+        fig.add_trace(go.Bar(x=plain_all(part["category"]), y=part["per_segment"], name=plain(severity),
+                             marker_color=colours.get(str(severity).lower(), OKABE_ITO[i % len(OKABE_ITO)])))
     fig.update_layout(barmode="stack")
-    fig.update_yaxes(title="MQM weight per rated segment")
+    fig.update_xaxes(title="error category")
+    fig.update_yaxes(title="MQM weight per rated segment (penalty points)")
     return _layout(fig, "Where the MQM score comes from")
 
 
@@ -153,6 +163,16 @@ def significance_level(p: float) -> int:
     return len(P_LEVELS)
 
 
+def _test_short(ranking: Mapping) -> str:
+    """The colour bar's title: which test the p-values come from (from the signature)."""
+    from ..signature import parse_signature
+    test = parse_signature(str(ranking.get("signature") or "")).get("test") if ranking.get("signature") else None
+    return {"mwu-greater": "one-sided rank-sum", "signed-rank-greater": "one-sided signed-rank",
+            "ar-greater": "approx. randomisation", "signed-rank-domain-stouffer": "signed-rank + Stouffer",
+            "signed-rank-greater-paired": "one-sided signed-rank",
+            "ar-greater-paired": "approx. randomisation"}.get(test or "", "p-value")
+
+
 def heatmap_figure(ranking: Mapping) -> go.Figure:
     """Pairwise significance heat map (as seed 000 Fig. 3): row system beats column system."""
     names, mat = significance_matrix(ranking)
@@ -174,7 +194,7 @@ def heatmap_figure(ranking: Mapping) -> go.Figure:
         z=levels, x=plain_all(names), y=plain_all(names), zmin=-0.5, zmax=k - 0.5, colorscale=scale, xgap=1, ygap=1,
         text=text, customdata=custom,
         hovertemplate="%{y} better than %{x}<br>%{customdata}<br>%{text}<extra></extra>",
-        colorbar={"tickvals": list(range(k)), "ticktext": labels, "title": "one-sided test"},
+        colorbar={"tickvals": list(range(k)), "ticktext": labels, "title": _test_short(ranking)},
     ))
     fig.update_yaxes(autorange="reversed", title="better system (row)")
     fig.update_xaxes(title="worse system (column)", tickangle=-45)
@@ -188,10 +208,11 @@ def distribution_figure(seg: pd.DataFrame, system: str, value: str = "z") -> go.
     fig.add_trace(go.Histogram(x=seg[value], name="all systems", histnorm="probability density",
                                marker_color="#c7c7c7", opacity=0.7, nbinsx=40))
     fig.add_trace(go.Histogram(x=seg.loc[seg["system"] == system, value], name=plain(system),
-                               histnorm="probability density", marker_color="#1f4e99", opacity=0.75, nbinsx=40))
+                               histnorm="probability density", marker_color=BLUE, opacity=0.75, nbinsx=40))
     fig.update_layout(barmode="overlay", legend={"orientation": "h", "y": -0.2})
-    fig.update_xaxes(title="segment score (" + ("z" if value == "z" else "raw 0–100") + ")")
-    fig.update_yaxes(title="density")
+    fig.update_xaxes(title="segment score (" + ("z: standard deviations from the worker's mean" if value == "z"
+                                                 else "raw, 0–100 points") + ")")
+    fig.update_yaxes(title="density (share of segments per unit of score)")
     return _layout(fig, f"Score distribution of {plain(system)}", height=360)
 
 
@@ -201,15 +222,16 @@ def head_to_head_figure(pairs: pd.DataFrame, a: str, b: str, value: str = "z") -
     lo = float(np.nanmin([x.min(), y.min()])) if len(pairs) else 0.0
     hi = float(np.nanmax([x.max(), y.max()])) if len(pairs) else 1.0
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=[lo, hi], y=[lo, hi], mode="lines", line={"color": "#999", "dash": "dash"},
+    fig.add_trace(go.Scatter(x=[lo, hi], y=[lo, hi], mode="lines", line={"color": GREY, "dash": "dash"},
                              name="equal", hoverinfo="skip"))
     fig.add_trace(go.Scatter(x=x, y=y, mode="markers", name="segment", marker={"size": 6, "opacity": 0.6,
-                                                                                "color": "#1f4e99"},
+                                                                                "color": BLUE},
                              text=plain_all(pairs["segment"]), meta=[plain(a), plain(b)],
                              hovertemplate="segment %{text}<br>%{meta[0]} %{x:.2f}<br>%{meta[1]} %{y:.2f}"
                                            "<extra></extra>"))
-    fig.update_xaxes(title=plain(a))
-    fig.update_yaxes(title=plain(b), scaleanchor="x")
+    unit = "z" if value == "z" else "raw, 0–100 points"
+    fig.update_xaxes(title=f"{plain(a)}: segment score ({unit})")
+    fig.update_yaxes(title=f"{plain(b)}: segment score ({unit})", scaleanchor="x")
     fig.update_layout(showlegend=False)
     return _layout(fig, f"{plain(a)} vs {plain(b)}: per-segment {value} scores ({len(pairs)} common segments)",
                    height=460)
@@ -226,21 +248,77 @@ def regression_line(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     return float(slope), float(intercept)
 
 
-def metric_scatter(frame: pd.DataFrame, metric: str, lp: str, human: str = "human") -> go.Figure:
-    """System-level scatter: metric score (x) against human Ave z (y) with the regression line."""
-    fig = go.Figure(go.Scatter(x=frame[metric], y=frame[human], mode="markers+text", text=plain_all(frame["system"]),
-                               textposition="top center", textfont={"size": 10},
-                               marker={"size": 9, "color": "#1f4e99"}, name="system",
-                               hovertemplate="%{text}<br>metric %{x:.4g}<br>human %{y:.3f}<extra></extra>"))
-    slope, intercept = regression_line(frame[metric].to_numpy(), frame[human].to_numpy())
+def label_positions(x: np.ndarray, y: np.ndarray, labels: list[str], *, width_px: float = 900,
+                    height_px: float = 330, char_px: float = 6.2, line_px: float = 14,
+                    order: np.ndarray | None = None) -> list[str | None]:
+    """Where each point's text label fits without overlapping another label or point: one of
+    "top center", "bottom center", "middle right", "middle left", or None (hover only).
+
+    Greedy in ``order`` (default: as given); boxes are estimated in pixels from the axis ranges and
+    the plot size (``char_px`` per character, ``line_px`` per line)."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    n = len(x)
+    if n == 0:
+        return []
+    span_x = float(np.ptp(x)) or 1.0
+    span_y = float(np.ptp(y)) or 1.0
+    # plotly pads the axes by about 5% on each side
+    px = (x - x.min()) / (span_x * 1.1) * width_px
+    py = (y - y.min()) / (span_y * 1.1) * height_px
+    marker = 6.0
+    points = np.stack([px - marker, py - marker, px + marker, py + marker], axis=1)
+    placed: list[tuple[float, float, float, float]] = []
+    out: list[str | None] = [None] * n
+    for i in (order if order is not None else range(n)):
+        w, h = char_px * len(labels[i]) + 4, line_px
+        candidates = {"top center": (px[i] - w / 2, py[i] + marker, px[i] + w / 2, py[i] + marker + h),
+                      "bottom center": (px[i] - w / 2, py[i] - marker - h, px[i] + w / 2, py[i] - marker),
+                      "middle right": (px[i] + marker, py[i] - h / 2, px[i] + marker + w, py[i] + h / 2),
+                      "middle left": (px[i] - marker - w, py[i] - h / 2, px[i] - marker, py[i] + h / 2)}
+        for position, (x0, y0, x1, y1) in candidates.items():
+            if x0 < -20 or x1 > width_px + 20 or y1 > height_px + 20 or y0 < -20:
+                continue
+            others = np.delete(points, i, axis=0)
+            hit_point = bool(((others[:, 0] < x1) & (others[:, 2] > x0) & (others[:, 1] < y1)
+                              & (others[:, 3] > y0)).any())
+            hit_label = any(a < x1 and c > x0 and b < y1 and d > y0 for a, b, c, d in placed)
+            if not hit_point and not hit_label:
+                placed.append((x0, y0, x1, y1))
+                out[i] = position
+                break
+    return out
+
+
+def metric_scatter(frame: pd.DataFrame, metric: str, lp: str, human: str = "human",
+                   metric_unit: str | None = None) -> go.Figure:
+    """System-level scatter: metric score (x) against human Ave z (y) with the regression line.
+
+    Every point has a hover label; a system's name is written next to its point only where it
+    overlaps no other name or point (best-ranked systems first), so crowded regions stay legible."""
+    xs_all, ys_all = frame[metric].to_numpy(dtype=float), frame[human].to_numpy(dtype=float)
+    names = [str(v) for v in frame["system"]]
+    order = np.argsort(-np.nan_to_num(ys_all, nan=-np.inf), kind="stable")
+    positions = label_positions(xs_all, ys_all, names, order=order)
+    unit = metric_unit or {"BLEU": "BLEU, 0–100", "chrF": "chrF, 0–100"}.get(str(metric), "metric's own scale")
+    # one trace: the names that fit are its text (at their own positions), the others are empty
+    fig = go.Figure(go.Scatter(x=xs_all, y=ys_all, mode="markers+text", customdata=plain_all(names),
+                               text=[plain(n) if p else "" for n, p in zip(names, positions)],
+                               textposition=[p or "top center" for p in positions],
+                               textfont={"size": 10, "color": "#333"},
+                               marker={"size": 9, "color": BLUE}, name="system",
+                               hovertemplate="%{customdata}<br>" + plain(metric) + " %{x:.4g}<br>human Ave z "
+                                             "%{y:.3f}<extra></extra>"))
+    slope, intercept = regression_line(xs_all, ys_all)
     if np.isfinite(slope):
-        xs = np.linspace(float(frame[metric].min()), float(frame[metric].max()), 2)
+        xs = np.linspace(float(np.nanmin(xs_all)), float(np.nanmax(xs_all)), 2)
         fig.add_trace(go.Scatter(x=xs, y=slope * xs + intercept, mode="lines", name="least squares",
-                                 line={"color": "#d62728"}))
-    fig.update_xaxes(title=plain(metric))
-    fig.update_yaxes(title="human Ave z")
+                                 line={"color": VERMILLION}, hoverinfo="skip"))
+    fig.update_xaxes(title=f"{plain(metric)} ({unit})")
+    fig.update_yaxes(title="human Ave z (standardised DA score)")
     fig.update_layout(showlegend=False)
-    return _layout(fig, f"{plain(lp)}: {plain(metric)} against human scores", height=420)
+    hidden = sum(p is None for p in positions)
+    note = f" — {hidden} label(s) hidden where crowded: hover for names" if hidden else ""
+    return _layout(fig, f"{plain(lp)}: {plain(metric)} against human scores{note}", height=420)
 
 
 def williams_figure(williams: Mapping[str, Mapping[str, float]], order: list[str] | None = None) -> go.Figure:
@@ -256,30 +334,40 @@ def williams_figure(williams: Mapping[str, Mapping[str, float]], order: list[str
                    height=max(320, 34 * len(names) + 200))
 
 
-def qc_figure(summary: pd.DataFrame) -> go.Figure:
+def qc_figure(summary: pd.DataFrame, title: str = "Quality control: what was kept") -> go.Figure:
     """Stacked percentage bars of kept / removed (rows: what; columns kept, removed); counts as labels."""
     total = (summary["kept"] + summary["removed"]).clip(lower=1)
     fig = go.Figure()
-    for col, colour in (("kept", "#1a7f37"), ("removed", "#d62728")):
+    for col, colour in (("kept", BLUE), ("removed", VERMILLION)):
         fig.add_trace(go.Bar(y=summary["what"], x=100 * summary[col] / total, orientation="h", name=col,
                              marker_color=colour, text=[f"{v:,}" for v in summary[col]], textposition="inside",
                              hovertemplate="%{y} " + col + ": %{text} (%{x:.1f}%)<extra></extra>"))
     fig.update_layout(barmode="stack", legend={"orientation": "h", "y": -0.3})
-    fig.update_xaxes(title="% of all", range=[0, 100])
-    return _layout(fig, "Quality control: what was kept", height=240)
+    fig.update_xaxes(title="share of all (%)", range=[0, 100])
+    fig.update_yaxes(title="counted")
+    return _layout(fig, title, height=260)
 
 
-def year_lines_figure(frame: pd.DataFrame, x: str, y: str, group: str, title: str) -> go.Figure:
+def year_lines_figure(frame: pd.DataFrame, x: str, y: str, group: str, title: str,
+                      x_title: str | None = None, y_title: str | None = None) -> go.Figure:
     """One line per group (system or lp) across years."""
     fig = go.Figure()
     for name, part in frame.sort_values(x).groupby(group, sort=True):
         fig.add_trace(go.Scatter(x=plain_all(part[x]), y=part[y], mode="lines+markers", name=plain(name)))
-    fig.update_xaxes(title=x, type="category")
-    fig.update_yaxes(title=y)
+    fig.update_xaxes(title=x_title or x, type="category")
+    fig.update_yaxes(title=y_title or y)
     return _layout(fig, title, height=420)
 
 
-CLUSTER_COLOURS = ("#1f4e99", "#6baed6", "#9e9ac8", "#74c476", "#fd8d3c", "#bdbdbd")
+CLUSTER_COLOURS = OKABE_ITO[:7]
+
+
+def _text_on(colour: str) -> str:
+    """Black or white, whichever reads better on ``colour`` (#rrggbb; WCAG relative luminance)."""
+    rgb = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+    luminance = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+    return "#000000" if luminance > 0.179 else "#ffffff"
 
 
 def correlation_figure(table: pd.DataFrame, highlight: str | None = None, stat: str = "pearson") -> go.Figure:
@@ -298,14 +386,14 @@ def correlation_figure(table: pd.DataFrame, highlight: str | None = None, stat: 
     fig = go.Figure(go.Bar(
         x=values, y=plain_all(names), orientation="h", marker={"color": colours, "line": {"color": "#000", "width": outline}},
         text=[f"{v:.3f} · cluster {c}" for v, c in zip(values, clusters)], textposition="inside",
-        insidetextanchor="start", textfont={"color": "#fff"},
+        insidetextanchor="start", textfont={"color": [_text_on(c) for c in colours]},
         error_x={"type": "data", "symmetric": False, "array": np.nan_to_num(hi - values),
                  "arrayminus": np.nan_to_num(values - lo), "color": "#444", "thickness": 1.2},
         customdata=np.stack([lo, hi, clusters], axis=-1) if len(names) else None,
         hovertemplate="%{y}<br>" + stat + " %{x:.3f}<br>95% CI [%{customdata[0]:.3f}, %{customdata[1]:.3f}]"
                       "<br>cluster %{customdata[2]}<extra></extra>"))
-    fig.update_yaxes(autorange="reversed")
-    fig.update_xaxes(title=f"{stat} with human Ave z (whiskers: 95% bootstrap CI)", range=[min(-0.05, np.nanmin(
+    fig.update_yaxes(autorange="reversed", title="metric")
+    fig.update_xaxes(title=f"{stat} correlation with human Ave z (−1 to 1; whiskers: 95% bootstrap CI)", range=[min(-0.05, np.nanmin(
         np.append(lo, values)) - 0.05) if len(names) else -1, 1.02])
     return _layout(fig, "Where the metric stands: system-level correlation, colour = significance cluster",
                    height=max(260, 30 * len(names) + 110))
@@ -338,8 +426,9 @@ def gain_figure(frame: pd.DataFrame, title: str = "Gain per language pair (seed 
                                  plain_all(part["to"])], axis=-1),
             hovertemplate="%{text} (%{customdata[1]} → %{customdata[2]})<br>BEST later − BEST earlier %{x:.1f}"
                           "<br>Δ (CURR earlier − later) %{y:.1f}<br>gain %{customdata[0]:.1f}<extra></extra>"))
-    fig.update_xaxes(title="BEST(later) − BEST(earlier)  (raw points)", range=[lo, hi], zeroline=True)
-    fig.update_yaxes(title="Δ = CURR(earlier) − CURR(later)  (test set harder by)", range=[lo, hi], zeroline=True)
+    fig.update_xaxes(title="BEST(later) − BEST(earlier)  (raw DA points)", range=[lo, hi], zeroline=True)
+    fig.update_yaxes(title="Δ = CURR(earlier) − CURR(later)  (raw DA points: test set harder by)", range=[lo, hi],
+                     zeroline=True)
     fig.update_layout(legend={"orientation": "h", "y": -0.18})
     label = "" if not finite.any() else " — gain = x + y; grey diagonal: gain 0"
     return _layout(fig, title + label, height=480)
@@ -348,8 +437,8 @@ def gain_figure(frame: pd.DataFrame, title: str = "Gain per language pair (seed 
 def gain_bars(frame: pd.DataFrame) -> go.Figure:
     """Calibrated gain per language pair as bars (raw points), starred by the Δ test."""
     labels = plain_all(frame["lp"] + " " + frame["assessment"].astype(str) + " " + frame["from"] + "→" + frame["to"])
-    fig = go.Figure(go.Bar(x=frame["gain"], y=labels, orientation="h", marker_color="#1f4e99",
+    fig = go.Figure(go.Bar(x=frame["gain"], y=labels, orientation="h", marker_color=BLUE,
                            text=[f"{g:+.1f}" for g in frame["gain"]], textposition="outside"))
-    fig.update_yaxes(autorange="reversed")
-    fig.update_xaxes(title="calibrated gain (raw points)", zeroline=True, zerolinecolor="#555")
+    fig.update_yaxes(autorange="reversed", title="language pair, assessment, years")
+    fig.update_xaxes(title="calibrated gain (raw DA points, 0–100 scale)", zeroline=True, zerolinecolor="#555")
     return _layout(fig, "Calibrated gain per language pair", height=max(220, 36 * len(frame) + 110))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
-from typing import Any
+from typing import Any, Callable
 
 import pandas as pd
 import streamlit as st
@@ -144,6 +144,32 @@ def data_token(url: str, campaign: str) -> str:
 def snapshot(url: str, campaign: str, lp: str, assessment: str, version: int) -> dict:
     """One published version, hash-verified by the store (immutable, so cached for good)."""
     return _store(url).snapshot(campaign, lp, assessment, int(version))
+
+
+@st.cache_data(show_spinner=False, max_entries=512)
+def _artifact(url: str, campaign: str, lp: str, assessment: str, version: int, name: str) -> Any:
+    return _store(url).snapshot_artifact(campaign, lp, assessment, int(version), name)
+
+
+def artifact(url: str, campaign: str, lp: str, assessment: str, version: int, name: str,
+             compute: Callable[[], Any] | None = None) -> Any:
+    """An artifact of a published snapshot (:mod:`leaderboard.artifacts`), computed at publish time.
+
+    Snapshots published before artifacts existed have none: then ``compute()`` (the page's own cached
+    computation) gives it, and it is stored with the snapshot for every later visit and every replica
+    (best effort: a read-only store just keeps computing). None when absent and no ``compute``.
+    """
+    value = _artifact(url, campaign, lp, assessment, int(version), name)
+    if value is not None or compute is None:
+        return value
+    value = compute()
+    if value is not None:
+        try:
+            if _store(url).save_snapshot_artifact(campaign, lp, assessment, int(version), name, value):
+                _artifact.clear()
+        except Exception:  # noqa: BLE001 - caching must never break a page
+            pass
+    return value
 
 
 @st.cache_data(show_spinner=False, max_entries=256)

@@ -1,4 +1,4 @@
-"""Significance: the pairwise Wilcoxon rank-sum heat map of the selected snapshot."""
+"""Significance: the pairwise significance heat map of the selected snapshot (its own test and threshold)."""
 
 from __future__ import annotations
 
@@ -28,9 +28,13 @@ def render() -> None:
     if not ranking.get("pvalues"):
         st.info("This snapshot has no pairwise p-values.")
         return
-    st.caption("A cell is green when the row system's segment scores are significantly higher than the column "
-               "system's (one-sided Wilcoxon rank-sum / Mann-Whitney U on per-segment Ave z); darker = smaller p. "
-               "Systems are in leaderboard order.")
+    from leaderboard.webapp.signature_text import describe
+    words = describe(snap.get("signature") or ranking.get("signature"))
+    st.caption(common.md_escape(
+        f"A cell is shaded when the row system's scores are significantly higher than the column system's: "
+        f"{words['test']}; darker = smaller p (three levels below 0.05). Systems are in leaderboard order "
+        f"({words['sort']}). This ranking counts a win at {words['p_below']} and draws clusters with "
+        f"{words['clusters']}; scores: {words['std']}; {words['qc']}."))
     name = f"significance-{view.campaign}-{view.lp}-{view.assessment}-v{view.version}"
     common.chart(state.figure("heatmap", *view.key), name)
     table = pvalue_table(ranking)

@@ -23,11 +23,51 @@ def _compare(url: str, campaigns: tuple[str, ...], versions: tuple[tuple, ...], 
                                  "lp": lp, "assessment": assessment})
         data = lg.years_from_rankings(campaign, rankings)
         for (lp, assessment), year in data.items():
-            frame = state.judgments(url, campaign, lp, assessment, token) if token != "empty" else None
-            if frame is not None and len(frame):
-                year.segments = lg.segment_table(frame)
+            version = next(v for c, l, a, v in versions if (c, l, a) == (campaign, lp, assessment))
+            year.segments = _segments(url, campaign, lp, assessment, version, token)
         years.append((campaign, data))
     return lg.longitudinal(years, calibration=calibration or None, best_by=best_by, alternative=alternative)
+
+
+def _segments(url: str, campaign: str, lp: str, assessment: str, version: int, token: str) -> pd.DataFrame | None:
+    """Per-segment scores of a published ranking for the year-to-year tests: stored with the snapshot at
+    publish time (as the ranking had them, after its QC); for older snapshots computed from the stored
+    judgments."""
+    from leaderboard import longitudinal as lg
+    from leaderboard.artifacts import payload_frame
+    payload = state.artifact(url, campaign, lp, assessment, version, "segment_scores")
+    if payload is not None:
+        return payload_frame(payload).astype({"system": str, "segment": str})
+    frame = state.judgments(url, campaign, lp, assessment, token) if token != "empty" else None
+    return lg.segment_table(frame) if frame is not None and len(frame) else None
+
+
+def default_selection(snaps: pd.DataFrame, url: str) -> tuple[list[str], str]:
+    """What the page opens on: two campaigns (by name, earliest first) that published the same language
+    pair and assessment, and a calibration system judged in both (MT, not a human translation: the one
+    with the most segments judged in the year where it has fewer). ([], "") when no two campaigns
+    share a pair."""
+    from leaderboard.longitudinal import base_name
+    from leaderboard.naming import is_human
+    latest = snaps.sort_values("version").groupby(["campaign", "lp", "assessment"], as_index=False).last()
+    names = sorted(latest["campaign"].unique())
+    for i, first in enumerate(names):
+        for second in names[i + 1:]:
+            a = latest[latest["campaign"] == first].set_index(["lp", "assessment"])
+            b = latest[latest["campaign"] == second].set_index(["lp", "assessment"])
+            shared = sorted(set(a.index) & set(b.index))
+            if not shared:
+                continue
+            lp, assessment = shared[0]
+            counts = []
+            for row in (a.loc[(lp, assessment)], b.loc[(lp, assessment)]):
+                ranking = state.snapshot(url, row["campaign"], lp, assessment, int(row["version"]))["ranking"]
+                counts.append({base_name(s["system"]): int(s.get("n") or 0) for s in ranking["systems"]
+                               if not is_human(s["system"])})
+            both = set(counts[0]) & set(counts[1])
+            best = max(sorted(both), key=lambda s: min(counts[0][s], counts[1][s]), default="")
+            return [first, second], best
+    return [], ""
 
 
 def comparison_table(result: dict) -> pd.DataFrame:
@@ -70,13 +110,18 @@ def render() -> None:
         return
     wanted = [c for c in st.query_params.get_all("year") if c in names]
     if "years" not in st.session_state:
-        st.session_state["years"] = wanted or names[:2]
+        default, curr = default_selection(snaps, url)
+        st.session_state["years"] = wanted or default or names[:2]
+        if "calibration" not in st.session_state:
+            st.session_state["calibration"] = st.query_params.get("calibration", curr if not wanted else "")
     chosen = st.multiselect("Campaigns in time order (earliest first)", names, key="years")
     st.query_params["year"] = list(chosen)
     cols = st.columns(3)
     calibration = cols[0].text_input("Calibration system (CURR), e.g. Online-B", key="calibration",
                                      help="a system judged in both years; base names match 'Online-B.0' and "
-                                          "'Online-B.11'").strip()
+                                          "'Online-B.11'; the page opens on the shared system with the most "
+                                          "judged segments").strip()
+    st.query_params["calibration"] = calibration
     best_by = cols[1].selectbox("Best system by", ["z", "raw"], key="best_by",
                                 format_func=lambda s: "Ave z" if s == "z" else "Ave (raw)")
     alternative = cols[2].selectbox("Test", ["one-sided", "two-sided"], key="alternative")
@@ -102,7 +147,10 @@ def render() -> None:
     st.markdown("**Best system per year**")
     score = "ave_z" if best_by == "z" else "ave"
     common.chart(charts.year_lines_figure(tracks.assign(group=tracks["lp"] + " " + tracks["assessment"].astype(str)),
-                                          "year", score, "group", "Best system's score per year"),
+                                          "year", score, "group", "Best system's score per year",
+                                          x_title="campaign (year)",
+                                          y_title="best system's " + ("Ave z (standardised)" if best_by == "z"
+                                                                       else "Ave (raw, 0–100 points)")),
                  "longitudinal-best")
     st.dataframe(tracks, hide_index=True)
     common.csv_download(tracks, "longitudinal-best", key="dl-tracks")

@@ -140,6 +140,22 @@ def baselines(url: str, campaign: str, lp: str, token: str, judged: tuple[str, .
     return me.baseline_scores(state.texts(url, campaign, lp, token), judged, segments=segments, lp=lp)
 
 
+@st.cache_data(show_spinner="Scoring the baselines (BLEU, chrF) with sacrebleu…", max_entries=16)
+def stored_baselines(url: str, campaign: str, lp: str, assessment: str, version: int, token: str) -> dict | None:
+    """The metric_baselines artifact of a snapshot published without it (see :mod:`leaderboard.artifacts`)."""
+    from leaderboard.artifacts import metric_baselines_artifact
+    ranking = state.snapshot(url, campaign, lp, assessment, version)["ranking"]
+    try:
+        return metric_baselines_artifact(state.texts(url, campaign, lp, token), ranking)
+    except InputError:
+        return None  # evaluate() scores them itself and says why they are unavailable
+
+
+def payload_frame(payload: dict) -> pd.DataFrame:
+    from leaderboard.artifacts import payload_frame as frame
+    return frame(payload)
+
+
 def _label(sub) -> str:
     return f"{me.metric_display_name(sub.metric)} #{sub.id}"
 
@@ -154,19 +170,33 @@ def evaluate(url: str, campaign: str, lp: str, assessment: str, version: int, to
     change, so the ids key the cache). ``segment_level``: the campaign's segment ids are line numbers,
     so segment-level scores can be paired with the human segment scores.
     """
-    from metrics.validation import correlate_lp
     ranking = state.snapshot(url, campaign, lp, assessment, version)["ranking"]
     human = me.human_table(ranking)
     judged = tuple(human["system"])
     notes: list[str] = []
     system_parts, segment_parts = [], []
     want_segments = segment_level and any(level == "segment" for _, _, _, level in subs)
-    try:
-        base_sys, base_seg, signatures = baselines(url, campaign, lp, token, judged, want_segments)
-    except InputError as exc:
-        base_sys, base_seg, signatures = pd.DataFrame(columns=me.LONG_COLUMNS), pd.DataFrame(), {}
-        notes.append(f"Baselines unavailable: {exc}")
-    if base_sys.empty and not notes:
+    stored = None if want_segments else state.artifact(
+        url, campaign, lp, assessment, version, "metric_baselines",
+        lambda: stored_baselines(url, campaign, lp, assessment, version, token))
+    if stored is not None and not subs:
+        # computed at publish time: BLEU, chrF and their correlations with 1000 bootstrap resamples
+        return {"human": human, "long": payload_frame(stored["long"]), "signatures": stored["signatures"],
+                "notes": list(stored["notes"]), "seg_subs": [], "result": stored["result"],
+                "segment": pd.DataFrame(), "left_out": list(stored["left_out"])}
+    from metrics.validation import correlate_lp
+    if stored is not None:
+        base_sys, base_seg, signatures = payload_frame(stored["long"]), pd.DataFrame(), stored["signatures"]
+        notes += [n for n in stored["notes"] if "left out of the correlations" not in n]
+    else:
+        try:
+            base_sys, base_seg, signatures = baselines(url, campaign, lp, token, judged, want_segments)
+        except InputError as exc:
+            base_sys, base_seg, signatures = pd.DataFrame(columns=me.LONG_COLUMNS), pd.DataFrame(), {}
+            notes.append(f"Baselines unavailable: {exc}")
+    if stored is not None:
+        pass
+    elif base_sys.empty and not notes:
         notes.append("No system outputs and references are stored for this language pair, so the BLEU and chrF "
                      "baselines cannot be computed.")
     elif not base_sys.empty:
@@ -222,7 +252,10 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
     url = state.store_url()
     subs = _visible_submissions(view, user)
     snap = state.snapshot(url, view.campaign, view.lp, view.assessment, view.latest)
-    st.caption(f"Human scores: Ave z of the latest published ranking (v{view.latest}, signature "
+    from leaderboard.webapp.signature_text import describe
+    words = describe(snap.get("signature"))
+    st.caption(f"Human scores: Ave z of the latest published ranking (v{view.latest}; "
+               f"{common.md_escape(words['std'])}; {common.md_escape(words['qc'])}; signature "
                f"{common.code(snap.get('signature', ''))}). Submissions are private until their owner or an organiser "
                "publishes them; you see the public ones" + (" and your own." if user else "."))
     segments_are_lines = bool(state.campaign_info(url, view.campaign).get("segments_are_lines", True))
@@ -271,8 +304,13 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
     wide = data["human"].rename(columns={"ave_z": "human"}).merge(wide, on="system", how="left")
     common.chart(charts.metric_scatter(wide.dropna(subset=[chosen]), chosen, view.lp),
                  f"metric-scatter-{slug}-{chosen}")
-    st.caption(f"Each point is a system; the red line is the least-squares fit. {result['n_systems']} systems. "
-               "Lower-is-better submissions are negated so that higher is better everywhere.")
+    left = f" ({', '.join(data['left_out'])} left out: a human translation without a metric score)" \
+        if data.get("left_out") else ""
+    st.caption(common.md_escape(
+        f"Each point is a system (hover for its name; names are written where they fit); the orange-red line "
+        f"is the least-squares fit. {result['n_systems']} systems{left}. Lower-is-better submissions are "
+        "negated so that higher is better everywhere. Correlations: 95% CIs from 1000 bootstrap resamples of "
+        "the systems (seed 12345); clusters from one-sided Williams tests, p < 0.05."))
 
     st.markdown("**Correlation of every metric with human Ave z** (95% bootstrap CIs; clusters: Williams test)")
     st.dataframe(table, hide_index=True, column_config=_correlation_columns())
@@ -373,8 +411,6 @@ def _segment_columns() -> dict:
 def meta_evaluation(url: str, campaign: str, lp: str, assessment: str, token: str,
                     subs: tuple[tuple[int, str, bool, str], ...]) -> dict | None:
     """acc_eq, SPA, system accuracy and PERM-BOTH clusters of the segment-level submissions (None: none)."""
-    from metrics.metaeval.evaluate import meta_evaluate
-    from metrics.metaeval.inputs import build
     parts = []
     for sid, label, higher, level in subs:
         part = state.metric_scores(url, sid)
@@ -383,6 +419,8 @@ def meta_evaluation(url: str, campaign: str, lp: str, assessment: str, token: st
             parts.append(part.assign(metric=label, score=(1.0 if higher else -1.0) * part["score"]))
     if not parts:
         return None
+    from metrics.metaeval.evaluate import meta_evaluate
+    from metrics.metaeval.inputs import build
     errors = state.mqm_errors(url, campaign, lp, token) if assessment == "mqm" else None
     judgments = state.judgments(url, campaign, lp, assessment, token) if assessment != "mqm" else None
     human = expert_views.human_segments(assessment, errors, judgments, lp)

@@ -1,4 +1,5 @@
-"""Quality control: how many workers and judgments the worker filter keeps (METHOD.md §3)."""
+"""Quality control: the QC behind the published ranking first (for a WMT release the organisers' own),
+then, on request, a re-test of the stored workers (METHOD.md §3)."""
 
 from __future__ import annotations
 
@@ -35,27 +36,148 @@ def summary_frame(summary: dict) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["what", "kept", "removed"])
 
 
+@st.cache_data(show_spinner="Reading the quality control behind this ranking…", max_entries=32)
+def _qc_of_snapshot(url: str, campaign: str, lp: str, assessment: str, version: int, token: str) -> dict | None:
+    """The ``qc`` artifact of a snapshot (published with it; older snapshots: computed once, then stored)."""
+    from leaderboard.artifacts import qc_artifact
+
+    def compute():
+        frame = state.judgments(url, campaign, None, assessment, token)
+        if frame.empty:
+            return None
+        return qc_artifact(frame, state.snapshot(url, campaign, lp, assessment, version)["ranking"])
+
+    return state.artifact(url, campaign, lp, assessment, version, "qc", compute)
+
+
+def qc_label_text(label: str) -> str:
+    """A sentence for the signature's ``qc`` field."""
+    if label == "release":
+        return "the organisers' quality control (qc:release)"
+    if label == "none":
+        return "no worker quality control (qc:none)"
+    method, _, alpha = label.partition("@")
+    return f"the {method} worker test at p < {alpha or '0.05'} (qc:{label})"
+
+
 def render() -> None:
     found = common.snapshot_header("Quality control")
     if found is None:
         return
     view, snap = found
+    url = state.store_url()
+    token = state.data_token(url, view.campaign)
+    signature = snap.get("signature") or snap["ranking"].get("signature") or ""
+    from leaderboard.signature import parse_signature
+    recorded = parse_signature(signature).get("qc")
+    info = _qc_of_snapshot(url, *view.key[1:], token) if recorded else None
+    st.markdown("### The quality control behind this ranking")
+    if recorded is None:
+        st.info("This snapshot's signature does not record a worker quality control; the view below re-tests "
+                "the stored judgments.", icon=":material/info:")
+    elif info is None:
+        st.info(f"The ranking used {qc_label_text(recorded)}; the judgments behind it are not stored, so "
+                "there is nothing more to show.", icon=":material/info:")
+    else:
+        _published_qc(view, info)
     published = snap["ranking"].get("qc")
     if published:
-        st.markdown("**Quality control recorded with this snapshot**")
-        st.json(published, expanded=False)
+        with st.expander("Quality control recorded in the ranking"):
+            st.json(published, expanded=False)
+    _release_verdicts(view, recorded)
+    _retest(view, token, recorded, info)
+
+
+def _published_qc(view: common.View, info: dict) -> None:
+    label, stored = info["label"], info["stored"]
+    lps = ", ".join(stored["lps"])
+    if label == "release":
+        st.markdown(common.md_escape(
+            f"The ranking used {qc_label_text(label)}. The stored data are a WMT release, which holds only the "
+            f"judgments of the workers who passed the organisers' quality control, so nothing was filtered "
+            f"again: all {stored['lp_workers']:,} workers and {stored['lp_judgments']:,} judgments of {view.lp} "
+            "count."))
+        cols = st.columns(3)
+        cols[0].metric("Workers in the ranking", f"{stored['lp_workers']:,}", help="all passed the organisers' QC")
+        cols[1].metric("Judgments in the ranking", f"{stored['lp_judgments']:,}")
+        cols[2].metric("Removed here", "none", help="the release is already filtered")
+    elif label == "none":
+        st.markdown(common.md_escape(
+            f"The ranking used {qc_label_text(label)}: every stored judgment of {view.lp} counts "
+            f"({stored['lp_workers']:,} workers, {stored['lp_judgments']:,} judgments)."))
+    else:
+        summary = info["summary"] or {}
+        st.markdown(common.md_escape(
+            f"The ranking used {qc_label_text(label)}, one verdict per worker pooled over the campaign's "
+            f"language pairs ({lps}; {view.assessment}), then ranked the judgments of the workers who passed."))
+        counts = summary_frame(summary)
+        if not counts.empty:
+            cols = st.columns(len(counts))
+            for col, row in zip(cols, counts.itertuples()):
+                total = row.kept + row.removed
+                col.metric(f"{row.what.capitalize()} kept", f"{row.kept:,} of {total:,}",
+                           help=f"{100 * row.kept / total:.1f}% kept" if total else None)
+            common.chart(charts.qc_figure(counts), f"qc-{view.lp}-published")
+        if info.get("report"):
+            from leaderboard.artifacts import payload_frame
+            _worker_table(payload_frame(info["report"]), f"qc-workers-{view.campaign}-{view.lp}-published",
+                          "dl-qc-published")
+
+
+def _release_verdicts(view: common.View, recorded: str | None) -> None:
+    """The release's own per-worker verdicts (stored with the snapshot when the release has them)."""
+    if recorded != "release":
+        return
+    verdicts = state.artifact(*view.key, "release_qc")
+    if not verdicts:
+        st.caption("The release's per-worker QC verdicts are not stored with this snapshot.")
+        return
+    from leaderboard.artifacts import payload_frame
+    table = payload_frame(verdicts["report"])
+    st.markdown(common.md_escape(
+        f"**The organisers' per-worker verdicts** ({verdicts['source']}): {verdicts['good']:,} of "
+        f"{verdicts['with_verdict']:,} workers of this ranking are rated good by the paired bad-reference test "
+        "over all of their HITs (every language pair they judged), p < 0.05."))
+    st.dataframe(table, hide_index=True, height=280, column_config={
+        "p": st.column_config.NumberColumn("p", format="%.2g"),
+        "t": st.column_config.NumberColumn("t", format="%.2f"),
+        "pairs": st.column_config.NumberColumn("bad-reference pairs", format="%d")})
+    common.csv_download(table, f"qc-release-workers-{view.campaign}-{view.lp}", key="dl-qc-release")
+
+
+def _worker_table(report: pd.DataFrame, name: str, key: str) -> None:
+    st.markdown("**Per-worker report**")
+    first = [c for c in ("worker", "lp", "passed", "p_value", "n", "n_pairs", "mean_ref", "mean_system",
+                         "mean_bad_ref", "p_repeat", "flags", "reason") if c in report.columns]
+    shown = report[first + [c for c in report.columns if c not in first]]
+    fmt = {c: st.column_config.NumberColumn(format="%.2g") for c in shown.columns if c.startswith("p_")}
+    fmt.update({c: st.column_config.NumberColumn(format="%.1f") for c in shown.columns
+                if c.startswith("mean_") and pd.api.types.is_numeric_dtype(shown[c])})
+    st.dataframe(shown, hide_index=True, height=320, column_config=fmt)
+    common.csv_download(report, name, key=key)
+
+
+def _retest(view: common.View, token: str, recorded: str | None, info: dict | None) -> None:
+    """Optional: run a worker test on the stored judgments (what-if; not what the ranking used)."""
     if not state.has_module("leaderboard.qc"):
-        st.info("The worker filter (leaderboard.qc) is not available in this installation.")
+        return
+    st.markdown("### Re-test the stored workers (optional)")
+    if recorded == "release":
+        st.caption("A what-if, not the published QC. Re-testing the released workers on the stored judgments "
+                   "loses power: each worker's test sees only their judgments of the language pair(s) stored "
+                   "here, not all their HITs, so workers who passed the organisers' test can fail it here.")
+    else:
+        st.caption("A what-if, not the published QC: another test or threshold on the stored judgments.")
+    if not st.toggle("Show the re-test", value=recorded is None, key="qc_retest"):
         return
     methods = qc_methods()
     cols = st.columns(2)
     method = cols[0].selectbox("Test (METHOD.md §3)", methods, key="qc_method")
     alpha = cols[1].select_slider("Threshold p <", options=[0.01, 0.05, 0.1], value=0.05, key="qc_alpha")
-    token = state.data_token(state.store_url(), view.campaign)
     # one verdict per worker pooled over the campaign's language pairs, as WMT did
     kept, report, summary, _ = state.qc(state.store_url(), view.campaign, None, view.assessment, token,
                                         method, float(alpha))
-    st.caption(common.md_escape(f"Workers are judged over all language pairs of {view.campaign} "
+    st.caption(common.md_escape(f"Re-test: workers are judged over all stored language pairs of {view.campaign} "
                                 f"({view.assessment}); method {method}, p < {alpha}."))
     counts = summary_frame(summary)
     if not counts.empty:
@@ -64,21 +186,18 @@ def render() -> None:
             total = row.kept + row.removed
             col.metric(f"{row.what.capitalize()} kept", f"{row.kept:,} of {total:,}",
                        help=f"{100 * row.kept / total:.1f}% kept" if total else None)
-        common.chart(charts.qc_figure(counts), f"qc-{view.lp}-{method}")
+        common.chart(charts.qc_figure(counts, title="Re-test (what-if): what the test would keep"),
+                     f"qc-{view.lp}-{method}")
+    if recorded == "release" and summary.get("workers_total"):
+        lps = ", ".join(info["stored"]["lps"]) if info else view.lp
+        st.caption(common.md_escape(
+            f"Re-testing the released workers on the stored language pair(s) ({lps}) alone loses power: {summary['workers_kept']:,} of "
+            f"{summary['workers_total']:,} kept. The published ranking keeps all of them, as the organisers' QC "
+            "over all of their HITs passed them."))
     with st.expander("Summary (all fields)"):
         st.json(common.json_bytes(summary).decode("utf-8"))
     if isinstance(report, pd.DataFrame):
-        st.markdown("**Per-worker report**")
-        first = [c for c in ("worker", "lp", "passed", "p_value", "n", "n_pairs", "mean_ref", "mean_system",
-                             "mean_bad_ref", "p_repeat", "flags", "reason") if c in report.columns]
-        shown = report[first + [c for c in report.columns if c not in first]]
-        fmt = {c: st.column_config.NumberColumn(format="%.2g") for c in shown.columns if c.startswith("p_")}
-        fmt.update({c: st.column_config.NumberColumn(format="%.1f") for c in shown.columns
-                    if c.startswith("mean_") and pd.api.types.is_numeric_dtype(shown[c])})
-        st.dataframe(shown, hide_index=True, height=320, column_config=fmt)
-        common.csv_download(report, f"qc-workers-{view.campaign}-{view.lp}-{method}", key="dl-qc")
-    st.caption("The stored data may already be filtered (the WMT releases contain only the judgments of "
-               "workers who passed); then the filter keeps nearly everything.")
+        _worker_table(report, f"qc-workers-{view.campaign}-{view.lp}-{method}", "dl-qc")
 
 
 if __name__ == "__main__":

@@ -53,6 +53,27 @@ def ranked_segments(url: str, campaign: str, lp: str, assessment: str, token: st
     return published_segment_scores(frame, signature, lp, assessment)
 
 
+def segments_of(view: common.View, token: str, signature: str) -> pd.DataFrame:
+    """The snapshot's per-segment scores: stored with it at publish time (older snapshots: computed
+    from the stored judgments once, then stored)."""
+    return _segments_frame(*view.key, token, signature)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _segments_frame(url: str, campaign: str, lp: str, assessment: str, version: int, token: str,
+                    signature: str) -> pd.DataFrame:
+    from leaderboard.artifacts import frame_payload, payload_frame
+
+    def compute():
+        seg = ranked_segments(url, campaign, lp, assessment, token, signature)
+        return None if seg.empty else frame_payload(seg)
+
+    payload = state.artifact(url, campaign, lp, assessment, version, "segment_scores", compute)
+    if payload is None:
+        return pd.DataFrame(columns=["system", "segment", "raw", "z", "n"])
+    return payload_frame(payload).astype({"system": str, "segment": str})
+
+
 def shown_score(seg: pd.DataFrame, signature: str) -> str:
     """The score the ranking compared (its signature's ``score``), or the other one when it is absent."""
     from leaderboard.signature import parse_signature
@@ -97,15 +118,18 @@ def render() -> None:
 
     token = state.data_token(state.store_url(), view.campaign)
     signature = snap.get("signature") or ranking.get("signature") or ""
-    seg = ranked_segments(state.store_url(), view.campaign, view.lp, view.assessment, token, signature)
+    seg = segments_of(view, token, signature)
     if seg.empty:
         st.info("The judgments behind this snapshot are not stored, so per-segment scores are not available.")
         return
     value = shown_score(seg, signature)
     common.chart(charts.distribution_figure(seg, system, value), f"distribution-{view.lp}-{system}")
-    st.caption(("z: worker-standardised scores as the ranking computed them"
-                + (" (from the raw scores, per worker)" if "std:worker" in signature else ""))
-               if value == "z" else "raw 0–100 scores, as the ranking compared them")
+    from leaderboard.webapp.signature_text import describe
+    words = describe(signature)
+    st.caption(common.md_escape(
+        (f"Per-segment {words['std']}, as the ranking computed them" if value == "z" else
+         "Per-segment raw 0–100 scores, as the ranking compared them") + f"; {words['qc']}. Grey: the segments "
+        "of every system; blue: this system's."))
 
     mine = seg[seg["system"] == system].drop(columns="system")
     stored = state.texts(state.store_url(), view.campaign, view.lp, token)
@@ -145,7 +169,10 @@ def render() -> None:
                    help=f"Mean over the common segments of {system}'s score minus {other}'s")
     cols[2].metric(common.md_escape(f"p ({system} better)"), _number(p_ab, ".3g"))
     cols[3].metric(common.md_escape(f"p ({other} better)"), _number(p_ba, ".3g"))
-    st.caption("p-values are the published one-sided tests over all segments of each system.")
+    from leaderboard.webapp.signature_text import describe
+    words = describe(signature)
+    st.caption(common.md_escape(f"p-values are the published ones: {words['test']}; a win needs "
+                                f"{words['p_below']}."))
     if len(pairs):
         common.chart(charts.head_to_head_figure(pairs, system, other, value), f"h2h-{view.lp}-{system}-{other}")
 

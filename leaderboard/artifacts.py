@@ -1,0 +1,190 @@
+"""What the pages of a published snapshot show, computed once at publish time and stored with it.
+
+A snapshot never changes, so everything derived from it and from the data it was computed from can be
+computed when it is published (in the snapshot's transaction, see :func:`leaderboard.publish.publish_rankings`)
+instead of on a participant's first visit:
+
+- ``segment_scores`` — per (system, segment) raw, z and n exactly as the ranking computed them (the
+  System page's distribution, per-segment table and head-to-head);
+- ``qc`` — the quality control that produced the ranking: its label, what it kept, and the per-worker
+  report when the ranking filtered workers itself (the Quality control page);
+- ``metric_baselines`` — sacrebleu BLEU and chrF of the judged systems' stored outputs, their
+  signatures, and their system-level correlations with the human Ave z with 1,000 seeded bootstrap
+  resamples, Williams tests and clusters (the Metrics page).
+
+Plain functions: frames in, JSON-able dicts out. Snapshots published before artifacts existed get
+them computed by the same functions on first view (the app then stores them).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+ARTIFACTS: tuple[str, ...] = ("segment_scores", "qc", "metric_baselines")
+#: the bootstrap of the stored correlations (as ``mtlb correlate`` and the Metrics page)
+N_RESAMPLES, SEED = 1000, 12345
+
+
+def frame_payload(frame: pd.DataFrame) -> dict:
+    """A frame as compact JSON: ``{"columns": [...], "data": {column: [values]}}`` (NaN → null)."""
+    data = {}
+    for col in frame.columns:
+        values = frame[col]
+        if pd.api.types.is_float_dtype(values):
+            arr = values.to_numpy(dtype=float)
+            data[str(col)] = [None if not np.isfinite(v) else float(v) for v in arr]
+        elif pd.api.types.is_bool_dtype(values):
+            data[str(col)] = [bool(v) for v in values]
+        elif pd.api.types.is_integer_dtype(values):
+            data[str(col)] = [int(v) for v in values]
+        else:
+            data[str(col)] = [None if v is None or (isinstance(v, float) and np.isnan(v)) else
+                              (v if isinstance(v, (str, int, float, bool)) else str(v)) for v in values]
+    return {"columns": [str(c) for c in frame.columns], "data": data}
+
+
+def payload_frame(payload: Mapping) -> pd.DataFrame:
+    """The frame of :func:`frame_payload` (null → NaN in numeric columns)."""
+    frame = pd.DataFrame({c: payload["data"][c] for c in payload["columns"]}, columns=payload["columns"])
+    for col in frame.columns:
+        if frame[col].dtype == object and frame[col].map(lambda v: v is None or isinstance(v, (int, float))
+                                                         and not isinstance(v, bool)).all():
+            frame[col] = pd.to_numeric(frame[col], errors="coerce")
+    return frame
+
+
+def segment_scores_artifact(frame: pd.DataFrame, ranking: Mapping, kept: pd.DataFrame | None = None) -> dict:
+    """Per (system, segment) raw, z, n of the ranking's language pair as the ranking had them.
+
+    ``frame``: the judgments the ranking started from (all language pairs of the assessment: worker QC
+    pools them); ``kept``: the judgments its QC kept, when already known (then QC is not run again)."""
+    import re
+    from .ranking import published_segment_scores
+    signature = str(ranking.get("signature", ""))
+    if kept is not None:
+        frame, signature = kept, re.sub(r"\|qc:[^|]*", "|qc:none", signature)
+    seg = published_segment_scores(frame, signature, str(ranking["lp"]), str(ranking["assessment"]))
+    return frame_payload(seg)
+
+
+def qc_artifact(frame: pd.DataFrame, ranking: Mapping, cache: dict | None = None) -> dict:
+    """The QC behind a ranking: ``{"label", "method", "alpha", "filtered_here", "summary", "report"}``.
+
+    ``label`` is the signature's ``qc`` field. ``release``: the data are a WMT release, which holds only
+    the workers who passed the organisers' QC, so nothing was filtered here (``report`` is null);
+    ``none``: no worker QC; ``<method>@<alpha>``: the ranking ran that test itself and ``report`` is
+    its per-worker verdict (``summary``: :func:`leaderboard.qc.qc_summary`). ``cache``: a dict shared by
+    the rankings of one publication (the verdicts pool language pairs, so they are computed once); it
+    also receives the kept judgments under ``("kept", label)``.
+    """
+    from .signature import parse_signature
+    label = parse_signature(str(ranking.get("signature", ""))).get("qc", "none")
+    part = frame[frame["assessment"].astype(str) == str(ranking["assessment"])]
+    lp_part = part[part["lp"].astype(str) == str(ranking["lp"])]
+    out: dict[str, Any] = {"label": label, "method": None, "alpha": None, "filtered_here": False,
+                           "summary": None, "report": None,
+                           "stored": {"workers": int(part["worker"].nunique()), "judgments": int(len(part)),
+                                      "lp_workers": int(lp_part["worker"].nunique()),
+                                      "lp_judgments": int(len(lp_part)),
+                                      "lps": sorted(part["lp"].astype(str).unique())}}
+    if label in ("none", "release") or "@" not in label:
+        return out
+    from .qc import filter_judgments, qc_summary
+    method, _, alpha = label.partition("@")
+    alpha_value = float(alpha or 0.05)
+    if method == "default":
+        from . import qc as qc_module
+        method = getattr(qc_module, "DEFAULT_METHOD", "paired-t")
+    key = (label, str(ranking["assessment"]))
+    if cache is not None and key in cache:
+        kept, report = cache[key]
+    else:
+        kept, report = filter_judgments(part, method, alpha_value)
+        if cache is not None:
+            cache[key] = (kept, report)
+    out.update(method=method, alpha=alpha_value, filtered_here=True, summary=qc_summary(report),
+               report=frame_payload(report) if isinstance(report, pd.DataFrame) else None)
+    return out
+
+
+def metric_baselines_artifact(texts: pd.DataFrame, ranking: Mapping) -> dict | None:
+    """BLEU and chrF of the judged systems and their correlations with the human Ave z (None: no texts).
+
+    ``{"long": frame (metric, system, score), "signatures", "notes", "left_out", "result"}``; ``result``
+    is :func:`metrics.validation.correlate_lp` over the baselines (None when no system was scored).
+    """
+    from .webapp import metric_eval as me
+    if texts is None or texts.empty:
+        return None
+    lp = str(ranking["lp"])
+    human = me.human_table(ranking)
+    judged = tuple(human["system"])
+    long, _, signatures = me.baseline_scores(texts, judged, lp=lp)
+    if long.empty:
+        return None
+    scored = set(long["system"])
+    without = [s for s in judged if s not in scored]
+    notes = [f"BLEU and chrF are computed for the {len(scored)} of {len(judged)} ranked systems with a stored "
+             "output" + (f" (none for {', '.join(without)})." if without else ".")]
+    left_out, human_notes = me.humans_left_out(judged, long)
+    from metrics.validation import correlate_lp
+    result = correlate_lp(human.assign(lp=lp), long, lp, human_score="z", n_resamples=N_RESAMPLES, seed=SEED,
+                          exclude=left_out)
+    return {"long": frame_payload(long), "signatures": signatures, "notes": notes + human_notes,
+            "left_out": left_out, "result": result}
+
+
+def compute_artifacts(ranking: Mapping, frame: pd.DataFrame | None, texts: pd.DataFrame | None,
+                      cache: dict | None = None) -> dict[str, Any]:
+    """Every artifact of a DA-style ranking that can be computed from ``frame`` (its judgments, all
+    language pairs of the assessment) and ``texts`` (the language pair's stored texts); ``cache``: shared by
+    the rankings of one publication (see :func:`qc_artifact`).
+
+    An artifact that cannot be computed is left out (the page then computes what it can on view)."""
+    out: dict[str, Any] = {}
+    if frame is None or frame.empty or "mqm" in (ranking.get("systems") or [{}])[0]:
+        return out
+    cache = {} if cache is None else cache
+    out["qc"] = qc_artifact(frame, ranking, cache)
+    filtered = cache.get((out["qc"]["label"], str(ranking["assessment"])))
+    out["segment_scores"] = segment_scores_artifact(frame, ranking, None if filtered is None else filtered[0])
+    if ranking.get("assessment") != "mqm":
+        from .errors import InputError
+        try:
+            baselines = metric_baselines_artifact(texts, ranking)
+        except (InputError, ValueError):  # e.g. outputs of another length: the page says why on view
+            baselines = None
+        if baselines is not None:
+            out["metric_baselines"] = baselines
+    return out
+
+
+def release_qc_artifact(trk_stats: pd.DataFrame, verdicts: pd.DataFrame | None, workers: set[str],
+                        source: str) -> dict:
+    """The organisers' per-worker QC verdicts of a WMT release, for the workers of a snapshot.
+
+    ``trk_stats``: the release's ``ad-trk-stats.csv`` (worker, p, t, pairs: the paired bad-reference
+    test over all of the worker's HITs, all language pairs); ``verdicts``: its ``ad-trk-stats.class``
+    (worker, good/bad) when the release has one, else the verdict is p < 0.05; ``source``: where they
+    come from (shown on the page)."""
+    frame = trk_stats[trk_stats["worker"].astype(str).isin(workers)].copy()
+    frame["worker"] = frame["worker"].astype(str)
+    if verdicts is not None:
+        frame = frame.merge(verdicts[["worker", "verdict"]].astype({"worker": str}), on="worker", how="left")
+    else:
+        frame["verdict"] = np.where(frame["p"] < 0.05, "good", "bad")
+    frame = frame.sort_values("p", kind="stable").reset_index(drop=True)
+    return {"source": source, "workers": len(workers), "with_verdict": int(len(frame)),
+            "good": int((frame["verdict"] == "good").sum()), "report": frame_payload(frame)}
+
+
+def read_trk_stats(path, class_path=None) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """A WMT release's ``ad-trk-stats.csv`` (no header: worker, p, t, pairs) and ``.class`` (worker, verdict)."""
+    stats = pd.read_csv(path, sep=r"\s+", header=None, names=["worker", "p", "t", "pairs"],
+                        dtype={"worker": str})
+    verdicts = None if class_path is None else pd.read_csv(class_path, sep=r"\s+", header=None,
+                                                          names=["worker", "verdict"], dtype=str)
+    return stats, verdicts

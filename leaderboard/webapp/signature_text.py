@@ -1,0 +1,83 @@
+"""Captions that say what was computed: phrases derived from a ranking's signature.
+
+A published ranking records its protocol, QC, standardisation, test, threshold and cluster rule in
+its signature (:mod:`leaderboard.signature`); the pages' captions and legends are built from it,
+never written for one protocol. Plain functions (no Streamlit).
+"""
+
+from __future__ import annotations
+
+from ..signature import parse_signature
+
+TESTS: dict[str, str] = {
+    "mwu-greater": "one-sided Wilcoxon rank-sum (Mann-Whitney U) test on the systems' per-segment {score}",
+    "signed-rank-greater": "one-sided Wilcoxon signed-rank test on the segments both systems share ({score})",
+    "ar-greater": "one-sided paired approximate randomisation test on the segments both systems share ({score}"
+                  "{trials})",
+    "signed-rank-domain-stouffer": "two-sided Wilcoxon signed-rank test per domain on shared segments ({score}), "
+                                   "combined with Stouffer's Z",
+    "signed-rank-greater-paired": "one-sided Wilcoxon signed-rank test on the segments both systems share ({score})",
+    "ar-greater-paired": "one-sided paired approximate randomisation test on the segments both systems share "
+                         "({score}{trials})",
+}
+SCORES: dict[str, str] = {"z": "worker-standardised z averages", "raw": "raw 0–100 averages",
+                          "mqm": "MQM scores"}
+CLUSTER_RULES: dict[str, str] = {
+    "organisers": "the organisers' rule of the WMT tables (a cluster ends after the system at position i when "
+                  "it significantly beats all N − i systems below it)",
+    "strict": "the strict rule (a cluster ends only where every system above significantly beats every "
+              "system below)",
+}
+
+
+def qc_phrase(label: str | None) -> str:
+    """The signature's ``qc`` field in words."""
+    if not label:
+        return "no recorded worker quality control"
+    if label == "release":
+        return "the organisers' worker quality control (a WMT release holds only the workers who passed)"
+    if label == "none":
+        return "no worker quality control"
+    method, _, alpha = label.partition("@")
+    return f"worker quality control by the {method} test at p < {alpha or '0.05'}, run on the stored judgments"
+
+
+def std_phrase(label: str | None) -> str:
+    """The signature's ``std`` field in words."""
+    if not label or label == "given":
+        return "z-scores as given in the data (the release's own per-worker standardisation)"
+    if label.startswith("worker"):
+        extra = [t for t, flag in (("REF items left out", "-noref"), ("BAD_REF items left out", "-nobadref"))
+                 if flag in label]
+        return "z-scores standardised per worker from the raw scores" + (f" ({', '.join(extra)})" if extra else "")
+    return f"standardisation {label}"
+
+
+def describe(signature: str | None) -> dict[str, str]:
+    """Phrases for a signature: ``test``, ``alpha``, ``clusters``, ``qc``, ``std``, ``score``, ``sort``.
+
+    Unknown or missing fields give neutral phrases ("the published test"), never a guess."""
+    fields = parse_signature(signature) if signature else {}
+    score = fields.get("score") or ("mqm" if fields.get("kind") == "mqm" else "")
+    trials = fields.get("trials")
+    test = fields.get("test")
+    template = TESTS.get(test or "")
+    score_text = SCORES.get(score, score or "scores")
+    if template:
+        test_text = template.format(score=score_text, trials=f", {trials} trials" if trials and trials != "none"
+                                    else "")
+    else:
+        test_text = f"the published significance test ({test})" if test else "the published significance test"
+    alpha = fields.get("p")
+    rule = fields.get("clusters")
+    sort = fields.get("sort")
+    return {
+        "test": test_text,
+        "alpha": alpha or "the published threshold",
+        "p_below": f"p < {alpha}" if alpha else "p below the published threshold",
+        "clusters": CLUSTER_RULES.get(rule or "", f"the {rule} rule" if rule else "the published cluster rule"),
+        "qc": qc_phrase(fields.get("qc")),
+        "std": std_phrase(fields.get("std")),
+        "score": score_text,
+        "sort": {"ave_z": "Ave z", "ave": "Ave (raw)", "mqm": "MQM"}.get(sort or "", sort or "the published order"),
+    }

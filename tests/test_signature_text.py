@@ -1,0 +1,54 @@
+"""Captions follow the ranking's signature: test, threshold, cluster rule, QC, standardisation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from leaderboard.webapp.signature_text import describe
+
+
+def _ranked(**options) -> dict:
+    from leaderboard.qc import simulate_judgments
+    from leaderboard.ranking import rank_judgments
+    frame = simulate_judgments(6, random_share=0.0, n_systems=3, n_segments=40, seed=2, lp="cs-en")
+    return rank_judgments(frame, **options)[0]
+
+
+def test_phrases_follow_the_protocol_and_threshold():
+    words = describe(_ranked(protocol="wmt25-signed-rank", alpha=0.01, cluster_rule="strict", qc="none")["signature"])
+    assert "signed-rank" in words["test"] and "rank-sum" not in words["test"]
+    assert words["p_below"] == "p < 0.01"
+    assert words["clusters"].startswith("the strict rule")
+    assert words["qc"] == "no worker quality control"
+    default = describe(_ranked(qc="paired-t")["signature"])
+    assert "rank-sum" in default["test"] and default["p_below"] == "p < 0.05"
+    assert "paired-t test at p < 0.05" in default["qc"]
+    assert "organisers' rule" in default["clusters"]
+    assert describe("da|qc:release|std:given")["qc"].startswith("the organisers' worker quality control")
+    # nothing recorded: neutral words, no invented test
+    empty = describe("sig-without-fields")
+    assert empty["test"] == "the published significance test" and "0.05" not in empty["p_below"]
+
+
+def test_significance_page_caption_names_the_published_test(tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from leaderboard.qc import simulate_judgments
+    from leaderboard.storage import Store, default_url
+    from leaderboard.storage.store import frame_hash
+    monkeypatch.setenv("MTLB_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("MTLB_NO_DEMO", "1")
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    store = Store(default_url())
+    frame = simulate_judgments(6, random_share=0.0, n_systems=3, n_segments=40, seed=2, lp="cs-en")
+    frame["campaign"] = "SR"
+    store.load_judgments(frame, file_name="sr.csv", input_format="canonical")
+    ranking = _ranked(protocol="wmt25-signed-rank", alpha=0.01, qc="none")
+    store.publish("SR", "cs-en", "adequacy", ranking, data_hash=frame_hash(frame), publisher="t")
+    root = Path(__file__).resolve().parents[1]
+    at = AppTest.from_file(str(root / "app.py"), default_timeout=60)
+    at.run()
+    at.switch_page(str(root / "leaderboard" / "webapp" / "pages" / "heatmap.py")).run()
+    assert not at.exception
+    caption = " ".join(c.value for c in at.caption).replace("\\", "")
+    assert "signed-rank" in caption and "p < 0.01" in caption and "rank-sum" not in caption
