@@ -5,7 +5,8 @@ PostgreSQL database (created on 127.0.0.1:5432 and dropped afterwards; ``--datab
 SQLite when no server answers) holding the demo campaigns, then opens ``--sessions`` browser sessions
 at once (Debian's chromium through Playwright: a few browser processes with several contexts each,
 sessions alternating between the replicas). Each session loads the leaderboard ``--loads`` times (a
-first visit, then reloads) and times the load until the rendered table and version caption show.
+first visit, then reloads) and times the load until the rendered table and version caption show;
+one visit per replica before (reported as ``warmup_first_visit_s``) pays the replica's import cost.
 Reports p50/p95 of those times, errors (a page that did not render, or showed an exception or an
 error box), the replicas' resident memory (peak while serving, sampled from /proc) and the load
 average. Prints one JSON object; ``--save`` writes it under bench/results/.
@@ -67,6 +68,15 @@ def rss_mb(pid: int) -> float:
     return total / 1024
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a running process so far (seconds), from /proc/PID/stat."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _children(pid: int) -> list[int]:
     try:
         kids = [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
@@ -83,17 +93,17 @@ class Sampler(threading.Thread):
         self.pids, self.every = pids, every
         self.peak = {name: 0.0 for name in pids}
         self.load_peak = 0.0
-        self._stop = threading.Event()
+        self._halt = threading.Event()
 
     def run(self) -> None:
-        while not self._stop.is_set():
+        while not self._halt.is_set():
             for name, pid in self.pids.items():
                 self.peak[name] = max(self.peak[name], rss_mb(pid))
             self.load_peak = max(self.load_peak, os.getloadavg()[0])
-            self._stop.wait(self.every)
+            self._halt.wait(self.every)
 
     def stop(self) -> None:
-        self._stop.set()
+        self._halt.set()
         self.join()
 
 
@@ -118,8 +128,9 @@ def wait_health(base: str, proc: subprocess.Popen | None, timeout: float = 120) 
             time.sleep(0.3)
 
 
-async def one_session(browser, base: str, loads: int, timeout_ms: int) -> dict:
+async def one_session(browser, base: str, loads: int, timeout_ms: int, delay: float = 0.0) -> dict:
     """One browser context (its own Streamlit session): ``loads`` page loads, each timed to the rendered table."""
+    await asyncio.sleep(delay)
     context = await browser.new_context(viewport={"width": 1280, "height": 900})
     page = await context.new_page()
     page_errors: list[str] = []
@@ -150,15 +161,22 @@ async def one_session(browser, base: str, loads: int, timeout_ms: int) -> dict:
     return {"base": base, "times": times, "errors": errors, "page_errors": page_errors}
 
 
-async def drive(bases: list[str], sessions: int, browsers: int, loads: int, timeout_ms: int) -> tuple[list[dict], float]:
+async def drive(bases: list[str], sessions: int, browsers: int, loads: int, timeout_ms: int,
+                warmup: list, ramp: float, on_start=lambda: None) -> tuple[list[dict], float]:
     from playwright.async_api import async_playwright
     async with async_playwright() as pw:
         # the browser processes start one after another (2 cores), then every session starts at once
         launched = []
         for _ in range(min(browsers, sessions)):
             launched.append(await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS))
+        # one visit per replica first (not counted): a new process imports the app's libraries on its
+        # first run, which is start-up cost rather than load
+        warm = await asyncio.gather(*(one_session(launched[0], base, 1, timeout_ms) for base in bases))
+        warmup.extend(round(w["times"][0], 2) if w["times"] else None for w in warm)
+        on_start()
         start = time.perf_counter()
-        tasks = [one_session(launched[i % len(launched)], bases[i % len(bases)], loads, timeout_ms)
+        tasks = [one_session(launched[i % len(launched)], bases[i % len(bases)], loads, timeout_ms,
+                             delay=ramp * i / max(1, sessions))
                  for i in range(sessions)]
         results = await asyncio.gather(*tasks)
         wall = time.perf_counter() - start
@@ -181,7 +199,11 @@ def main() -> int:
     parser.add_argument("--sessions", type=int, default=20, help="concurrent browser sessions (default 20)")
     parser.add_argument("--browsers", type=int, default=4, help="chromium processes sharing the sessions (default 4)")
     parser.add_argument("--loads", type=int, default=3, help="page loads per session: a visit then reloads (default 3)")
-    parser.add_argument("--timeout", type=float, default=120, help="seconds one page load may take (default 120)")
+    parser.add_argument("--ramp", type=float, default=10,
+                        help="seconds over which the sessions arrive, evenly (default 10; 0: all at once)")
+    parser.add_argument("--settle", type=float, default=120,
+                        help="wait up to this long for the 1-minute load average to fall below the core count")
+    parser.add_argument("--timeout", type=float, default=180, help="seconds one page load may take (default 180)")
     parser.add_argument("--database-url", help="the store of the replicas (default: a scratch PostgreSQL database)")
     parser.add_argument("--urls", nargs="+", help="running replicas to load instead of starting two (no RSS then)")
     parser.add_argument("--save", type=Path, help="also write the JSON here (e.g. bench/results/load-20.json)")
@@ -226,16 +248,32 @@ def main() -> int:
                 wait_health(base, None)
             result["rss_idle_mb"] = {name: round(rss_mb(pid), 1) for name, pid in pids.items()}
         result["replicas"] = len(bases)
+        settle_until = time.time() + args.settle
+        while os.getloadavg()[0] >= (os.cpu_count() or 1) and time.time() < settle_until:
+            time.sleep(2)
         result["load_average_before"] = round(os.getloadavg()[0], 2)
         sampler = Sampler(pids)
         sampler.start()
-        sessions, wall = asyncio.run(drive(bases, args.sessions, args.browsers, args.loads, int(args.timeout * 1000)))
+        warmup: list = []
+        server_cpu: dict[str, float] = {}
+        client_cpu = sum(os.times()[2:4])
+
+        def measured_part_starts() -> None:  # after the warm-up visits
+            server_cpu.update({name: cpu_seconds(pid) for name, pid in pids.items()})
+
+        sessions, wall = asyncio.run(drive(bases, args.sessions, args.browsers, args.loads, int(args.timeout * 1000),
+                                           warmup, args.ramp, measured_part_starts))
+        # the browsers and Playwright's driver have exited and were waited for: their CPU time is counted
+        # (the warm-up visits' browser time included)
+        client_cpu = sum(os.times()[2:4]) - client_cpu
+        server_cpu = {name: cpu_seconds(pid) - server_cpu[name] for name, pid in pids.items()}
         sampler.stop()
 
     first = [s["times"][0] for s in sessions if s["times"] and not s["errors"]]
     every = [t for s in sessions for t in s["times"]]
     errors = [e for s in sessions for e in s["errors"]]
     result.update({
+        "warmup_first_visit_s": warmup,
         "page_loads": args.sessions * args.loads,
         "rendered": len(every),
         "errors": len(errors),
@@ -245,7 +283,13 @@ def main() -> int:
                                   "max": _r(max(every) if every else None)},
         "first_visit_s": {"p50": _r(percentile(first, 0.5)), "p95": _r(percentile(first, 0.95))},
         "per_replica_loads": {b: sum(len(s["times"]) for s in sessions if s["base"] == b) for b in bases},
+        "ramp_s": args.ramp,
         "wall_s": round(wall, 2),
+        "cpu_s": {"replicas": round(sum(server_cpu.values()), 1) if pids else None,
+                  "browsers": round(client_cpu, 1)},
+        "cpu_s_per_page_load": {
+            "replicas": round(sum(server_cpu.values()) / max(1, len(every)), 3) if pids else None,
+            "browsers": round(client_cpu / max(1, len(every) + len(bases)), 3)},
         "rss_peak_mb": {name: round(v, 1) for name, v in sampler.peak.items()} if pids else None,
         "load_average_peak_1min": round(sampler.load_peak, 2),
         "load_average_after": [round(x, 2) for x in os.getloadavg()],

@@ -7,6 +7,7 @@ everything down, volumes included.
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import shutil
@@ -33,7 +34,7 @@ def compose_command() -> list[str] | None:
     return None
 
 
-def test_compose_publish_on_a_shows_on_b(docker_images):
+def test_compose_publish_on_a_shows_on_b(docker_images, tmp_path):
     compose = compose_command()
     if compose is None:
         pytest.skip("neither docker-compose nor `docker compose` is installed")
@@ -50,9 +51,10 @@ def test_compose_publish_on_a_shows_on_b(docker_images):
     env.pop("MTLB_NO_DEMO", None)
     env.pop("DATABASE_URL", None)
 
+    base_cmd = [*compose, "-p", project, "-f", str(ROOT / "docker-compose.yml")]
+
     def run(*args: str, check: bool = True, timeout: float = 300) -> subprocess.CompletedProcess:
-        proc = subprocess.run([*compose, "-p", project, "-f", str(ROOT / "docker-compose.yml"), *args],
-                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run([*base_cmd, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
         if check and proc.returncode != 0:
             raise AssertionError(f"{' '.join(compose)} {' '.join(args)}: {proc.returncode}\n"
                                  f"{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}")
@@ -99,6 +101,29 @@ def test_compose_publish_on_a_shows_on_b(docker_images):
         ps = run("ps", "-q", "app-b").stdout.split()
         assert docker("inspect", "--format", "{{.RestartCount}}", ps[0]).stdout.strip() == "0"
         print(f"compose up to two healthy replicas: {up_seconds:.1f} s")
+
+        # backup and restore as the README shows them: pg_dump inside the db container, restore into
+        # an emptied database while the replicas are stopped, then up again
+        in_db = 'export PGPASSWORD="$POSTGRES_PASSWORD"; '
+        dump = tmp_path / "mtlb.dump"
+        with dump.open("wb") as out:
+            subprocess.run([*base_cmd, "exec", "-T", "db", "sh", "-c",
+                            in_db + 'pg_dump -h 127.0.0.1 -p "$PGPORT" -U mtlb -Fc mtlb'],
+                           cwd=ROOT, env=env, stdout=out, check=True, timeout=120)
+        assert dump.read_bytes()[:5] == b"PGDMP" and dump.stat().st_size > 100_000
+        run("stop", "app-a", "app-b")
+        run("exec", "-T", "db", "sh", "-c", in_db + 'dropdb -h 127.0.0.1 -p "$PGPORT" -U mtlb mtlb && '
+            'createdb -h 127.0.0.1 -p "$PGPORT" -U mtlb mtlb')
+        with dump.open("rb") as data:
+            subprocess.run([*base_cmd, "exec", "-T", "db", "sh", "-c",
+                            in_db + 'pg_restore -h 127.0.0.1 -p "$PGPORT" -U mtlb -d mtlb'],
+                           cwd=ROOT, env=env, stdin=data, check=True, timeout=120, capture_output=True)
+        run("up", "-d", "--no-build")
+        wait_healthy_http(base_b)
+        restored = json.loads(run("exec", "-T", "app-b", "mtlb", "published", "--campaign", DEMO, "--json").stdout)
+        assert [(r["version"], r["note"]) for r in sorted(restored, key=lambda r: r["version"])][-1] == \
+            (2, "corrected through replica A")
+        assert "already loaded" in run("logs", "--no-color", "migrate").stdout  # nothing loaded twice
     finally:
         run("down", "-v", "--remove-orphans", check=False, timeout=180)
     # everything is gone, volumes included
