@@ -14,13 +14,23 @@ ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PATH=/opt/mtlb/bin:$PATH
 RUN python3 -m venv /opt/mtlb
 WORKDIR /src
 COPY docker/ ./docker/
-COPY pyproject.toml README.md ./
+COPY pyproject.toml ./
+# the dependencies first (their layer is reused while only the project's sources change)...
+RUN python3 -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" \
+      > /tmp/requirements.txt \
+ && if [ -n "$WHEELHOUSE" ]; then \
+      pip install --no-index --find-links "/src/$WHEELHOUSE" -r /tmp/requirements.txt ; \
+    else \
+      pip install --upgrade pip && pip install -r /tmp/requirements.txt ; \
+    fi
+# ...then the project itself
+COPY README.md ./
 COPY leaderboard ./leaderboard
 COPY metrics ./metrics
 RUN if [ -n "$WHEELHOUSE" ]; then \
-      pip install --no-index --find-links "/src/$WHEELHOUSE" . ; \
+      pip install --no-index --find-links "/src/$WHEELHOUSE" --no-deps . ; \
     else \
-      pip install --upgrade pip && pip install . ; \
+      pip install --no-deps . ; \
     fi
 
 # ---- the image ----------------------------------------------------------------------------------

@@ -69,8 +69,13 @@ case "$BASE" in
 esac
 
 say "building $IMAGE from $BASE"
+previous="$(docker image inspect --format '{{.Id}}' "$IMAGE" 2>/dev/null || true)"
 # shellcheck disable=SC2086
 docker build --build-arg BASE="$BASE" $build_args -t "$IMAGE" .
+# the image this tag named before is dropped (containers still using it keep it)
+if [ -n "$previous" ] && [ "$previous" != "$(docker image inspect --format '{{.Id}}' "$IMAGE")" ]; then
+  docker rmi "$previous" >/dev/null 2>&1 || true
+fi
 
 if [ "$with_postgres" = 1 ]; then
   say "building $PG_IMAGE from $PG_BASE (Debian's postgresql-15; apt reaches deb.debian.org over the host network)"

@@ -40,7 +40,7 @@ def container(image: str, *, port: int, volume: str | None = None, env: dict[str
     try:
         yield name
     finally:
-        docker("rm", "-f", name, check=False)
+        docker("rm", "-f", "-v", name, check=False)  # -v: its anonymous volume too
 
 
 def listening_addresses(port: int) -> set[str]:
