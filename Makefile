@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
 
-.PHONY: install run test bench docs-images clean
+.PHONY: install run test bench docs-images clean docker-build docker-test
 
 $(BIN)/mtlb: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -30,6 +30,15 @@ docs-images: install
 
 bench: install
 	@for b in bench/bench_*.py; do $(BIN)/python $$b; done
+
+# the container and the compose deployment, built here (docker/build-local.sh: python:3.11-slim when it
+# can be pulled, else a debootstrap Debian base + a host-built wheelhouse) and tested for real;
+# needs a running dockerd (the tests skip without one)
+docker-build: install
+	PYTHON=$(BIN)/python docker/build-local.sh --postgres
+
+docker-test: install
+	$(BIN)/python -m pytest -q -rs tests/test_dockerfile.py tests/test_docker.py tests/test_compose.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache test-artifacts

@@ -67,3 +67,13 @@ def db_url(request, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'store.sqlite'}"
     return request.getfixturevalue("pg_url")
+
+
+@pytest.fixture(scope="session")
+def docker_images() -> dict:
+    """The app and PostgreSQL images, built once per session (tests/test_docker.py, test_compose.py);
+    skips when no Docker daemon answers."""
+    from dockerhelp import APP_IMAGE, PG_IMAGE, build_images, require_docker
+    require_docker()
+    timing = build_images(postgres=True)
+    return {"app": APP_IMAGE, "postgres": PG_IMAGE, "build_seconds": timing["seconds"]}

@@ -38,3 +38,27 @@ def test_migrate_once_then_refuse_to_migrate(db_url, tmp_path):
     assert stored.returncode == 0, stored.stderr
     assert json.loads(stored.stdout)["judgments"] == len(small_campaign())
     assert json.loads(mtlb(["db", "current", "--json"], db_url).stdout)["current"] is True
+
+
+def test_db_wait_returns_once_another_process_migrates(db_url):
+    """`mtlb db wait` (a replica's start with MTLB_AUTO_MIGRATE=0) returns as soon as the schema is current."""
+    import time
+    short = mtlb(["db", "wait", "--timeout", "1"], db_url)
+    assert short.returncode == 2 and "Traceback" not in short.stderr
+    assert "gave up waiting" in short.stderr and "run `mtlb db upgrade`" in short.stderr
+    full = {**os.environ, "DATABASE_URL": db_url}
+    full.pop("MTLB_DATA_DIR", None)
+    waiter = subprocess.Popen([sys.executable, "-m", "leaderboard.cli", "db", "wait", "--timeout", "120", "--json"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=full)
+    time.sleep(2)
+    assert waiter.poll() is None  # still waiting: nothing migrated yet
+    assert mtlb(["db", "upgrade"], db_url).returncode == 0
+    out, err = waiter.communicate(timeout=60)
+    assert waiter.returncode == 0, err
+    assert json.loads(out) == {**json.loads(out), "revision": head_revision(), "current": True}
+
+
+def test_db_wait_names_an_unreachable_server():
+    gone = mtlb(["db", "wait", "--timeout", "1"], "postgresql+psycopg://nobody@127.0.0.1:9/none")
+    assert gone.returncode == 2 and "Traceback" not in gone.stderr
+    assert "gave up waiting" in gone.stderr and "refused" in gone.stderr.lower()

@@ -14,11 +14,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     actions = p.add_subparsers(dest="db_action", metavar="ACTION", required=True)
     up = actions.add_parser("upgrade", help="apply pending migrations (safe while other processes start)")
     cur = actions.add_parser("current", help="print the schema revision without changing anything")
-    for q in (up, cur):
+    wait = actions.add_parser("wait", help="wait until the database answers with the newest schema "
+                                           "(app replicas started with MTLB_AUTO_MIGRATE=0)")
+    wait.add_argument("--timeout", type=float, default=120.0, help="give up after this many seconds (default 120)")
+    for q in (up, cur, wait):
         q.add_argument("--database-url", help="override DATABASE_URL")
         add_json_flag(q)
     up.set_defaults(func=run_upgrade)
     cur.set_defaults(func=run_current)
+    wait.set_defaults(func=run_wait)
 
 
 def _engine(args: argparse.Namespace):
@@ -71,4 +75,41 @@ def run_current(args: argparse.Namespace) -> int:
     else:
         print(f"schema at revision {found or 'none (empty database)'}; the newest is {head}: "
               "run `mtlb db upgrade`")
+    return 0
+
+
+def run_wait(args: argparse.Namespace) -> int:
+    """Poll the store (once a second) until its schema is the newest; exit 2 with a reason on timeout."""
+    import time
+    from ..errors import InputError
+    from ..storage.db import current_revision, default_url, head_revision, make_engine, sqlite_path
+    url = args.database_url or default_url()
+    head = head_revision()
+    deadline = time.monotonic() + max(0.0, args.timeout)
+    engine = make_engine(url) if sqlite_path(url) is None else None  # never create an SQLite file here
+    found, reason = None, "no answer yet"
+    try:
+        while True:
+            try:
+                if engine is None:
+                    path = sqlite_path(url)
+                    engine = make_engine(url) if path is not None and path.exists() else None
+                found = current_revision(engine) if engine is not None else None
+                if found == head:
+                    break
+                reason = (f"the schema is at revision {found or 'none (empty database)'}, not {head} "
+                          "(run `mtlb db upgrade`)")
+            except Exception as exc:  # the server is not up yet or refuses the connection
+                reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+            if time.monotonic() >= deadline:
+                raise InputError(f"gave up waiting for the database schema after {args.timeout:g} s: {reason}")
+            time.sleep(1.0)
+    finally:
+        if engine is not None:
+            engine.dispose()
+    result = {"database": _shown(url), "revision": found, "head": head, "current": True}
+    if args.json:
+        print_json(result)
+    else:
+        print(f"schema at revision {found} (the newest)")
     return 0
