@@ -152,6 +152,8 @@ async def one_session(browser, base: str, loads: int, timeout_ms: int, delay: fl
     await asyncio.sleep(delay)
     context = await browser.new_context(viewport={"width": 1280, "height": 900})
     page = await context.new_page()
+    page.set_default_timeout(timeout_ms)
+    page.set_default_navigation_timeout(timeout_ms)
     page_errors: list[str] = []
     page.on("pageerror", lambda exc: page_errors.append(str(exc)))
     times, errors = [], []
