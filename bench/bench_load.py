@@ -78,11 +78,21 @@ def cpu_seconds(pid: int) -> float:
 
 
 def _children(pid: int) -> list[int]:
-    try:
-        kids = [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except OSError:
-        return []
-    return kids + [g for k in kids for g in _children(k)]
+    """Every descendant of ``pid`` (from the parent ids in /proc/*/stat)."""
+    parents: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            parents.setdefault(ppid, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        kids = parents.get(todo.pop(), [])
+        found += kids
+        todo += kids
+    return found
 
 
 class Sampler(threading.Thread):
@@ -93,12 +103,21 @@ class Sampler(threading.Thread):
         self.pids, self.every = pids, every
         self.peak = {name: 0.0 for name in pids}
         self.load_peak = 0.0
+        # CPU seconds of every other descendant of this process (Playwright's driver, the browsers and
+        # their renderers), the largest value seen per pid: renderers are not reaped by us, so the
+        # children's times of os.times() miss them
+        self.client_cpu: dict[int, float] = {}
+        self._servers = set(pids.values())
         self._halt = threading.Event()
 
     def run(self) -> None:
         while not self._halt.is_set():
+            self._servers |= {c for pid in self.pids.values() for c in _children(pid)}
             for name, pid in self.pids.items():
                 self.peak[name] = max(self.peak[name], rss_mb(pid))
+            for pid in _children(os.getpid()):
+                if pid not in self._servers:
+                    self.client_cpu[pid] = max(self.client_cpu.get(pid, 0.0), cpu_seconds(pid))
             self.load_peak = max(self.load_peak, os.getloadavg()[0])
             self._halt.wait(self.every)
 
@@ -133,6 +152,8 @@ async def one_session(browser, base: str, loads: int, timeout_ms: int, delay: fl
     await asyncio.sleep(delay)
     context = await browser.new_context(viewport={"width": 1280, "height": 900})
     page = await context.new_page()
+    page.set_default_timeout(timeout_ms)
+    page.set_default_navigation_timeout(timeout_ms)
     page_errors: list[str] = []
     page.on("pageerror", lambda exc: page_errors.append(str(exc)))
     times, errors = [], []
@@ -256,18 +277,15 @@ def main() -> int:
         sampler.start()
         warmup: list = []
         server_cpu: dict[str, float] = {}
-        client_cpu = sum(os.times()[2:4])
 
         def measured_part_starts() -> None:  # after the warm-up visits
             server_cpu.update({name: cpu_seconds(pid) for name, pid in pids.items()})
 
         sessions, wall = asyncio.run(drive(bases, args.sessions, args.browsers, args.loads, int(args.timeout * 1000),
                                            warmup, args.ramp, measured_part_starts))
-        # the browsers and Playwright's driver have exited and were waited for: their CPU time is counted
-        # (the warm-up visits' browser time included)
-        client_cpu = sum(os.times()[2:4]) - client_cpu
         server_cpu = {name: cpu_seconds(pid) - server_cpu[name] for name, pid in pids.items()}
         sampler.stop()
+        client_cpu = sum(sampler.client_cpu.values())  # the warm-up visits included (sampled: a lower bound)
 
     first = [s["times"][0] for s in sessions if s["times"] and not s["errors"]]
     every = [t for s in sessions for t in s["times"]]
