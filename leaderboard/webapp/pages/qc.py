@@ -71,7 +71,7 @@ def render() -> None:
     from leaderboard.signature import parse_signature
     recorded = parse_signature(signature).get("qc")
     info = _qc_of_snapshot(url, *view.key[1:], token) if recorded else None
-    st.markdown("### The quality control behind this ranking")
+    st.markdown("### Behind the published ranking")
     if recorded is None:
         st.info("This snapshot's signature does not record a worker quality control; the view below re-tests "
                 "the stored judgments.", icon=":material/info:")
