@@ -94,9 +94,9 @@ def test_metric_baselines_are_sacrebleu_scores_and_their_correlations(demo_store
     assert r["pearson_ci"][0] <= r["pearson"] <= r["pearson_ci"][1]
 
 
-def test_artifacts_are_insert_only_and_hash_checked(sqlite_url):
+def test_artifacts_are_insert_only_and_hash_checked(db_url):
     from leaderboard.storage import models as m
-    store = Store(sqlite_url)
+    store = Store(db_url)
     store.create_campaign("c")
     frame = pd.DataFrame({"x": [1.5, np.nan], "s": ["a", None], "n": [1, 2], "b": [True, False]})
     store.publish("c", "cs-en", "adequacy", {"systems": [], "signature": "s"}, data_hash="h", publisher="p",
@@ -116,8 +116,8 @@ def test_artifacts_are_insert_only_and_hash_checked(sqlite_url):
         store.snapshot_artifact("c", "cs-en", "adequacy", 1, "later")
 
 
-def test_a_failing_artifact_write_publishes_nothing(sqlite_url):
-    store = Store(sqlite_url)
+def test_a_failing_artifact_write_publishes_nothing(db_url):
+    store = Store(db_url)
     store.create_campaign("c")
     with pytest.raises(TypeError):  # not JSON: nothing of the snapshot is stored
         store.publish("c", "cs-en", "adequacy", {"systems": []}, data_hash="h", publisher="p",
