@@ -131,7 +131,14 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--screenshots", action="store_true", help="write docs/screenshots/<page>.png")
     parser.add_argument("--chromium", default=os.environ.get("BROWSER_PATH", "/usr/bin/chromium"))
     args = parser.parse_args(argv)
-    from playwright.sync_api import sync_playwright
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        sync_playwright = None
+    if sync_playwright is None or not Path(args.chromium).exists():
+        result = {"benchmark": "pages", "skipped": "needs Playwright and Chromium at " + args.chromium}
+        print(json.dumps(result))
+        return result
     paths = args.pages or page_paths()
     shots = ROOT / "docs" / "screenshots" if args.screenshots else None
     if shots is not None:

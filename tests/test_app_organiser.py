@@ -39,6 +39,12 @@ def test_qc_choice_is_previewed_published_and_signed(app_env):  # noqa: F811
     snap = store.snapshot("Crowd", "cs-en", "adequacy")
     assert "qc:paired-t@0.05" in snap["signature"] and snap["ranking"]["qc"]["method"] == "paired-t"
     assert {s["system"]: s["n_all"] for s in snap["ranking"]["systems"]} == expected_n_all.to_dict()
+    # published with what its pages show: the QC verdicts of the same filter, per-segment scores after it
+    qc = store.snapshot_artifact("Crowd", "cs-en", "adequacy", 1, "qc")
+    assert qc["label"] == "paired-t@0.05" and qc["summary"]["workers_kept"] == int(report["passed"].sum())
+    from leaderboard.artifacts import payload_frame
+    seg = payload_frame(store.snapshot_artifact("Crowd", "cs-en", "adequacy", 1, "segment_scores"))
+    assert seg.groupby("system")["n"].sum().to_dict() == expected_n_all.to_dict()
     # without QC every judgment counts, and the signature says so
     at.selectbox(key="pub_qc").set_value(at.selectbox(key="pub_qc").options[0]).run()
     at.button(key="pub_preview").click().run()

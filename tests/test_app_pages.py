@@ -95,8 +95,9 @@ def app_env(tmp_path, monkeypatch):
     return {"store": store, "data": data}
 
 
-def run_app(page: str | None = None, user: dict | None = None, params: dict | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
+def run_app(page: str | None = None, user: dict | None = None, params: dict | None = None,
+            timeout: float = 60) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=timeout)
     if user:
         at.session_state["user"] = user
     for k, v in (params or {}).items():
@@ -390,7 +391,9 @@ def test_first_start_of_an_empty_store_shows_the_demo(tmp_path, monkeypatch):
     from leaderboard.demo import DEMO_CAMPAIGN
     from leaderboard.storage import Store, default_url
     assert Store(default_url()).snapshots().empty
-    at = run_app(params={"campaign": DEMO_CAMPAIGN})
+    # the first start loads and publishes the three demo campaigns with their page artifacts (sacrebleu
+    # baselines included): give a loaded machine time
+    at = run_app(params={"campaign": DEMO_CAMPAIGN}, timeout=240)
     table = table_frame(at)
     # WMT22 Findings, cs-en into-English DA: Online-W first, 12 systems including the human reference C
     # (the human translation is marked with a dagger)

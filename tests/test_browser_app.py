@@ -217,7 +217,10 @@ def test_participant_and_organiser_scenario(server, tmp_path):
             panel.get_by_label("Note for this version").press("Enter")
             _wait_idle(page)
             panel.get_by_role("button", name="Publish as version v2").click()
-            expect(page.get_by_text("as version v2")).to_be_visible()
+            # the success message (not the button's own label): publishing computes the version's page
+            # artifacts (sacrebleu baselines included) before it commits
+            expect(page.locator("[data-testid='stAlertContentSuccess']")).to_contain_text("as version v2",
+                                                                                           timeout=120000)
             _shot(page, "08-published")
             # a participant (fresh browser context, no login) sees v2 as the latest version
             other = browser.new_page(viewport={"width": 1400, "height": 1200})

@@ -86,7 +86,8 @@ def demo_store(installed, tmp_path_factory) -> Path:
     """A store holding the packaged demo (loaded by the installed `mtlb demo`) and one account per role."""
     store = tmp_path_factory.mktemp("installed-store")
     loaded = json.loads(_mtlb(installed, store, "demo", "--json").stdout)
-    assert loaded["judgments"] == 25070 + 26400 and len(loaded["published"]) == 3
+    # WMT22 cs-en 25,070 + WMT21 cs-en 13,069 (the releases) + the simulated crowd's 26,400
+    assert loaded["judgments"] == 25070 + 13069 + 26400 and len(loaded["published"]) == 4
     # the password from the environment, and piped in with no terminal: both without --password-stdin
     name, password = USERS["organiser"]
     _mtlb(installed, store, "user", "add", name, "--role", "organiser", MTLB_PASSWORD=password)
@@ -103,6 +104,10 @@ def test_project_comes_from_the_wheel(installed):
         assert Path(path).is_relative_to(installed["purelib"]), path
         assert not Path(path).is_relative_to(ROOT)
     assert (Path(lines[2]) / "wmt22-cs-en" / "ad-csen-good-stnd.csv.gz").is_file()
+    for name in ("ad-csen-good-stnd.csv.gz", "ad-csen-trk-mean-sd.txt", "ad-trk-stats.csv.gz"):
+        assert (Path(lines[2]) / "wmt21-cs-en" / name).is_file(), name
+    # the snapshot_artifacts migration ships with the wheel
+    assert (Path(lines[0]).parent / "storage" / "migrations" / "versions" / "0010_snapshot_artifacts.py").is_file()
 
 
 def test_installed_cli_finds_the_packaged_demo_and_reads_passwords(installed, demo_store):

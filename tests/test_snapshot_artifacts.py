@@ -15,7 +15,7 @@ from leaderboard.storage.store import SnapshotIntegrityError, frame_hash
 
 @pytest.fixture(scope="module")
 def demo_store(tmp_path_factory) -> Store:
-    store = Store(f"sqlite:///{tmp_path_factory.mktemp('artifacts') / 'store.sqlite'}")
+    store = Store(f"sqlite:///{tmp_path_factory.mktemp('artifacts') / 'mtlb.sqlite'}")  # the app's file name
     ensure_demo(store)
     return store
 
@@ -94,9 +94,9 @@ def test_metric_baselines_are_sacrebleu_scores_and_their_correlations(demo_store
     assert r["pearson_ci"][0] <= r["pearson"] <= r["pearson_ci"][1]
 
 
-def test_artifacts_are_insert_only_and_hash_checked(sqlite_url):
+def test_artifacts_are_insert_only_and_hash_checked(db_url):
     from leaderboard.storage import models as m
-    store = Store(sqlite_url)
+    store = Store(db_url)
     store.create_campaign("c")
     frame = pd.DataFrame({"x": [1.5, np.nan], "s": ["a", None], "n": [1, 2], "b": [True, False]})
     store.publish("c", "cs-en", "adequacy", {"systems": [], "signature": "s"}, data_hash="h", publisher="p",
@@ -116,8 +116,8 @@ def test_artifacts_are_insert_only_and_hash_checked(sqlite_url):
         store.snapshot_artifact("c", "cs-en", "adequacy", 1, "later")
 
 
-def test_a_failing_artifact_write_publishes_nothing(sqlite_url):
-    store = Store(sqlite_url)
+def test_a_failing_artifact_write_publishes_nothing(db_url):
+    store = Store(db_url)
     store.create_campaign("c")
     with pytest.raises(TypeError):  # not JSON: nothing of the snapshot is stored
         store.publish("c", "cs-en", "adequacy", {"systems": []}, data_hash="h", publisher="p",
@@ -154,3 +154,32 @@ def test_old_snapshot_without_artifacts_still_renders_its_pages(tmp_path, monkey
     assert store.snapshot_artifact_names("Old", "cs-en", "adequacy", 1) == ["qc", "segment_scores"]
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Workers kept"].endswith("of 6")
+
+
+def test_qc_page_leads_with_the_release_qc_and_retests_only_on_request(demo_store, monkeypatch):
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    from leaderboard.qc import filter_judgments, qc_summary
+    folder = Path(demo_store.engine.url.database).parent
+    monkeypatch.setenv("MTLB_DATA_DIR", str(folder))
+    monkeypatch.setenv("MTLB_NO_DEMO", "1")
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    root = Path(__file__).resolve().parents[1]
+    at = AppTest.from_file(str(root / "app.py"), default_timeout=120)
+    at.query_params["campaign"] = DEMO_CAMPAIGN
+    at.run()
+    at.switch_page(str(root / "leaderboard" / "webapp" / "pages" / "qc.py")).run()
+    assert not at.exception, [e.value for e in at.exception]
+    text = " ".join(m.value for m in at.markdown).replace("\\", "")
+    assert "qc&#58;release" in text or "qc:release" in text
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Workers in the ranking"] == "156" and metrics["Removed here"] == "none"
+    assert "Workers kept" not in metrics  # the re-test is a what-if, off until asked for
+    assert len(at.dataframe) == 1 and len(at.dataframe[0].value) == 156  # the organisers' verdicts
+    at.toggle(key="qc_retest").set_value(True).run()
+    _, report = filter_judgments(demo_store.judgments(DEMO_CAMPAIGN), "paired-t", 0.05)
+    expected = qc_summary(report)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Workers kept"] == f"{expected['workers_kept']} of {expected['workers_total']}" == "78 of 156"

@@ -6,6 +6,10 @@ import log (a new upload changes the key); the lists (snapshots, campaigns, impo
 store's fingerprint (:func:`leaderboard.storage.version.data_version`, one cheap query per read).
 So a write by any process — another app replica, the command line — shows on the next rerun of
 every replica, with no time-to-live and no restart. The store itself is a ``st.cache_resource``.
+
+What a published version's pages show (per-segment scores, its QC, metric baselines) is read from the
+artifacts stored with it at publish time (:func:`artifact`, :mod:`leaderboard.artifacts`), so a first
+visit reads instead of computing.
 """
 
 from __future__ import annotations

@@ -335,9 +335,15 @@ def _publish_tab(user: dict) -> None:
     next_version = int(existing["version"].max()) + 1 if not existing.empty else 1
     note = st.text_input("Note for this version (e.g. what it corrects)", key="pub_note", max_chars=500)
     if st.button(f"Publish as version v{next_version}", key="pub_go", type="primary"):
-        # exactly the previewed ranking (same data token, QC, protocol and rule) becomes the snapshot
+        # exactly the previewed ranking (same data token, QC, protocol and rule) becomes the snapshot, with
+        # what its pages show (leaderboard.artifacts) computed from the judgments it was ranked from
+        from leaderboard.publish import snapshot_artifacts
+        with st.spinner("Computing what the pages of this version show (per-segment scores, QC, baselines)…"):
+            artifacts = snapshot_artifacts(state.get_store(), campaign, preview["ranking"],
+                                           state.judgments(url, campaign, None, assessment, token))
         version = state.get_store().publish(campaign, lp, assessment, preview["ranking"],
-                                            data_hash=preview["data_hash"], publisher=user["name"], note=note)
+                                            data_hash=preview["data_hash"], publisher=user["name"], note=note,
+                                            artifacts=artifacts)
         state.invalidate()
         st.session_state.pop("preview", None)
         st.session_state["pub_flash"] = (common.md_escape(f"Published {campaign} {lp} {assessment} as version "

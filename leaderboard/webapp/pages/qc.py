@@ -71,7 +71,7 @@ def render() -> None:
     from leaderboard.signature import parse_signature
     recorded = parse_signature(signature).get("qc")
     info = _qc_of_snapshot(url, *view.key[1:], token) if recorded else None
-    st.markdown("### The quality control behind this ranking")
+    st.markdown("### Behind the published ranking")
     if recorded is None:
         st.info("This snapshot's signature does not record a worker quality control; the view below re-tests "
                 "the stored judgments.", icon=":material/info:")
@@ -95,11 +95,12 @@ def _published_qc(view: common.View, info: dict) -> None:
         st.markdown(common.md_escape(
             f"The ranking used {qc_label_text(label)}. The stored data are a WMT release, which holds only the "
             f"judgments of the workers who passed the organisers' quality control, so nothing was filtered "
-            f"again: all {stored['lp_workers']:,} workers and {stored['lp_judgments']:,} judgments of {view.lp} "
-            "count."))
+            f"again: all {stored['lp_workers']:,} workers and their {stored['lp_judgments']:,} judgments of "
+            f"{view.lp} (every item type, quality-control items included) are kept."))
         cols = st.columns(3)
         cols[0].metric("Workers in the ranking", f"{stored['lp_workers']:,}", help="all passed the organisers' QC")
-        cols[1].metric("Judgments in the ranking", f"{stored['lp_judgments']:,}")
+        cols[1].metric("Judgments kept (all item types)", f"{stored['lp_judgments']:,}",
+                       help="the ranking scores the SYSTEM and REPEAT items among them")
         cols[2].metric("Removed here", "none", help="the release is already filtered")
     elif label == "none":
         st.markdown(common.md_escape(
@@ -134,8 +135,8 @@ def _release_verdicts(view: common.View, recorded: str | None) -> None:
         return
     from leaderboard.artifacts import payload_frame
     table = payload_frame(verdicts["report"])
-    st.markdown(common.md_escape(
-        f"**The organisers' per-worker verdicts** ({verdicts['source']}): {verdicts['good']:,} of "
+    st.markdown("**The organisers' per-worker verdicts** " + common.md_escape(
+        f"({verdicts['source']}): {verdicts['good']:,} of "
         f"{verdicts['with_verdict']:,} workers of this ranking are rated good by the paired bad-reference test "
         "over all of their HITs (every language pair they judged), p < 0.05."))
     st.dataframe(table, hide_index=True, height=280, column_config={
