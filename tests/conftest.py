@@ -77,3 +77,22 @@ def docker_images() -> dict:
     require_docker()
     timing = build_images(postgres=True)
     return {"app": APP_IMAGE, "postgres": PG_IMAGE, "build_seconds": timing["seconds"]}
+
+
+@pytest.fixture()
+def campaign_with_users(tmp_path: Path, sqlite_url: str, monkeypatch, capsys) -> str:
+    """A SQLite store holding a small simulated campaign "c1" and two accounts (password
+    "a-long-password"): alice, an organiser, and bob, a metric developer."""
+    import io
+
+    from formats import small_campaign, write_canonical
+    from leaderboard.cli import main
+
+    frame = small_campaign(n_workers=4, n_items=30).assign(campaign="c1")
+    path = write_canonical(frame, tmp_path / "j.csv")
+    assert main(["ingest", str(path), "--database-url", sqlite_url]) == 0
+    for name, role in (("alice", "organiser"), ("bob", "metric-developer")):
+        monkeypatch.setattr("sys.stdin", io.StringIO("a-long-password\n"))
+        assert main(["user", "add", name, "--role", role, "--password-stdin", "--database-url", sqlite_url]) == 0
+    capsys.readouterr()
+    return sqlite_url

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 
 import pytest
@@ -12,19 +11,11 @@ from leaderboard.storage import Store
 from leaderboard.storage.imports import audit_log
 from leaderboard.storage.marks import human_marks, mark_human
 
-from formats import small_campaign, write_canonical
 
 
 @pytest.fixture()
-def store_url(tmp_path, sqlite_url, monkeypatch, capsys):
-    frame = small_campaign(n_workers=4, n_items=30).assign(campaign="c1")
-    path = write_canonical(frame, tmp_path / "j.csv")
-    assert main(["ingest", str(path), "--database-url", sqlite_url]) == 0
-    for name, role in (("alice", "organiser"), ("bob", "metric-developer")):
-        monkeypatch.setattr("sys.stdin", io.StringIO("a-long-password\n"))
-        assert main(["user", "add", name, "--role", role, "--password-stdin", "--database-url", sqlite_url]) == 0
-    capsys.readouterr()
-    return sqlite_url
+def store_url(campaign_with_users):
+    return campaign_with_users
 
 
 def _human(url, capsys, *extra, user=None) -> tuple[int, dict | str]:

@@ -10,19 +10,11 @@ import pytest
 
 from leaderboard.cli import main
 
-from formats import small_campaign, write_canonical
 
 
 @pytest.fixture()
-def campaign_store(tmp_path, sqlite_url, monkeypatch, capsys):
-    frame = small_campaign(n_workers=4, n_items=30).assign(campaign="c1")
-    path = write_canonical(frame, tmp_path / "j.csv")
-    assert main(["ingest", str(path), "--database-url", sqlite_url]) == 0
-    for name, role in (("alice", "organiser"), ("bob", "metric-developer")):
-        monkeypatch.setattr("sys.stdin", io.StringIO("a-long-password\n"))
-        assert main(["user", "add", name, "--role", role, "--password-stdin", "--database-url", sqlite_url]) == 0
-    capsys.readouterr()
-    return sqlite_url
+def campaign_store(campaign_with_users):
+    return campaign_with_users
 
 
 def _publish(url, user, password, monkeypatch, *extra):

@@ -166,7 +166,6 @@ def williams_against(result: Mapping, metric: str) -> pd.DataFrame:
 
 def segment_matrix(long: pd.DataFrame, systems: Sequence[str], segments: Sequence[str], value: str) -> np.ndarray:
     """(systems × segments) array of ``value`` from a long (system, segment, value) frame; NaN where absent."""
-    from ..naming import match_systems
     mapping = match_systems(list(systems), long["system"].astype(str).unique())
     back = {v: k for k, v in mapping.items()}
     part = long.assign(system=long["system"].astype(str).map(back), segment=long["segment"].map(norm_segment))

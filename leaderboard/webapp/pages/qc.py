@@ -113,11 +113,7 @@ def _published_qc(view: common.View, info: dict) -> None:
             f"language pairs ({lps}; {view.assessment}), then ranked the judgments of the workers who passed."))
         counts = summary_frame(summary)
         if not counts.empty:
-            cols = st.columns(len(counts))
-            for col, row in zip(cols, counts.itertuples()):
-                total = row.kept + row.removed
-                col.metric(f"{row.what.capitalize()} kept", f"{row.kept:,} of {total:,}",
-                           help=f"{100 * row.kept / total:.1f}% kept" if total else None)
+            _kept_metrics(counts)
             common.chart(charts.qc_figure(counts), f"qc-{view.lp}-published")
         if info.get("report"):
             from leaderboard.artifacts import payload_frame
@@ -182,11 +178,7 @@ def _retest(view: common.View, token: str, recorded: str | None, info: dict | No
                                 f"({view.assessment}); method {method}, p < {alpha}."))
     counts = summary_frame(summary)
     if not counts.empty:
-        cols = st.columns(len(counts))
-        for col, row in zip(cols, counts.itertuples()):
-            total = row.kept + row.removed
-            col.metric(f"{row.what.capitalize()} kept", f"{row.kept:,} of {total:,}",
-                       help=f"{100 * row.kept / total:.1f}% kept" if total else None)
+        _kept_metrics(counts)
         common.chart(charts.qc_figure(counts, title="Re-test (what-if): what the test would keep"),
                      f"qc-{view.lp}-{method}")
     if recorded == "release" and summary.get("workers_total"):
@@ -199,6 +191,14 @@ def _retest(view: common.View, token: str, recorded: str | None, info: dict | No
         st.json(common.json_bytes(summary).decode("utf-8"))
     if isinstance(report, pd.DataFrame):
         _worker_table(report, f"qc-workers-{view.campaign}-{view.lp}-{method}", "dl-qc")
+
+
+def _kept_metrics(counts) -> None:
+    """One metric tile per counted kind (workers, judgments): kept of total, with the share as help."""
+    for col, row in zip(st.columns(len(counts)), counts.itertuples()):
+        total = row.kept + row.removed
+        col.metric(f"{row.what.capitalize()} kept", f"{row.kept:,} of {total:,}",
+                   help=f"{100 * row.kept / total:.1f}% kept" if total else None)
 
 
 if __name__ == "__main__":
