@@ -96,3 +96,15 @@ def campaign_with_users(tmp_path: Path, sqlite_url: str, monkeypatch, capsys) ->
         assert main(["user", "add", name, "--role", role, "--password-stdin", "--database-url", sqlite_url]) == 0
     capsys.readouterr()
     return sqlite_url
+
+
+@pytest.fixture(scope="session")
+def demo_contents(tmp_path_factory) -> dict:
+    """What `mtlb demo` stores, read from a demo loaded here into a scratch SQLite file: the campaign
+    names and the number of published rankings (containers must hold the same)."""
+    from leaderboard.demo import load_demo
+    from leaderboard.storage import Store
+
+    store = Store(f"sqlite:///{tmp_path_factory.mktemp('demo') / 'demo.sqlite'}")
+    result = load_demo(store)
+    return {"campaigns": set(result["campaigns"]), "rankings": len(result["published"])}

@@ -22,7 +22,6 @@ from dockerhelp import (browser_page_text, docker, exec_json, image_size_mb, wai
 pytestmark = [pytest.mark.slow]
 
 DEMO = "WMT22 cs-en (demo)"
-SIMULATED = "Simulated crowd (demo)"
 
 
 @contextmanager
@@ -67,7 +66,7 @@ def _published(name: str) -> dict[tuple[str, str], dict]:
     return {(r["campaign"], r["lp"]): r for r in rows}
 
 
-def test_container_serves_demo_and_keeps_its_volume(docker_images):
+def test_container_serves_demo_and_keeps_its_volume(docker_images, demo_contents):
     image = docker_images["app"]
     assert image_size_mb(image) < 2500
     volume = f"mtlb-test-{uuid.uuid4().hex[:8]}"
@@ -85,7 +84,7 @@ def test_container_serves_demo_and_keeps_its_volume(docker_images):
             assert listing[0] == "700 10001 /data" and listing[1] == "600 10001 /data/mtlb.sqlite"
             # the demo was loaded and published by `mtlb demo --if-empty` before streamlit started
             first = _published(name)
-            assert {c for c, _ in first} == {DEMO, SIMULATED}
+            assert {c for c, _ in first} == demo_contents["campaigns"]
             # ...and a real browser gets the leaderboard of the newest publication (the WMT22 excerpt)
             text = browser_page_text(base + "/", "Version v1")
             assert "Leaderboard" in text and f"{DEMO} · cs-en · adequacy" in text
@@ -104,7 +103,7 @@ def test_container_serves_demo_and_keeps_its_volume(docker_images):
         docker("volume", "rm", "-f", volume, check=False)
 
 
-def test_container_honours_database_url(docker_images):
+def test_container_honours_database_url(docker_images, demo_contents):
     """DATABASE_URL points the container at a scratch database of the host's PostgreSQL."""
     if not pg_available():
         pytest.skip("PostgreSQL is not reachable on 127.0.0.1:5432")
@@ -115,11 +114,12 @@ def test_container_honours_database_url(docker_images):
         url = f"postgresql+psycopg://postgres@127.0.0.1:5432/{db}"
         with container(docker_images["app"], port=port, env={"DATABASE_URL": url}) as name:
             wait_healthy_http(f"http://127.0.0.1:{port}", container=name)
-            # the host sees what the container stored: the two demo campaigns and their versions
+            # the host sees what the container stored: the demo campaigns and their versions
             out = subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-d", db, "-At", "-c",
                                   "SELECT count(*) FROM snapshots; SELECT version_num FROM alembic_version"],
                                  check=True, capture_output=True, text=True).stdout.split()
-            assert int(out[0]) == 3 and out[1] == exec_json(name, "mtlb", "db", "current", "--json")["head"]
+            head = exec_json(name, "mtlb", "db", "current", "--json")["head"]
+            assert int(out[0]) == demo_contents["rankings"] and out[1] == head
             # nothing went to the SQLite default in the container
             assert docker("exec", name, "ls", "-A", "/data").stdout.strip() == ""
             text = browser_page_text(f"http://127.0.0.1:{port}/", "Version v1")
