@@ -123,17 +123,7 @@ def run_mqm(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result[0] if len(result) == 1 else result)
         return 0
-    for i, ranking in enumerate(result):
-        if i:
-            print()
-        print(f"{ranking['lp']} mqm  signature: {ranking['signature']}")
-        table = pd.DataFrame(ranking["systems"])
-        table.insert(0, "rank", [f"{lo}" if lo == hi else f"{lo}-{hi}"
-                                 for lo, hi in zip(table["rank_lo"], table["rank_hi"])])
-        table["system"] = _marked(table)
-        table["mqm 95% CI"] = _ci_text(table, "mqm_ci", "{:.3f}")
-        print_table(table[["cluster", "rank", "system", "mqm", "mqm 95% CI", "n", "wins"]])
-        _footnote(table)
+    _print_rankings(result, {"mqm": "{:.3f}"}, ["n", "wins"])
     return 0
 
 
@@ -147,6 +137,27 @@ def human_overrides(args: argparse.Namespace, names) -> dict[str, bool]:
         if any(fnmatch.fnmatchcase(name, p) for p in args.mt_system):
             out[name] = False
     return out
+
+
+def _print_rankings(result: list[dict], scores: dict[str, str], counts: list[str]) -> None:
+    """The text output of ``mtlb rank``: per ranking its signature line, then cluster, rank range,
+    system (human translations with †), each score (``scores``: column → number format) beside its
+    95% interval, and the ``counts`` columns."""
+    import pandas as pd
+    for i, ranking in enumerate(result):
+        if i:
+            print()
+        print(f"{ranking['lp']} {ranking['assessment']}  signature: {ranking['signature']}")
+        table = pd.DataFrame(ranking["systems"])
+        table.insert(0, "rank", [f"{lo}" if lo == hi else f"{lo}-{hi}"
+                                 for lo, hi in zip(table["rank_lo"], table["rank_hi"])])
+        table["system"] = _marked(table)
+        columns = ["cluster", "rank", "system"]
+        for score, fmt in scores.items():
+            table[f"{score} 95% CI"] = _ci_text(table, f"{score}_ci", fmt)
+            columns += [score, f"{score} 95% CI"]
+        print_table(table[columns + counts])
+        _footnote(table)
 
 
 def _marked(table: pd.DataFrame) -> list[str]:
@@ -164,7 +175,6 @@ def _footnote(table: pd.DataFrame) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import pandas as pd
     from ..ranking import rank_judgments, resolve_qc
     formats = [args.input_format or detect_format(path) for path in args.input]
     if "mqm" in formats:
@@ -185,17 +195,5 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result[0] if len(result) == 1 else result)
         return 0
-    for i, ranking in enumerate(result):
-        if i:
-            print()
-        print(f"{ranking['lp']} {ranking['assessment']}  signature: {ranking['signature']}")
-        table = pd.DataFrame(ranking["systems"])
-        table.insert(0, "rank", [f"{lo}" if lo == hi else f"{lo}-{hi}"
-                                 for lo, hi in zip(table["rank_lo"], table["rank_hi"])])
-        table["system"] = _marked(table)
-        table["ave 95% CI"] = _ci_text(table, "ave_ci", "{:.1f}")
-        table["ave_z 95% CI"] = _ci_text(table, "ave_z_ci", "{:.3f}")
-        print_table(table[["cluster", "rank", "system", "ave", "ave 95% CI", "ave_z", "ave_z 95% CI", "n", "n_all",
-                           "wins"]])
-        _footnote(table)
+    _print_rankings(result, {"ave": "{:.1f}", "ave_z": "{:.3f}"}, ["n", "n_all", "wins"])
     return 0
