@@ -11,6 +11,8 @@ from leaderboard.storage import Store
 from leaderboard.storage.imports import audit_log
 from leaderboard.storage.marks import human_marks, mark_human
 
+from formats import small_campaign, write_canonical
+
 
 
 @pytest.fixture()
@@ -55,12 +57,26 @@ def test_marks_need_an_organiser_and_reach_the_published_ranking(store_url, monk
     assert next(s for s in listing["systems"] if s["system"] == target)["source"] == "naming"
 
 
-def test_store_marks_override_naming(sqlite_url):
+def test_store_marks_override_naming(sqlite_url, tmp_path, capsys):
+    names = {"sys0": "HUMAN-B", "sys1": "ref-A", "sys2": "Reference-X"}
+    frame = small_campaign().assign(campaign="c")
+    frame["system"] = frame["system"].map(names)
+    assert main(["ingest", str(write_canonical(frame, tmp_path / "c.csv")), "--database-url", sqlite_url]) == 0
     store = Store(sqlite_url)
-    store.create_campaign("c")
     mark_human(store, "c", ["HUMAN-B", "ref-A"], False, actor="alice")
     mark_human(store, "c", ["Reference-X"], True, actor="alice")
     assert human_marks(store, "c") == {"HUMAN-B": False, "ref-A": False, "Reference-X": True}
     from leaderboard.errors import InputError
     with pytest.raises(InputError):
         mark_human(store, "nope", ["x"], True, actor="alice")
+
+
+def test_marking_an_unknown_system_is_refused_and_stores_nothing(store_url, monkeypatch, capsys):
+    monkeypatch.setenv("MTLB_PASSWORD", "a-long-password")
+    code, err = _human(store_url, capsys, "--system", "sys0", "No-Such-System", "--set", "yes", user="alice")
+    assert code == 2 and "'No-Such-System'" in err and "column 'system'" in err
+    assert human_marks(Store(store_url), "c1") == {}
+    assert audit_log(Store(store_url), "c1").empty
+    # removing a mark needs no judged system (a stale mark can always be cleared)
+    code, _ = _human(store_url, capsys, "--system", "No-Such-System", "--set", "auto", user="alice")
+    assert code == 0

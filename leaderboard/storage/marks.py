@@ -26,6 +26,13 @@ def _campaign_id(conn, campaign: str) -> int:
     return int(cid)
 
 
+def _campaign_systems(conn, cid: int) -> set[str]:
+    """The names of every system with stored judgments or annotations in the campaign (all language pairs)."""
+    return set(conn.execute(select(m.systems.c.name)
+                            .join(m.language_pairs, m.systems.c.lp_id == m.language_pairs.c.id)
+                            .where(m.language_pairs.c.campaign_id == cid).distinct()).scalars().all())
+
+
 def human_marks(store, campaign: str) -> dict[str, bool]:
     """System name → the organisers' human-translation mark, for the systems they marked."""
     t = m.system_marks
@@ -51,6 +58,12 @@ def mark_human(store, campaign: str, systems: Sequence[str], human: bool | None,
     now = datetime.now(timezone.utc)
     with store.engine.begin() as conn:
         cid = _campaign_id(conn, campaign)
+        if human is not None:
+            unknown = sorted(set(names) - _campaign_systems(conn, cid))
+            if unknown:
+                raise InputError(f"campaign {campaign!r} has no system named {', '.join(map(repr, unknown))} "
+                                 "(marks are set on judged systems; see `mtlb campaigns human --campaign "
+                                 f"{campaign}` for the list)", column="system")
         conn.execute(delete(t).where(t.c.campaign_id == cid, t.c.system.in_(names)))
         if human is not None:
             conn.execute(insert(t), [{"campaign_id": cid, "system": n, "human": bool(human), "set_by": actor,
@@ -70,8 +83,7 @@ def system_kinds(store, campaign: str) -> pd.DataFrame:
     marks = human_marks(store, campaign)
     with store.engine.connect() as conn:
         cid = _campaign_id(conn, campaign)
-        names = conn.execute(select(m.systems.c.name).join(m.language_pairs, m.systems.c.lp_id == m.language_pairs.c.id)
-                             .where(m.language_pairs.c.campaign_id == cid).distinct()).scalars().all()
+        names = _campaign_systems(conn, cid)
     rows = [{"system": s, "human": marks[s] if s in marks else is_human(s),
              "source": "organiser" if s in marks else "naming"} for s in sorted(set(names) | set(marks))]
     return pd.DataFrame(rows, columns=["system", "human", "source"])
