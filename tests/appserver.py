@@ -6,9 +6,9 @@ import socket
 import subprocess
 import time
 import urllib.request
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -20,15 +20,22 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_app(python: str | Path, app: Path, *, env: dict[str, str], cwd: Path, log: Path,
-                timeout: float = 90) -> Iterator[str]:
-    """Start the app, wait until it answers its health check, yield its base URL, stop it."""
-    port = free_port()
+def running_app(python: str | Path, app: Path | None, *, env: dict[str, str], cwd: Path, log: Path,
+                timeout: float = 90, port: int | None = None) -> Iterator[str]:
+    """Start the app, wait until it answers its health check, yield its base URL, stop it.
+
+    ``app`` None starts it the way the README does, ``mtlb serve`` (warmed up before it listens);
+    else ``streamlit run app``. ``port`` defaults to a free one.
+    """
+    port = port or free_port()
+    if app is None:
+        command = [str(python), "-m", "leaderboard.cli", "serve", "--port", str(port), "--address", "127.0.0.1"]
+    else:
+        command = [str(python), "-m", "streamlit", "run", str(app), "--server.port", str(port),
+                   "--server.headless", "true", "--server.address", "127.0.0.1", "--browser.gatherUsageStats",
+                   "false"]
     with log.open("w") as out:
-        proc = subprocess.Popen([str(python), "-m", "streamlit", "run", str(app), "--server.port", str(port),
-                                 "--server.headless", "true", "--server.address", "127.0.0.1",
-                                 "--browser.gatherUsageStats", "false"],
-                                cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(command, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
         try:
             base = f"http://127.0.0.1:{port}"
             deadline = time.time() + timeout

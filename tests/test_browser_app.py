@@ -68,13 +68,14 @@ def serve_app(folder: Path, prepare: Callable[[Path], Any]) -> Iterator[tuple[st
 
 @contextmanager
 def app_in(folder: Path, **extra_env: str) -> Iterator[str]:
-    """``streamlit run app.py`` with its own MTLB_DATA_DIR (and ``extra_env``); yields the base URL."""
+    """``mtlb serve`` (the README's start: pages warmed before it listens) with its own MTLB_DATA_DIR
+    (and ``extra_env``); yields the base URL."""
     env = {**os.environ, "MTLB_DATA_DIR": str(folder), "BROWSER_PATH": CHROMIUM}
     env.pop("DATABASE_URL", None)
     env.pop("MTLB_NO_DEMO", None)
     env.update(extra_env)
-    with running_app(sys.executable, ROOT / "app.py", env=env, cwd=ROOT, log=folder / "streamlit.log",
-                     timeout=60) as base:
+    with running_app(sys.executable, None, env=env, cwd=ROOT, log=folder / "streamlit.log",
+                     timeout=90) as base:
         yield base
 
 
