@@ -48,8 +48,9 @@ def test_intervals_human_mark_and_caption_from_the_snapshot(tmp_path, monkeypatc
     text = " ".join(c.value for c in at.caption)
     assert "p < 0.01" in text and "Mann-Whitney" in text and "500 resamples, seed 7" in text
     assert "human translation" in text and "Wilcoxon rank-sum test (p < 0.05)" not in text
-    assert "Rank stability" in [h.value for h in at.subheader]
-    assert len(at.get("plotly_chart")) == 2
+    assert [t.label for t in at.tabs] == ["Table", "Chart", "Rank stability", "Versions"]
+    for tab in ("Chart", "Rank stability"):  # each chart on its own tab
+        assert len(run_app(params={"campaign": "C", "lp": "cs-en", "tab": tab}).get("plotly_chart")) == 1
 
 
 def test_older_snapshot_without_intervals_still_renders(tmp_path, monkeypatch):
@@ -58,8 +59,10 @@ def test_older_snapshot_without_intervals_still_renders(tmp_path, monkeypatch):
     table = table_frame(at)
     assert set(table["Ave. z 95% CI"]) == {"—"} and set(table["Ave. 95% CI"]) == {"—"}
     text = " ".join(c.value for c in at.caption)
-    assert "Intervals: none in this version" in text and "Rank stability: —" in text
-    assert len(at.get("plotly_chart")) == 1
+    assert "Intervals: none in this version" in text
+    assert len(run_app(params={"campaign": "Old", "lp": "cs-en", "tab": "Chart"}).get("plotly_chart")) == 1
+    at = run_app(params={"campaign": "Old", "lp": "cs-en", "tab": "Rank stability"})
+    assert not at.get("plotly_chart") and "Rank stability: —" in " ".join(c.value for c in at.caption)
 
 
 def test_chart_error_bars_human_trace_and_rank_shares(tmp_path, monkeypatch):

@@ -103,6 +103,13 @@ def my_metric(env, noise: float = 0.0, segments: bool = False) -> tuple[str, dic
     return body, sys_scores, seg
 
 
+def open_tab(at, label: str, key: str = "tab"):
+    """Switch the page's tabs and rerun: their choice is a widget (session state) bound to the address."""
+    at.session_state[key] = label
+    at.query_params[key] = label
+    return at.run()
+
+
 def human_ave_z(ranking: dict) -> dict:
     return {s["system"]: s["ave_z"] for s in ranking["systems"]}
 
@@ -128,10 +135,13 @@ def test_baselines_and_correlations_for_participants(metrics_env):
         assert table.loc[metric, "spearman"] == pytest.approx(stats.spearmanr(m, h).statistic, abs=1e-9)
         assert table.loc[metric, "kendall"] == pytest.approx(stats.kendalltau(m, h).statistic, abs=1e-9)
         assert table.loc[metric, "pearson_ci_lo"] <= table.loc[metric, "pearson"] <= table.loc[metric, "pearson_ci_hi"]
+    assert not at.get("plotly_chart")  # tables first
+    assert len(open_tab(at, "Charts", key="view").get("plotly_chart")) == 3  # scatter, clusters, Williams
     # participants can neither upload nor download the package
+    open_tab(at, "Upload scores")
     assert not at.file_uploader
     assert any("Log in to upload metric scores" in w.value for w in at.warning)
-    assert len(at.get("plotly_chart")) >= 3  # scatter, clusters, Williams heat map
+    open_tab(at, "Evaluation package")
     labels = {b.label for b in at.get("download_button")}
     assert "Download the evaluation package (zip)" not in labels
     assert any("Log in to download the evaluation package" in w.value for w in at.warning)
@@ -150,12 +160,13 @@ def williams_p(h: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
 def test_developer_upload_private_williams_and_publish(metrics_env):
     import sacrebleu
     body, sys_scores, _ = my_metric(metrics_env, noise=0.0)
-    at = run_app("metrics.py", user=DEVELOPER, params={"campaign": "Lines", "lp": "cs-en"})
+    at = run_app("metrics.py", user=DEVELOPER, params={"campaign": "Lines", "lp": "cs-en", "tab": "Evaluation package"})
     assert "Download the evaluation package (zip)" in {b.label for b in at.get("download_button")}
+    open_tab(at, "Upload scores")
     at.file_uploader(key="metric_file").set_value(("kept.csv", body.encode(), "text/csv")).run()
     at.button(key="metric_go").click().run()
     assert any("private" in s.value for s in at.success), [e.value for e in at.error]
-    at.run()
+    open_tab(at, "Results")
     label = at.selectbox(key="metric_pick").value
     assert label.startswith("Kept #")
     table = corr_table(at)
@@ -210,11 +221,11 @@ def darr_by_hand(human_raw: dict, metric: dict) -> float:
 
 def test_segment_level_results_when_segments_are_lines(metrics_env):
     body, _, seg = my_metric(metrics_env, noise=0.05, segments=True)
-    at = run_app("metrics.py", user=DEVELOPER, params={"campaign": "Lines", "lp": "cs-en"})
+    at = run_app("metrics.py", user=DEVELOPER, params={"campaign": "Lines", "lp": "cs-en", "tab": "Upload scores"})
     at.file_uploader(key="metric_file").set_value(("kept-seg.csv", body.encode(), "text/csv")).run()
     at.button(key="metric_go").click().run()
     assert any("private" in s.value for s in at.success), [e.value for e in at.error]
-    at.run()
+    open_tab(at, "Results")
     assert not at.exception
     segtab = next(d.value for d in at.dataframe if "darr_tau" in d.value.columns).set_index("metric")
     label = at.selectbox(key="metric_pick").value
@@ -235,10 +246,10 @@ def test_segment_level_results_when_segments_are_lines(metrics_env):
 
 def test_segment_level_refused_when_segments_are_not_lines(metrics_env):
     body, _, _ = my_metric(metrics_env, noise=0.05, segments=True)
-    at = run_app("metrics.py", user=ORGANISER, params={"campaign": "NotLines", "lp": "cs-en"})
+    at = run_app("metrics.py", user=ORGANISER, params={"campaign": "NotLines", "lp": "cs-en", "tab": "Upload scores"})
     at.file_uploader(key="metric_file").set_value(("kept-seg.csv", body.encode(), "text/csv")).run()
     at.button(key="metric_go").click().run()
-    at.run()
+    open_tab(at, "Results")
     assert any("do not index the stored test-set lines" in w.value for w in at.warning)
     assert not [d for d in at.dataframe if "darr_tau" in d.value.columns]
     # the system-level results are still there (segment scores averaged per system)

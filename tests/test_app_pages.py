@@ -105,6 +105,10 @@ def run_app(page: str | None = None, user: dict | None = None, params: dict | No
     at.run()
     if page:
         at.switch_page(PAGES + page).run()
+        if params:  # a page switch clears the address's parameters; a link to the page carries them
+            for k, v in params.items():
+                at.query_params[k] = v
+            at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 
@@ -136,9 +140,12 @@ def test_leaderboard_shows_latest_version_and_values(app_env):
     assert at.sidebar.selectbox(key="view_version").value == 2
     assert any("sig-corrected" in c.value for c in at.caption)
     assert at.query_params["version"] == ["2"] or at.query_params["version"] == "2"
+    assert {b.label for b in at.get("download_button")} == {"Table as CSV", "Ranking as JSON", "LaTeX table"}
+    assert not at.get("plotly_chart")  # the chart waits on its own tab
+    at = run_app(params={"campaign": "Y2022", "lp": "cs-en", "tab": "Chart"})
+    assert len(at.get("plotly_chart")) == 1 and not at.table
     labels = {b.label for b in at.get("download_button")}
-    assert {"Table as CSV", "Ranking as JSON", "LaTeX table", "PNG", "SVG", "HTML"} <= labels or \
-        {"Table as CSV", "Ranking as JSON", "LaTeX table", "HTML"} <= labels
+    assert {"PNG", "SVG", "HTML"} <= labels or {"HTML"} <= labels
 
 
 def test_leaderboard_opens_older_version_from_link(app_env):
@@ -160,8 +167,20 @@ def test_switch_language_pair(app_env):
 def test_significance_page(app_env):
     at = run_app("heatmap.py", params={"campaign": "Y2021", "lp": "cs-en"})
     assert at.title[0].value == "Pairwise significance"
-    assert len(at.get("plotly_chart")) == 1
     ranking = app_env["data"][("Y2021", "cs-en")][1]
+    # first the head-to-head table: row i better than column j, stars by p level, "—" on the diagonal
+    matrix = table_frame(at).set_index("better ↓ than →")
+    names = [s["system"] for s in ranking["systems"]]
+    assert list(matrix.index) == [f"{i + 1}. {n}" for i, n in enumerate(names)]
+    assert list(matrix.columns) == ["1", "2", "3"]
+    for i, a in enumerate(names):
+        for j, b in enumerate(names):
+            p = ranking["pvalues"].get(a, {}).get(b)
+            expected = "—" if i == j else "***" if p < 0.001 else "**" if p < 0.01 else "*" if p < 0.05 else ""
+            assert unmd(matrix.iloc[i, j]) == expected, (a, b, p)
+    assert not at.get("plotly_chart")
+    assert len(run_app("heatmap.py", params={"campaign": "Y2021", "lp": "cs-en", "tab": "Heat map"})
+               .get("plotly_chart")) == 1
     from leaderboard.webapp.pages.heatmap import pvalue_table
     table = pvalue_table(ranking)
     assert len(table) == 6
@@ -183,7 +202,9 @@ def test_system_page(app_env):
     mine = frame[frame.system == "sysB.2"].groupby("segment")["z"].mean()
     got = seg.set_index(seg["segment"].astype(str))["z"]
     assert got.sort_index().to_numpy() == pytest.approx(mine.sort_index().to_numpy(), abs=1e-9)
-    assert metrics.get("Common segments") == "24"
+    at = run_app("system.py", params={"campaign": "Y2021", "lp": "cs-en", "system": "sysB.2", "tab": "Head to head"})
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics.get("Common segments") == "24" and len(at.get("plotly_chart")) == 1
 
 
 @pytest.mark.skipif(not has("leaderboard.qc"), reason="leaderboard.qc not available yet")
@@ -213,7 +234,7 @@ def test_quality_control_page(app_env):
 def test_longitudinal_page(app_env):
     at = run_app("longitudinal.py")
     assert at.multiselect(key="years").value == ["Y2021", "Y2022"]
-    tracks = at.dataframe[0].value
+    tracks = at.dataframe[1].value
     best = tracks[(tracks.lp == "cs-en") & (tracks.year == "Y2022")].iloc[0]
     ranking = app_env["data"][("Y2022", "cs-en")][1]
     assert best.best_system == ranking["systems"][0]["system"]
@@ -225,17 +246,18 @@ def test_longitudinal_page(app_env):
     at.text_input(key="calibration").set_value("").run()
     assert any("share no calibration run" in unmd(w.value) and "cs-en Y2021→Y2022" in unmd(w.value)
                for w in at.warning)
-    n_charts = len(at.get("plotly_chart"))
     # calibrate with sysB (sysB.2 in both years): gain = (best22 - best21) + (curr21 - curr22) on raw Ave
     at.text_input(key="calibration").set_value("sysB").run()
-    gains = at.dataframe[1].value
+    gains = at.dataframe[0].value
     r21, r22 = app_env["data"][("Y2021", "cs-en")][1], app_env["data"][("Y2022", "cs-en")][1]
     ave = lambda r, s: next(x["ave"] for x in r["systems"] if x["system"] == s)  # noqa: E731
     expected = (r22["systems"][0]["ave"] - r21["systems"][0]["ave"]) + (ave(r21, "sysB.2") - ave(r22, "sysB.2"))
     assert gains[gains.lp == "cs-en"].iloc[0]["gain"] == pytest.approx(expected)
     assert gains[gains.lp == "cs-en"].iloc[0]["delta"] == pytest.approx(ave(r21, "sysB.2") - ave(r22, "sysB.2"))
     assert not any("share no calibration run" in w.value for w in at.warning)
-    assert len(at.get("plotly_chart")) == n_charts + 2  # seed 002 Fig. 1 and the gain bars
+    assert not at.get("plotly_chart")  # tables first; the charts have their own tab
+    at = run_app("longitudinal.py", params={"tab": "Charts", "calibration": "sysB"})
+    assert len(at.get("plotly_chart")) == 3  # best per year, seed 002 Fig. 1 and the gain bars
 
 
 def test_login_wrong_and_right_password(app_env):
@@ -353,11 +375,12 @@ def test_organiser_previews_and_publishes_new_version(app_env):
 
 
 def test_metrics_page_roles_and_private_upload(app_env):
-    at = run_app("metrics.py", params={"campaign": "Y2021", "lp": "cs-en"})
+    upload = {"campaign": "Y2021", "lp": "cs-en", "tab": "Upload scores"}
+    at = run_app("metrics.py", params=upload)
     assert at.title[0].value == "Metrics"
     assert not at.file_uploader  # participants cannot upload
     assert any("Log in to upload metric scores" in w.value for w in at.warning)
-    at = run_app("metrics.py", user=DEVELOPER, params={"campaign": "Y2021", "lp": "cs-en"})
+    at = run_app("metrics.py", user=DEVELOPER, params=upload)
     body = "metric,lp,system,score\n" + "".join(f"MyMetric,cs-en,{s},{v}\n" for s, v in
                                                  zip(SYSTEMS, (0.9, 0.5, 0.1)))
     at.file_uploader(key="metric_file").set_value(("my.csv", body.encode(), "text/csv")).run()
@@ -365,7 +388,7 @@ def test_metrics_page_roles_and_private_upload(app_env):
     assert any("private" in s.value for s in at.success), [e.value for e in at.error]
     subs = app_env["store"].metric_submissions("Y2021", include_private=True)
     assert list(subs["metric"]) == ["MyMetric"] and not subs["public"].any() and subs["owner"][0] == "mdev"
-    at.run()
+    at = run_app("metrics.py", user=DEVELOPER, params={"campaign": "Y2021", "lp": "cs-en"})
     assert at.selectbox(key="metric_pick").value.startswith("MyMetric")
     # private: a participant does not see it
     at = run_app("metrics.py", params={"campaign": "Y2021", "lp": "cs-en"})
@@ -374,7 +397,7 @@ def test_metrics_page_roles_and_private_upload(app_env):
 
 
 def test_metrics_upload_error_names_line(app_env):
-    at = run_app("metrics.py", user=DEVELOPER, params={"campaign": "Y2021", "lp": "cs-en"})
+    at = run_app("metrics.py", user=DEVELOPER, params={"campaign": "Y2021", "lp": "cs-en", "tab": "Upload scores"})
     body = "metric,lp,system,score\nM,cs-en,sysA.1,0.5\nM,cs-en,sysZ.9,0.1\nM,cs-en,sysB.2,0.2\nM,cs-en,sysC.3,0.3\n"
     at.file_uploader(key="metric_file").set_value(("m.csv", body.encode(), "text/csv")).run()
     at.button(key="metric_go").click().run()

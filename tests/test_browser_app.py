@@ -136,7 +136,10 @@ def test_participant_and_organiser_scenario(server, tmp_path):
         expect(table).to_contain_text("Online-W.2")
         expect(table).to_contain_text("HUMAN-C †")  # human translations marked
         expect(table).to_contain_text("Ave. z 95% CI")  # intervals from the published snapshot
-        expect(page.get_by_role("heading", name="Rank stability")).to_be_visible()
+        page.get_by_role("tab", name="Rank stability").click()
+        expect(page.locator(".js-plotly-plot")).to_have_count(1)  # the rank-stability heat map
+        page.get_by_role("tab", name="Table", exact=True).click()
+        expect(table).to_contain_text("Online-W.2")
         _wait_idle(page)
         _shot(page, "01-leaderboard")
         # switch the campaign and the language pair in the sidebar
@@ -157,7 +160,10 @@ def test_participant_and_organiser_scenario(server, tmp_path):
         # significance heat map and a system page (stable links)
         page.goto(base + "/significance?" + q + "&lp=cs-en")
         expect(page.get_by_role("heading", name="Pairwise significance")).to_be_visible()
+        expect(page.locator("[data-testid='stTable']")).to_contain_text("1. Online-W.2")  # head-to-head table
+        page.get_by_role("tab", name="Heat map").click()
         expect(page.locator(".js-plotly-plot").first).to_be_visible()
+        assert "tab=Heat+map" in page.url or "tab=Heat%20map" in page.url  # the tab is part of the link
         _wait_idle(page)
         _shot(page, "03-significance")
         page.goto(base + "/system?" + q + "&lp=cs-en&system=Online-B.0&vs=Online-W.2")
@@ -171,6 +177,8 @@ def test_participant_and_organiser_scenario(server, tmp_path):
         expect(page.get_by_text("Correlation of every metric with human Ave z")).to_be_visible(timeout=120000)
         _wait_idle(page)
         _shot(page, "05b-metrics")
+        page.get_by_role("tab", name="Charts").click()
+        expect(page.locator(".js-plotly-plot")).to_have_count(3)  # scatter, clusters, Williams heat map
         page.locator(".js-plotly-plot").nth(2).scroll_into_view_if_needed()  # the Williams heat map
         _shot(page, "05c-metrics-williams", full_page=False)
 

@@ -193,9 +193,13 @@ def test_user_text_is_plain_text_on_every_page(server, browser):
     _assert_plain(page, "leaderboard", LITERALS + [HOSTILE_NOTE, HOSTILE_CAMPAIGN])
     _shot(page, "20-hostile-leaderboard")
     page.goto(base + "/significance?" + q)
+    expect(page.locator("[data-testid='stTable']")).to_contain_text("**bold**.1")  # the head-to-head table
+    _assert_plain(page, "significance table", LITERALS)
+    page.goto(base + "/significance?" + q + "&tab=" + quote("Heat map"))
     expect(page.locator(".js-plotly-plot").first).to_be_visible()
-    _assert_plain(page, "significance", LITERALS)
-    page.goto(base + "/system?" + q + "&system=" + quote(HOSTILE_SYSTEMS[3]) + "&vs=" + quote(HOSTILE_SYSTEMS[0]))
+    _assert_plain(page, "significance heat map", LITERALS)
+    page.goto(base + "/system?" + q + "&system=" + quote(HOSTILE_SYSTEMS[3]) + "&vs=" + quote(HOSTILE_SYSTEMS[0])
+              + "&tab=" + quote("Head to head"))
     expect(page.get_by_text("Common segments", exact=True)).to_be_visible()
     _assert_plain(page, "system", ["<b>html</b>.4", "**bold**.1"])
     _shot(page, "21-hostile-system")
@@ -204,8 +208,10 @@ def test_user_text_is_plain_text_on_every_page(server, browser):
     _assert_plain(page, "qc", [HOSTILE_CAMPAIGN])
     page.goto(base + "/metrics?" + q)
     expect(page.get_by_text("Correlation of every metric with human Ave z")).to_be_visible()
+    _assert_plain(page, "metrics tables", [HOSTILE_METRIC + " #1"])
+    page.goto(base + "/metrics?" + q + "&view=Charts")
     expect(page.locator("svg text").filter(has_text="**bold**.1").first).to_be_attached()
-    _assert_plain(page, "metrics", LITERALS + [HOSTILE_METRIC + " #1"])
+    _assert_plain(page, "metrics charts", LITERALS + [HOSTILE_METRIC + " #1"])
     _shot(page, "22-hostile-metrics")
     page.goto(base + "/longitudinal")
     expect(page.get_by_role("heading", name="Across years")).to_be_visible()
@@ -305,12 +311,13 @@ def test_system_page_of_the_simulated_demo(server, browser):
     base = server["base"]
     context = browser.new_context(viewport={"width": 1400, "height": 1400})
     page = _page(context)
-    page.goto(base + "/system?campaign=" + quote("Simulated crowd (demo)") + "&lp=de-en&system=sys04&vs=sys05")
+    page.goto(base + "/system?campaign=" + quote("Simulated crowd (demo)") + "&lp=de-en&system=sys04&vs=sys05"
+              + "&tab=" + quote("Head to head"))
     expect(page.get_by_text("Mean z difference")).to_be_visible()
     _wait_idle(page)
     values = page.locator("[data-testid='stMetricValue']").all_inner_texts()
     assert len(values) == 9 and not [v for v in values if v.strip().lower() in ("none", "nan", "+nan", "-nan")]
     assert re.fullmatch(r"[+-]\d+\.\d{3}", values[6].strip()), values  # the mean z difference
-    expect(page.locator(".js-plotly-plot")).to_have_count(2)  # distribution and head to head
+    expect(page.locator(".js-plotly-plot")).to_have_count(1)  # head to head (the distribution has its own tab)
     _shot(page, "25-simulated-system")
     context.close()

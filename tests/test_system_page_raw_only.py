@@ -32,7 +32,8 @@ def _metric(at, label: str) -> str:
 
 
 def test_raw_only_campaign_gets_the_rankings_z(raw_env):
-    at = run_app("system.py", params={"campaign": CAMPAIGN, "lp": "fr-en", "system": "sysA.1", "vs": "sysB.2"})
+    params = {"campaign": CAMPAIGN, "lp": "fr-en", "system": "sysA.1", "vs": "sysB.2"}
+    at = run_app("system.py", params={**params, "tab": "Head to head"})
     frame = raw_env["frame"]
     # z by hand: per worker (one lp, one assessment) from raw with the sample sd, then segment means
     z = (frame["raw"] - frame.groupby("worker")["raw"].transform("mean")) / \
@@ -43,11 +44,13 @@ def test_raw_only_campaign_gets_the_rankings_z(raw_env):
     assert _metric(at, "Mean z difference") == f"{(both['sysA.1'] - both['sysB.2']).mean():+.3f}"
     for m in at.metric:
         assert "nan" not in m.value.lower() and "none" not in m.value.lower(), (m.label, m.value)
+    assert len(at.get("plotly_chart")) == 1  # head to head
+    at = run_app("system.py", params=params)
     table = next(d.value for d in at.dataframe if "z" in d.value.columns and "segment" in d.value.columns)
     assert table["z"].notna().all()
     mine = cells["sysA.1"].dropna()
     assert sorted(table["z"]) == pytest.approx(sorted(mine), abs=1e-12)
-    assert len(at.get("plotly_chart")) == 2  # distribution and head to head
+    assert len(run_app("system.py", params={**params, "tab": "Distribution"}).get("plotly_chart")) == 1
 
 
 def test_simulated_demo_system_page(tmp_path, monkeypatch):
@@ -59,16 +62,17 @@ def test_simulated_demo_system_page(tmp_path, monkeypatch):
     snap = store.snapshot(SIMULATED_CAMPAIGN, "de-en", "adequacy")
     rows = {s["system"]: s for s in snap["ranking"]["systems"]}
     first, second = list(rows)[:2]
-    at = run_app("system.py", params={"campaign": SIMULATED_CAMPAIGN, "lp": "de-en", "system": first,
-                                      "vs": second})
+    params = {"campaign": SIMULATED_CAMPAIGN, "lp": "de-en", "system": first, "vs": second}
+    at = run_app("system.py", params=params)
     table = next(d.value for d in at.dataframe if "z" in d.value.columns and "segment" in d.value.columns)
     assert table["z"].notna().all()
     assert table["z"].mean() == pytest.approx(rows[first]["ave_z"], abs=1e-9)
     assert table["raw"].mean() == pytest.approx(rows[first]["ave"], abs=1e-9)
     assert int(table["n"].sum()) == rows[first]["n_all"]
+    at = run_app("system.py", params={**params, "tab": "Head to head"})
     diff = _metric(at, "Mean z difference")
     assert diff not in ("–", "+nan") and np.isfinite(float(diff))
     for m in at.metric:
         assert "nan" not in m.value.lower() and "none" not in m.value.lower(), (m.label, m.value)
-    assert len(at.get("plotly_chart")) == 2
+    assert len(at.get("plotly_chart")) == 1  # head to head
     assert isinstance(table, pd.DataFrame)

@@ -149,6 +149,14 @@ def figure_downloads(fig: go.Figure, name: str) -> None:
                             on_click="ignore", icon=":material/code:")
 
 
+def lazy_tabs(labels: list[str], key: str = "tab") -> list:
+    """Tabs of which only the open one runs (each tab's ``.open``), its label kept in the address
+    (``?tab=Chart``) so a link opens it. The first label opens by default: pages put their tables
+    first and their plotly charts one click away, because the browser compiles plotly.js (4.7 MB)
+    on the first chart it draws, which alone would take a first visit past 2 s."""
+    return st.tabs(labels, key=key, bind="query-params", default=labels[0])
+
+
 def chart(fig: go.Figure, name: str) -> None:
     """Show a plotly figure with its PNG/SVG/HTML downloads."""
     st.plotly_chart(fig, key=f"chart-{name}", config={"displaylogo": False,

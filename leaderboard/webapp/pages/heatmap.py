@@ -19,6 +19,39 @@ def pvalue_table(ranking: dict) -> pd.DataFrame:
                          "significance": [labels[charts.significance_level(p)] for p in mat[i, j]]})
 
 
+STARS = ", ".join(f"{'*' * (len(charts.P_LEVELS) - k)} {label}" for k, (_, label, _) in enumerate(charts.P_LEVELS))
+
+
+def matrix_table(ranking: dict):
+    """The head-to-head table as the WMT Findings print it: row system against column system, each cell
+    the significance level of "row better than column" in stars (``***`` for the smallest p level, blank
+    when not significant), shaded like the heat map."""
+    names, mat = charts.significance_matrix(ranking)
+    n = len(names)
+    levels = np.full((n, n), len(charts.P_LEVELS))
+    finite = np.isfinite(mat)
+    levels[finite] = [charts.significance_level(p) for p in mat[finite]]
+    marks = ["*" * (len(charts.P_LEVELS) - k) for k in range(len(charts.P_LEVELS))] + [""]
+    cells = [["—" if i == j else marks[levels[i, j]] for j in range(n)] for i in range(n)]
+    rows = [f"{i + 1}. {name}" for i, name in enumerate(names)]  # columns by number, so the table fits
+    shown = common.plain_cells(pd.DataFrame(cells, index=rows, columns=[str(i + 1) for i in range(n)])
+                               .reset_index(names="better ↓ than →"))
+    colours = [c for _, _, c in charts.P_LEVELS] + [charts.NOT_SIGNIFICANT[1]]
+
+    def shade(row: pd.Series) -> list[str]:
+        i = row.name
+        css = [""]
+        for j in range(n):
+            if i == j:
+                css.append(f"background-color: {charts.SAME[1]};")
+            else:
+                k = int(levels[i, j])
+                css.append(f"background-color: {colours[k]};" + (" color: white;" if k < 2 else ""))
+        return css
+
+    return shown.style.apply(shade, axis=1).hide(axis="index")
+
+
 def render() -> None:
     found = common.snapshot_header("Pairwise significance")
     if found is None:
@@ -33,14 +66,23 @@ def render() -> None:
     st.caption(common.md_escape(
         f"A cell is shaded when the row system's scores are significantly higher than the column system's: "
         f"{words['test']}; darker = smaller p (three levels below 0.05). Systems are in leaderboard order "
-        f"({words['sort']}). This ranking counts a win at {words['p_below']} and draws clusters with "
+        f"({words['sort']}); in the table, columns are numbered like the rows and {STARS}. This ranking counts a win at {words['p_below']} and draws clusters with "
         f"{words['clusters']}; scores: {words['std']}; {words['qc']}."))
     name = f"significance-{view.campaign}-{view.lp}-{view.assessment}-v{view.version}"
-    common.chart(state.figure("heatmap", *view.key), name)
-    table = pvalue_table(ranking)
-    with st.expander(f"All p-values ({len(table)} tests)"):
-        st.dataframe(table, hide_index=True, column_config={"p_value": st.column_config.NumberColumn(format="%.3g")})
-        common.csv_download(table, name, key="dl-pvalues")
+    table_tab, map_tab, list_tab = common.lazy_tabs(["Table", "Heat map", "All p-values"])
+    if table_tab.open:
+        with table_tab:
+            st.table(matrix_table(ranking))
+    if map_tab.open:
+        with map_tab:
+            common.chart(state.figure("heatmap", *view.key), name)
+    if list_tab.open:
+        with list_tab:
+            table = pvalue_table(ranking)
+            st.caption(f"{len(table)} tests: every ordered pair of systems.")
+            st.dataframe(table, hide_index=True,
+                         column_config={"p_value": st.column_config.NumberColumn(format="%.3g")})
+            common.csv_download(table, name, key="dl-pvalues")
 
 
 if __name__ == "__main__":

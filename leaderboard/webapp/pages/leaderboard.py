@@ -78,10 +78,28 @@ def render() -> None:
     if found is None:
         return
     view, snap = found
+    table_tab, chart_tab, stability_tab, versions_tab = common.lazy_tabs(
+        ["Table", "Chart", "Rank stability", "Versions"])
+    name = f"ranking-{view.campaign}-{view.lp}-{view.assessment}-v{view.version}"
+    if table_tab.open:
+        with table_tab:
+            _table(view, snap, name)
+    if chart_tab.open:
+        with chart_tab:
+            common.chart(state.figure("ranking", *view.key), name)
+            st.caption(caption(snap["ranking"], view.assessment))
+    if stability_tab.open:
+        with stability_tab:
+            _stability(view)
+    if versions_tab.open:
+        with versions_tab:
+            _versions(view)
+
+
+def _table(view: common.View, snap: dict, name: str) -> None:
     table = state.ranking_table(*view.key)
     st.table(styled_table(table))
     st.caption(caption(snap["ranking"], view.assessment))
-    name = f"ranking-{view.campaign}-{view.lp}-{view.assessment}-v{view.version}"
     files = state.exports(*view.key)
     cols = st.columns(3)
     cols[0].download_button("Table as CSV", files["csv"], file_name=f"{common.slug(name)}.csv", mime="text/csv",
@@ -90,28 +108,29 @@ def render() -> None:
                             mime="application/json", key="dl-ranking-json", on_click="ignore")
     cols[2].download_button("LaTeX table", files["tex"], file_name=f"{common.slug(name)}.tex", mime="text/x-tex",
                             key="dl-ranking-tex", on_click="ignore")
-    common.chart(state.figure("ranking", *view.key), name)
+
+
+def _stability(view: common.View) -> None:
     shares = state.figure("rank_shares", *view.key)
-    if shares is not None:
-        st.subheader("Rank stability")
-        st.caption("How sure each position is: the share of the bootstrap resamples of the test set's segments "
-                   "in which each system takes each rank (the rank ranges above come from the significance tests).")
-        common.chart(shares, f"rank-stability-{view.campaign}-{view.lp}-{view.assessment}-v{view.version}")
-    else:
+    if shares is None:
         st.caption(f"Rank stability: {NO_VALUE} (this version was published without bootstrap resamples).")
-    _versions(view)
+        return
+    st.caption("How sure each position is: the share of the bootstrap resamples of the test set's segments "
+               "in which each system takes each rank (the rank ranges in the table come from the significance "
+               "tests).")
+    common.chart(shares, f"rank-stability-{view.campaign}-{view.lp}-{view.assessment}-v{view.version}")
 
 
 def _versions(view: common.View) -> None:
     snaps = state.snapshots(state.store_url())
     mine = snaps[(snaps["campaign"] == view.campaign) & (snaps["lp"] == view.lp)
                  & (snaps["assessment"] == view.assessment)]
-    with st.expander(f"All published versions ({len(mine)})"):
-        shown = mine[["version", "published_at", "published_by", "signature", "data_hash", "note"]] \
-            .sort_values("version", ascending=False)
-        st.dataframe(shown, hide_index=True)
-        st.caption("Published versions are immutable; a correction is published as a new version. "
-                   "Choose a version in the sidebar to open it; the link in the address bar keeps it.")
+    st.markdown(f"**All published versions** ({len(mine)})")
+    shown = mine[["version", "published_at", "published_by", "signature", "data_hash", "note"]] \
+        .sort_values("version", ascending=False)
+    st.dataframe(shown, hide_index=True)
+    st.caption("Published versions are immutable; a correction is published as a new version. "
+               "Choose a version in the sidebar to open it; the link in the address bar keeps it.")
 
 
 if __name__ == "__main__":

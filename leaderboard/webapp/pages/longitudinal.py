@@ -144,32 +144,43 @@ def render() -> None:
         common.show_input_error(exc)
         return
     tracks = track_table(result)
-    st.markdown("**Best system per year**")
+    table = comparison_table(result)
+    with_gain = table.dropna(subset=["gain"]) if "gain" in table else table.iloc[0:0]
+    tables_tab, charts_tab = common.lazy_tabs(["Tables", "Charts"])
+    if tables_tab.open:
+        with tables_tab:
+            st.markdown("**Year-to-year comparison** (raw Ave; stars: * p<0.05, ** p<0.01, *** p<0.001)")
+            st.dataframe(table, hide_index=True)
+            common.csv_download(table, "longitudinal-gains", key="dl-gains")
+            st.markdown("**Best system per year**")
+            st.dataframe(tracks, hide_index=True)
+            common.csv_download(tracks, "longitudinal-best", key="dl-tracks")
+    if charts_tab.open:
+        with charts_tab:
+            _charts(tracks, with_gain, best_by)
+    uncalibrated = [c for c in result["comparisons"] if c.get("calibration") is None]
+    for statement in dict.fromkeys(c["statement"] for c in uncalibrated):
+        pairs = ", ".join(f"{c['lp']} {c['from']}→{c['to']}" for c in uncalibrated if c["statement"] == statement)
+        st.warning(common.md_escape(f"{pairs}: {statement}"), icon=":material/warning:")
+    for note in result.get("notes", []):
+        st.caption(common.md_escape(note))
+
+
+def _charts(tracks: pd.DataFrame, with_gain: pd.DataFrame, best_by: str) -> None:
+    """The best system's score per year, and the calibrated gain (seed 002 Fig. 1) with its bars."""
     score = "ave_z" if best_by == "z" else "ave"
+    st.markdown("**Best system per year**")
     common.chart(charts.year_lines_figure(tracks.assign(group=tracks["lp"] + " " + tracks["assessment"].astype(str)),
                                           "year", score, "group", "Best system's score per year",
                                           x_title="campaign (year)",
                                           y_title="best system's " + ("Ave z (standardised)" if best_by == "z"
                                                                        else "Ave (raw, 0–100 points)")),
                  "longitudinal-best")
-    st.dataframe(tracks, hide_index=True)
-    common.csv_download(tracks, "longitudinal-best", key="dl-tracks")
-    table = comparison_table(result)
-    st.markdown("**Year-to-year comparison** (raw Ave; stars: * p<0.05, ** p<0.01, *** p<0.001)")
-    st.dataframe(table, hide_index=True)
-    common.csv_download(table, "longitudinal-gains", key="dl-gains")
-    with_gain = table.dropna(subset=["gain"]) if "gain" in table else table.iloc[0:0]
-    uncalibrated = [c for c in result["comparisons"] if c.get("calibration") is None]
-    for statement in dict.fromkeys(c["statement"] for c in uncalibrated):
-        pairs = ", ".join(f"{c['lp']} {c['from']}→{c['to']}" for c in uncalibrated if c["statement"] == statement)
-        st.warning(common.md_escape(f"{pairs}: {statement}"), icon=":material/warning:")
     if not with_gain.empty:
         st.markdown("**Calibrated gain per language pair** (seed 002 Fig. 1: the best systems' difference against "
                     "the test set's extra difficulty Δ; points on one dotted diagonal have the same gain)")
         common.chart(charts.gain_figure(with_gain), "longitudinal-gain")
         common.chart(charts.gain_bars(with_gain), "longitudinal-gain-bars")
-    for note in result.get("notes", []):
-        st.caption(common.md_escape(note))
 
 
 if __name__ == "__main__":

@@ -52,22 +52,31 @@ def render() -> None:
     url = state.store_url()
     token = state.data_token(url, view.campaign)
     st.subheader(common.md_escape(f"{view.campaign} · {view.lp} · {view.assessment}"))
-    tabs = st.tabs(["Results", "Evaluation package", "Upload scores"])
-    with tabs[1]:
-        if common.require_role("metric-developer", "organiser", action="download the evaluation package"):
-            snaps = state.snapshots(url)
-            lps = tuple(sorted(snaps.loc[snaps["campaign"] == view.campaign, "lp"].unique()))
-            data = evaluation_package(url, view.campaign, lps, token)
-            st.download_button("Download the evaluation package (zip)", data,
-                               file_name=f"{common.slug(view.campaign)}-evaluation-package.zip",
-                               mime="application/zip", key="dl-package", on_click="ignore")
-            st.caption("Sources, references and system outputs of every language pair, one segment per line, "
-                       "in the WMT metrics-task layout; segment ids are the line numbers.")
-    with tabs[2]:
-        if common.require_role("metric-developer", "organiser", action="upload metric scores"):
-            _upload(view, user, token)
-    with tabs[0]:
-        _results(view, user, token)
+    results_tab, package_tab, upload_tab = common.lazy_tabs(["Results", "Evaluation package", "Upload scores"])
+    if package_tab.open:
+        with package_tab:
+            _package(view, token)
+    if upload_tab.open:
+        with upload_tab:
+            if common.require_role("metric-developer", "organiser", action="upload metric scores"):
+                _upload(view, user, token)
+    if results_tab.open:
+        with results_tab:
+            _results(view, user, token)
+
+
+def _package(view: common.View, token: str) -> None:
+    if not common.require_role("metric-developer", "organiser", action="download the evaluation package"):
+        return
+    url = state.store_url()
+    snaps = state.snapshots(url)
+    lps = tuple(sorted(snaps.loc[snaps["campaign"] == view.campaign, "lp"].unique()))
+    data = evaluation_package(url, view.campaign, lps, token)
+    st.download_button("Download the evaluation package (zip)", data,
+                       file_name=f"{common.slug(view.campaign)}-evaluation-package.zip",
+                       mime="application/zip", key="dl-package", on_click="ignore")
+    st.caption("Sources, references and system outputs of every language pair, one segment per line, "
+               "in the WMT metrics-task layout; segment ids are the line numbers.")
 
 
 def _campaign_systems(url: str, campaign: str, token: str) -> dict[str, set[str]]:
@@ -302,6 +311,81 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
                    help="Metrics in one cluster are not significantly different (Williams test, p < 0.05)")
     wide = data["long"].pivot_table(index="system", columns="metric", values="score").reset_index()
     wide = data["human"].rename(columns={"ave_z": "human"}).merge(wide, on="system", how="left")
+    tables_tab, charts_tab = common.lazy_tabs(["Tables", "Charts"], key="view")
+    if charts_tab.open:
+        with charts_tab:
+            _charts(view, data, table, wide, chosen, slug)
+    if tables_tab.open:
+        with tables_tab:
+            st.markdown("**Correlation of every metric with human Ave z** (95% bootstrap CIs; clusters: Williams test)")
+            st.dataframe(table, hide_index=True, column_config=_correlation_columns())
+            common.csv_download(table, f"correlations-{slug}", key="dl-corr")
+            above = table[table["cluster"] < row["cluster"]]["metric"].tolist()
+            st.caption(f"{common.md_escape(chosen)} is in cluster {int(row['cluster'])} of {n_clusters}"
+                       + (f"; significantly outperformed by a metric of an earlier cluster "
+                          f"({common.md_escape(', '.join(above))})." if above else
+                          "; no metric correlates significantly better."))
+            for skipped in result.get("skipped", []):
+                st.caption(common.md_escape(f"{skipped['metric']} is left out: no score for {', '.join(skipped['missing'])}."))
+
+            st.markdown("**Williams test** (one-sided: does one metric correlate significantly better with the humans?)")
+            against = me.williams_against(result, chosen)
+            if result["n_systems"] < 4:
+                st.info("The Williams test needs at least 4 systems.")
+            st.dataframe(against, hide_index=True, column_config={
+                "compared_with": st.column_config.TextColumn("Compared with"),
+                "r_metric": st.column_config.NumberColumn("Pearson r (chosen)", format="%.3f"),
+                "r_other": st.column_config.NumberColumn("Pearson r (other)", format="%.3f"),
+                "p_metric_better": st.column_config.NumberColumn("p (chosen better)", format="%.3g"),
+                "p_other_better": st.column_config.NumberColumn("p (other better)", format="%.3g"),
+                "verdict": st.column_config.TextColumn("Verdict")})
+            common.csv_download(against, f"williams-{slug}-{chosen}", key="dl-williams-chosen")
+            if len(result["williams"]) > 1:
+                matrix = pd.DataFrame(result["williams"]).T.reindex(index=names, columns=names)
+                common.csv_download(matrix.reset_index(names="metric"), f"williams-matrix-{slug}", key="dl-williams")
+
+            st.markdown("### Segment level")
+            if chosen not in data["seg_subs"]:
+                st.caption(f"{common.md_escape(chosen)} has system-level scores only.")
+            elif not segments_are_lines:
+                st.warning(f"The segment ids of {common.md_escape(view.campaign)}'s human judgments do not index the "
+                           "stored test-set lines (segments_are_lines is false for this campaign), so segment-level "
+                           "metric scores cannot be paired with human segment scores here; only system-level results "
+                           "are shown.")
+            elif data["segment"].empty:
+                st.info("No segment-level results could be computed.")
+            else:
+                seg = data["segment"]
+                st.dataframe(seg, hide_index=True, column_config=_segment_columns())
+                common.csv_download(seg, f"segment-level-{slug}", key="dl-seg")
+                st.caption("DARR: WMT's Kendall-like tau over pairs of outputs of one segment whose raw DA scores differ by "
+                           "at least 25 points (a metric tie counts as discordant). Pearson: all (system, segment) cells "
+                           "against human segment z. Kendall (item): tau-b of the systems within each segment, averaged. "
+                           "CIs resample segments (1000 times). Baselines: sentence chrF and sentence BLEU.")
+
+            st.markdown("**Scores** (human Ave and Ave z of the published ranking, then every metric)")
+            scores = wide.rename(columns={"ave": "human_ave", "human": "human_ave_z"})
+            st.dataframe(scores, hide_index=True, column_config={
+                "system": st.column_config.TextColumn("System"),
+                "human_ave": st.column_config.NumberColumn("Human Ave", format="%.1f"),
+                "human_ave_z": st.column_config.NumberColumn("Human Ave z", format="%.3f"),
+                **{c: st.column_config.NumberColumn(format="%.2f" if c in me.BASELINES.values() else "%.4f")
+                   for c in scores.columns if c not in ("system", "human_ave", "human_ave_z")}})
+            common.csv_download(scores, f"metric-scores-{slug}", key="dl-metric-scores")
+            for note in data["notes"]:
+                st.caption(common.md_escape(note))
+            if data["signatures"]:
+                st.caption("Baselines: " + " · ".join(common.code(v) for v in data["signatures"].values()))
+
+    _meta_eval(view, keys, token)
+    _manage(subs, user)
+
+
+def _charts(view: common.View, data: dict, table: pd.DataFrame, wide: pd.DataFrame, chosen: str,
+            slug: str) -> None:
+    """The Metrics page's charts: the chosen metric against the humans, every metric's correlation with
+    its interval and cluster, and the Williams tests between metrics."""
+    result = data["result"]
     common.chart(charts.metric_scatter(wide.dropna(subset=[chosen]), chosen, view.lp),
                  f"metric-scatter-{slug}-{chosen}")
     left = f" ({', '.join(data['left_out'])} left out: a human translation without a metric score)" \
@@ -311,70 +395,10 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
         f"is the least-squares fit. {result['n_systems']} systems{left}. Lower-is-better submissions are "
         "negated so that higher is better everywhere. Correlations: 95% CIs from 1000 bootstrap resamples of "
         "the systems (seed 12345); clusters from one-sided Williams tests, p < 0.05."))
-
-    st.markdown("**Correlation of every metric with human Ave z** (95% bootstrap CIs; clusters: Williams test)")
-    st.dataframe(table, hide_index=True, column_config=_correlation_columns())
-    common.csv_download(table, f"correlations-{slug}", key="dl-corr")
     common.chart(charts.correlation_figure(table, chosen), f"metric-clusters-{slug}")
-    above = table[table["cluster"] < row["cluster"]]["metric"].tolist()
-    st.caption(f"{common.md_escape(chosen)} is in cluster {int(row['cluster'])} of {n_clusters}"
-               + (f"; significantly outperformed by a metric of an earlier cluster "
-                  f"({common.md_escape(', '.join(above))})." if above else
-                  "; no metric correlates significantly better."))
-    for skipped in result.get("skipped", []):
-        st.caption(common.md_escape(f"{skipped['metric']} is left out: no score for {', '.join(skipped['missing'])}."))
-
-    st.markdown("**Williams test** (one-sided: does one metric correlate significantly better with the humans?)")
-    against = me.williams_against(result, chosen)
-    if result["n_systems"] < 4:
-        st.info("The Williams test needs at least 4 systems.")
-    st.dataframe(against, hide_index=True, column_config={
-        "compared_with": st.column_config.TextColumn("Compared with"),
-        "r_metric": st.column_config.NumberColumn("Pearson r (chosen)", format="%.3f"),
-        "r_other": st.column_config.NumberColumn("Pearson r (other)", format="%.3f"),
-        "p_metric_better": st.column_config.NumberColumn("p (chosen better)", format="%.3g"),
-        "p_other_better": st.column_config.NumberColumn("p (other better)", format="%.3g"),
-        "verdict": st.column_config.TextColumn("Verdict")})
-    common.csv_download(against, f"williams-{slug}-{chosen}", key="dl-williams-chosen")
+    names = table["metric"].tolist()
     if len(result["williams"]) > 1:
         common.chart(charts.williams_figure(result["williams"], names), f"williams-{slug}")
-        matrix = pd.DataFrame(result["williams"]).T.reindex(index=names, columns=names)
-        common.csv_download(matrix.reset_index(names="metric"), f"williams-matrix-{slug}", key="dl-williams")
-
-    st.markdown("### Segment level")
-    if chosen not in data["seg_subs"]:
-        st.caption(f"{common.md_escape(chosen)} has system-level scores only.")
-    elif not segments_are_lines:
-        st.warning(f"The segment ids of {common.md_escape(view.campaign)}'s human judgments do not index the "
-                   "stored test-set lines (segments_are_lines is false for this campaign), so segment-level "
-                   "metric scores cannot be paired with human segment scores here; only system-level results "
-                   "are shown.")
-    elif data["segment"].empty:
-        st.info("No segment-level results could be computed.")
-    else:
-        seg = data["segment"]
-        st.dataframe(seg, hide_index=True, column_config=_segment_columns())
-        common.csv_download(seg, f"segment-level-{slug}", key="dl-seg")
-        st.caption("DARR: WMT's Kendall-like tau over pairs of outputs of one segment whose raw DA scores differ by "
-                   "at least 25 points (a metric tie counts as discordant). Pearson: all (system, segment) cells "
-                   "against human segment z. Kendall (item): tau-b of the systems within each segment, averaged. "
-                   "CIs resample segments (1000 times). Baselines: sentence chrF and sentence BLEU.")
-
-    st.markdown("**Scores** (human Ave and Ave z of the published ranking, then every metric)")
-    scores = wide.rename(columns={"ave": "human_ave", "human": "human_ave_z"})
-    st.dataframe(scores, hide_index=True, column_config={
-        "system": st.column_config.TextColumn("System"),
-        "human_ave": st.column_config.NumberColumn("Human Ave", format="%.1f"),
-        "human_ave_z": st.column_config.NumberColumn("Human Ave z", format="%.3f"),
-        **{c: st.column_config.NumberColumn(format="%.2f" if c in me.BASELINES.values() else "%.4f")
-           for c in scores.columns if c not in ("system", "human_ave", "human_ave_z")}})
-    common.csv_download(scores, f"metric-scores-{slug}", key="dl-metric-scores")
-    for note in data["notes"]:
-        st.caption(common.md_escape(note))
-    if data["signatures"]:
-        st.caption("Baselines: " + " · ".join(common.code(v) for v in data["signatures"].values()))
-    _meta_eval(view, keys, token)
-    _manage(subs, user)
 
 
 def _with_cis(config: dict, stats: tuple[tuple[str, str, str], ...]) -> dict:

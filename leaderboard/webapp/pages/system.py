@@ -123,14 +123,26 @@ def render() -> None:
         st.info("The judgments behind this snapshot are not stored, so per-segment scores are not available.")
         return
     value = shown_score(seg, signature)
-    common.chart(charts.distribution_figure(seg, system, value), f"distribution-{view.lp}-{system}")
-    from leaderboard.webapp.signature_text import describe
-    words = describe(signature)
-    st.caption(common.md_escape(
-        (f"Per-segment {words['std']}, as the ranking computed them" if value == "z" else
-         "Per-segment raw 0–100 scores, as the ranking compared them") + f"; {words['qc']}. Grey: the segments "
-        "of every system; blue: this system's."))
+    segments_tab, distribution_tab, h2h_tab = common.lazy_tabs(["Segments", "Distribution", "Head to head"])
+    if segments_tab.open:
+        with segments_tab:
+            _segments(view, seg, system, value, token)
+    if distribution_tab.open:
+        with distribution_tab:
+            common.chart(charts.distribution_figure(seg, system, value), f"distribution-{view.lp}-{system}")
+            from leaderboard.webapp.signature_text import describe
+            words = describe(signature)
+            st.caption(common.md_escape(
+                (f"Per-segment {words['std']}, as the ranking computed them" if value == "z" else
+                 "Per-segment raw 0–100 scores, as the ranking compared them") + f"; {words['qc']}. Grey: the "
+                "segments of every system; blue: this system's."))
+    if h2h_tab.open:
+        with h2h_tab:
+            _head_to_head(view, ranking, seg, system, systems, value, signature)
 
+
+def _segments(view: common.View, seg: pd.DataFrame, system: str, value: str, token: str) -> None:
+    """This system's per-segment scores, with its texts when the test set is stored; ESA spans."""
     mine = seg[seg["system"] == system].drop(columns="system")
     stored = state.texts(state.store_url(), view.campaign, view.lp, token)
     lines = bool(state.campaign_info(state.store_url(), view.campaign).get("segments_are_lines", True))
@@ -154,9 +166,13 @@ def render() -> None:
     if view.assessment == "esa":
         _esa_spans(view, system, token, stored if lines else pd.DataFrame())
 
-    st.markdown("### Head to head")
+
+def _head_to_head(view: common.View, ranking: dict, seg: pd.DataFrame, system: str, systems: list[str],
+                  value: str, signature: str) -> None:
+    """This system against another one, on their common segments, with the published p-values."""
     others = [s for s in systems if s != system]
     if not others:
+        st.caption("The ranking has no other system.")
         return
     other = common._pick("Against", others, "system_vs", "vs", container=st)
     pairs = head_to_head(seg, system, other).dropna(subset=[f"{value}_a", f"{value}_b"])
