@@ -144,6 +144,9 @@ def test_team_submission_scenario(server):
         expect(table).to_contain_text("Rivals")
         _wait_idle(visitor)
         _shot(visitor, "outputs-06-automatic-leaderboard")
+        visitor.get_by_role("tab", name="Rank stability").click()  # across sacrebleu's bootstrap resamples
+        expect(visitor.locator(".js-plotly-plot")).to_have_count(1)
+        expect(visitor.locator(".js-plotly-plot")).to_contain_text("rank stability")
 
         # the organiser builds a HIT batch from the primaries
         org.get_by_role("link", name="Automatic scores").click()  # within the session: a reload logs out

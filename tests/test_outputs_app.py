@@ -132,6 +132,15 @@ def test_automatic_page_shows_board_downloads_and_hides_until_deadline(released)
     assert list(table["Team"]) == ["A", "B"] and list(table["Cluster"]) == [1, 2]
     labels = {b.label for b in at.get("download_button")}
     assert {"Table as CSV", "Leaderboard as JSON", "LaTeX table"} <= labels
+    # rank stability: the board's shares, one chart row per entry; two clusters apart, A ranks first
+    at = run_app("automatic.py", params={"tab": "Rank stability"})
+    (chart,) = at.get("plotly_chart")
+    import base64
+    import json
+    packed = json.loads(chart.proto.spec)["data"][0]["z"]  # plotly's typed-array form of a numpy matrix
+    z = np.frombuffer(base64.b64decode(packed["bdata"]), dtype=packed["dtype"]).reshape(
+        [int(v) for v in packed["shape"].split(",")])
+    assert z.shape == (2, 2) and np.allclose(z.sum(axis=1), 100) and z[0, 0] > 50
     # hidden until the deadline: participants see a note, organisers the board
     out = OutputStore(store)
     ts = out.testset("Shared", "en-de")

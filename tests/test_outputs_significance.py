@@ -165,3 +165,15 @@ def test_board_picks_primary_else_best_and_sorts_by_chrf():
     assert [s["team"] for s in board["systems"]] == ["A", "C", "B"]
     assert [s["cluster"] for s in board["systems"]] == [1, 2, 3]
     assert board["pvalues"]["chrf"]["a2"]["b1"] == board["pvalues"]["chrf"]["b1"]["a2"]
+    # rank stability: in each of sacrebleu's resamples (same indices, seed 12345), rank the systems by
+    # their resampled chrF; the board's shares are how often each system lands on each rank
+    chrf = paired_bootstrap({name: stats[sid]["chrf"] for name, sid in (("a2", 2), ("c1", 5), ("b1", 3))},
+                            "chrf", n_samples=200)
+    counts = np.zeros((3, 3))
+    for b in range(200):
+        column = chrf.samples[:, b]
+        for rank, k in enumerate(sorted(range(3), key=lambda k: -column[k])):
+            counts[k, rank] += 1
+    shares = np.array([s["rank_shares"] for s in board["systems"]])
+    assert shares == pytest.approx(counts / 200, abs=1e-4)
+    assert shares.sum(axis=0) == pytest.approx(1) and shares.sum(axis=1) == pytest.approx(1)

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..clusters import cluster_ends, cluster_numbers, rank_ranges
+from ..intervals import rank_shares
 from ..publish import latex_escape
 from .significance import DEFAULT_RESAMPLES, DEFAULT_SEED, PairedBootstrap, paired_bootstrap
 
@@ -55,7 +56,9 @@ def build_board(entries: pd.DataFrame, stats: Mapping[int, Mapping[str, np.ndarr
 
     Returns ``{"systems": [...], "pvalues": {metric: {a: {b: p}}}, "bootstrap": {...}}``; each
     system has team, system, submission, primary, bleu, chrf, bleu_ci, chrf_ci ([lower, upper]),
-    rank_lo, rank_hi, cluster. Entries without statistics (no reference yet) come last, unscored.
+    rank_lo, rank_hi, cluster and rank_shares (the share of the bootstrap resamples in which it takes
+    each rank by the sort metric, 1 = best). Entries without statistics (no reference yet) come last,
+    unscored.
     """
     scored = entries[[int(i) in stats and all(k in stats[int(i)] for k in METRICS) for i in entries["id"]]] \
         if len(entries) else entries
@@ -74,6 +77,7 @@ def build_board(entries: pd.DataFrame, stats: Mapping[int, Mapping[str, np.ndarr
         p_dir = directional(results[SORT_METRIC].pvalues[np.ix_(order, order)], sort_scores)
         clusters = cluster_numbers(cluster_ends(p_dir, alpha, CLUSTER_RULE))
         lo, hi = rank_ranges(p_dir, alpha)
+        shares = rank_shares(results[SORT_METRIC].samples[order].T)
         for pos, i in enumerate(order):
             entry = scored.iloc[i]
             rows.append({
@@ -83,6 +87,7 @@ def build_board(entries: pd.DataFrame, stats: Mapping[int, Mapping[str, np.ndarr
                 "bleu_ci": [float(v) for v in results["bleu"].ci[i]],
                 "chrf_ci": [float(v) for v in results["chrf"].ci[i]],
                 "rank_lo": int(lo[pos]), "rank_hi": int(hi[pos]), "cluster": int(clusters[pos]),
+                "rank_shares": [round(float(v), 4) for v in shares[pos]],
                 "constrained": _opt_bool(entry.get("constrained")), "open_source": _opt_bool(entry.get("open_source")),
             })
         for metric, res in results.items():
@@ -91,7 +96,7 @@ def build_board(entries: pd.DataFrame, stats: Mapping[int, Mapping[str, np.ndarr
     for _, entry in unscored.iterrows():
         rows.append({"team": str(entry["team"]), "system": str(entry["system"]), "submission": int(entry["id"]),
                      "primary": bool(entry["primary"]), "bleu": None, "chrf": None, "bleu_ci": None,
-                     "chrf_ci": None, "rank_lo": None, "rank_hi": None, "cluster": None,
+                     "chrf_ci": None, "rank_lo": None, "rank_hi": None, "cluster": None, "rank_shares": None,
                      "constrained": _opt_bool(entry.get("constrained")),
                      "open_source": _opt_bool(entry.get("open_source"))})
     return {"systems": rows, "pvalues": pvalues,

@@ -36,6 +36,22 @@ def render() -> None:
     if not board["systems"]:
         st.info("No submissions yet.")
         return
+    table_tab, stability_tab, pvalue_tab = common.lazy_tabs(["Table", "Rank stability", "Pairwise p-values"])
+    if table_tab.open:
+        with table_tab:
+            _table(board, campaign, lp)
+    if stability_tab.open:
+        with stability_tab:
+            _stability(board, campaign, lp)
+    if pvalue_tab.open:
+        with pvalue_tab:
+            p = pd.DataFrame(board["pvalues"].get("chrf", {})).T
+            order = [s["system"] for s in board["systems"] if s["chrf"] is not None]
+            st.caption("Two-sided p-values of sacrebleu's paired bootstrap on chrF (1000 resamples, seed 12345).")
+            st.dataframe(p.reindex(index=order, columns=order), height=min(600, 40 + 35 * len(order)))
+
+
+def _table(board: dict, campaign: str, lp: str) -> None:
     st.table(ov.styled_board(board))
     st.caption("One entry per team: its primary submission, else its best. Sorted by chrF. Rules separate "
                "clusters: sacrebleu's paired bootstrap (1000 resamples, seed 12345) finds no significant chrF "
@@ -50,10 +66,19 @@ def render() -> None:
                             mime="application/json", key="dl-auto-json", on_click="ignore")
     cols[2].download_button("LaTeX table", files["tex"], file_name=f"{name}.tex", mime="text/x-tex",
                             key="dl-auto-tex", on_click="ignore")
-    with st.expander("Pairwise p-values (chrF, paired bootstrap)"):
-        p = pd.DataFrame(board["pvalues"].get("chrf", {})).T
-        order = [s["system"] for s in board["systems"] if s["chrf"] is not None]
-        st.dataframe(p.reindex(index=order, columns=order), height=min(600, 40 + 35 * len(order)))
+
+
+def _stability(board: dict, campaign: str, lp: str) -> None:
+    """How often each entry takes each rank across sacrebleu's bootstrap resamples (chrF)."""
+    from leaderboard.webapp import charts
+    scored = [s for s in board["systems"] if s["chrf"] is not None]
+    fig = charts.rank_shares_figure({"systems": scored, "lp": lp})
+    if fig is None:
+        st.caption("Rank stability: — (this leaderboard was computed before rank shares were recorded).")
+        return
+    st.caption("The share of sacrebleu's bootstrap resamples of the test set (1000, seed 12345) in which each "
+               "entry takes each rank by chrF; the rank ranges in the table come from the significance tests.")
+    common.chart(fig, common.slug(f"automatic-rank-stability-{campaign}-{lp}"))
 
 
 if __name__ == "__main__":
