@@ -60,3 +60,25 @@ def test_published_exports(campaign_store, monkeypatch, capsys):
     assert tex.startswith(r"\begin{table}") and all(name in tex for name in systems)
     assert main(base + ["--version", "7"]) == 2
     assert "version 7" in capsys.readouterr().err
+
+
+def test_publish_resamples_and_seed_reach_the_snapshot(campaign_store, monkeypatch, capsys):
+    base = ["published", "--campaign", "c1", "--lp", "cs-en", "--database-url", campaign_store, "--json"]
+    assert _publish(campaign_store, "alice", "a-long-password", monkeypatch, "--resamples", "200", "--seed", "7") == 0
+    capsys.readouterr()
+    assert main(base) == 0
+    ranking = json.loads(capsys.readouterr().out)["ranking"]
+    assert "resamples:200" in ranking["signature"] and "seed:7" in ranking["signature"]
+    for s in ranking["systems"]:
+        lo, hi = s["ave_z_ci"]
+        assert lo <= s["ave_z"] <= hi
+        assert sum(s["rank_shares"]) == pytest.approx(1, abs=1e-3)
+    # no resamples: no intervals, and the signature says so
+    assert _publish(campaign_store, "alice", "a-long-password", monkeypatch, "--resamples", "0") == 0
+    capsys.readouterr()
+    assert main(base) == 0
+    ranking = json.loads(capsys.readouterr().out)["ranking"]
+    assert all(s.get("ave_z_ci") is None and s.get("rank_shares") is None for s in ranking["systems"])
+    assert "resamples:200" not in ranking["signature"]
+    assert _publish(campaign_store, "alice", "a-long-password", monkeypatch, "--resamples", "-1") == 2
+    assert "--resamples must be 0 or more" in capsys.readouterr().err

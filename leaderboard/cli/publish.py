@@ -28,6 +28,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "passed, else the QC module's default method); or a method name of `mtlb qc`")
     p.add_argument("--exclude-system", nargs="+", action="extend", default=[], metavar="PATTERN",
                    help="leave systems matching these shell patterns out (e.g. 'ende-tutorial*'); in the signature")
+    p.add_argument("--resamples", type=int, default=1000,
+                   help="bootstrap resamples of the segments for the 95%% intervals and rank stability "
+                        "(default 1000, as `mtlb rank`; 0 = none; in the signature)")
+    p.add_argument("--seed", type=int, default=12345, help="seed of those resamples (default 12345; in the signature)")
     p.add_argument("--database-url", help="override DATABASE_URL")
     add_json_flag(p)
     p.set_defaults(func=run)
@@ -38,11 +42,15 @@ def run(args: argparse.Namespace) -> int:
     from ..storage import Store
     from .user import login_organiser
 
+    if args.resamples < 0:
+        from ..errors import InputError
+        raise InputError("--resamples must be 0 or more", column="resamples")
     store = Store(args.database_url)
     user = login_organiser(store, args.user, args.password_stdin, "publish")
     published = publish_rankings(store, args.campaign, user["name"], lp=args.lp, assessment=args.assessment,
                                  note=args.note, protocol=args.protocol, alpha=args.alpha,
-                                 cluster_rule=args.cluster_rule, qc=args.qc,
+                                 cluster_rule=args.cluster_rule, qc=args.qc, n_resamples=args.resamples,
+                                 seed=args.seed,
                                  **({"exclude_systems": args.exclude_system} if args.exclude_system else {}))
     if args.json:
         print_json({"campaign": args.campaign, "published": published})
