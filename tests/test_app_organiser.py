@@ -138,3 +138,33 @@ def test_publish_tab_defaults_to_the_qc_of_mtlb_publish(app_env, tmp_path):  # n
     at.selectbox(key="pub_qc").set_value("none").run()  # an explicit choice stays while the campaign does
     at.button(key="pub_preview").click().run()
     assert at.selectbox(key="pub_qc").value == "none" and not at.exception
+
+
+def test_human_marks_are_set_on_the_page_and_used_by_preview_and_publish(app_env):  # noqa: F811
+    from leaderboard.storage.marks import human_marks
+    store = app_env["store"]
+    at = run_app("organiser.py", user=ORGANISER)
+    at.selectbox(key="pub_campaign").set_value("Y2021").run()
+    at.selectbox(key="pub_lp").set_value("cs-en").run()
+    at.selectbox(key="pub_qc").set_value("none").run()
+    humans = at.multiselect(key="pub_humans-Y2021-cs-en")
+    assert humans.value == []  # WMT naming: none of sysA.1, sysB.2, sysC.3 is a human translation
+    humans.set_value(["sysB.2"]).run()
+    at.button(key="pub_humans_save").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert human_marks(store, "Y2021") == {"sysB.2": True}
+    from leaderboard.storage.imports import audit_log
+    log = audit_log(store, "Y2021")
+    assert (log["action"] == "mark-human").sum() == 1 and "olga" in set(log["actor"])
+    at.button(key="pub_preview").click().run()
+    assert "sysB.2 †" in set(table_frame(at)["System"])  # the preview uses the stored mark
+    at.button(key="pub_go").click().run()
+    snap = store.snapshot("Y2021", "cs-en", "adequacy")
+    assert {s["system"]: s["human"] for s in snap["ranking"]["systems"]} == \
+        {"sysA.1": False, "sysB.2": True, "sysC.3": False}
+    # unmarking is a mark too (MT system), and the preview follows it
+    at.multiselect(key="pub_humans-Y2021-cs-en").set_value([]).run()
+    at.button(key="pub_humans_save").click().run()
+    assert human_marks(store, "Y2021") == {"sysB.2": False}
+    at.button(key="pub_preview").click().run()
+    assert "sysB.2" in set(table_frame(at)["System"])

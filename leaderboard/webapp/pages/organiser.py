@@ -239,18 +239,19 @@ QC_FIXED = {NO_QC: "none", RELEASE_QC: "release"}
 
 @st.cache_data(show_spinner="Ranking (worker QC, standardisation, pairwise tests)…", max_entries=16)
 def preview_ranking(url: str, campaign: str, lp: str, assessment: str, token: str, qc: str, qc_alpha: float,
-                    protocol: str, rule: str) -> tuple[dict, str]:
+                    protocol: str, rule: str, marks: tuple[tuple[str, bool], ...] = ()) -> tuple[dict, str]:
     """The ranking to publish and the data hash of the stored judgments of (campaign, lp, assessment).
 
     Worker QC runs on all language pairs of the campaign's ``assessment`` (one verdict per worker, as
     WMT did, and as the Quality control page shows) before this pair is ranked; the signature
-    records the QC method and threshold.
+    records the QC method and threshold. ``marks``: the organisers' human-translation marks
+    ((system, human) pairs), as ``mtlb publish`` applies them.
     """
     from leaderboard.publish import rank
     from leaderboard.storage.store import frame_hash
     pooled = state.judgments(url, campaign, None, assessment, token)
     ranking = rank(pooled, protocol=protocol, cluster_rule=rule, qc=qc, qc_alpha=qc_alpha, lp=lp,
-                   assessment=assessment)[0]
+                   assessment=assessment, human_systems=dict(marks))[0]
     return ranking, frame_hash(state.judgments(url, campaign, lp, assessment, token))
 
 
@@ -311,11 +312,12 @@ def _publish_tab(user: dict) -> None:
         if isinstance(report, pd.DataFrame):
             st.dataframe(report, hide_index=True, height=240)
         qc_info = {"method": qc, "alpha": float(qc_alpha), "summary": summary}
-    key = (campaign, lp, assessment, token, qc, float(qc_alpha), protocol, rule)
+    marks = _human_marks(campaign, lp, frame, user)
+    key = (campaign, lp, assessment, token, qc, float(qc_alpha), protocol, rule, marks)
     if st.button("Preview ranking", key="pub_preview"):
         try:
             ranking, data_hash = preview_ranking(url, campaign, lp, assessment, token, qc, float(qc_alpha),
-                                                 protocol, rule)
+                                                 protocol, rule, marks)
         except InputError as exc:
             common.show_input_error(exc)
             return
@@ -350,6 +352,38 @@ def _publish_tab(user: dict) -> None:
                                                           f"v{version}.") + " Participants now see it on the "
                                          "Leaderboard.")
         st.rerun()
+
+
+def _human_marks(campaign: str, lp: str, frame: pd.DataFrame, user: dict) -> tuple[tuple[str, bool], ...]:
+    """Which systems are human translations (WMT naming unless an organiser marked them); organisers
+    change the marks here (stored with an audit entry, as ``mtlb campaigns human``). Returns the
+    campaign's marks as sorted (system, human) pairs, for the preview and its cache key."""
+    from leaderboard.naming import is_human
+    from leaderboard.storage.marks import human_marks, mark_human
+    store = state.get_store()
+    marks = human_marks(store, campaign)
+    systems = sorted(frame["system"].astype(str).unique())
+    current = [s for s in systems if marks.get(s, is_human(s))]
+    with st.expander(f"Human translations: {len(current)} of {len(systems)} systems"):
+        chosen = st.multiselect("Systems that are human translations", systems, default=current,
+                                key=f"pub_humans-{campaign}-{lp}")
+        st.caption("Without a mark WMT naming decides (" + ", ".join(common.md_escape(p) for p in
+                                                                   ("HUMAN-*", "Human-*", "ref-*", "ref.*"))
+                   + "). Marked systems are "
+                   "shown as human translations (dagger, grey) from the next published version on; metric "
+                   "correlations leave them out when a metric does not score them.")
+        if st.button("Save these marks", key="pub_humans_save", disabled=set(chosen) == set(current)):
+            added = [s for s in chosen if s not in current]
+            removed = [s for s in current if s not in chosen]
+            if added:
+                mark_human(store, campaign, added, True, actor=user["name"])
+            if removed:
+                mark_human(store, campaign, removed, False, actor=user["name"])
+            st.session_state["pub_flash"] = common.md_escape(
+                f"Saved: {len(added)} system(s) marked as human translations, {len(removed)} as MT systems "
+                "(recorded in the audit log); the next preview and published version use them.")
+            st.rerun()
+    return tuple(sorted(marks.items()))
 
 
 @contextmanager
