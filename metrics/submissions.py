@@ -331,6 +331,7 @@ def validate_submission(
     file: str | None = None,
     alpha: float = 0.05,
     min_systems: int = 5,
+    human_systems: Mapping[str, bool] | None = None,
 ) -> dict:
     """Check a submission against a campaign; raise one :class:`InputError` naming every problem.
 
@@ -338,8 +339,9 @@ def validate_submission(
       ``mtlb correlate`` does (exact first, then without the ``.N`` index), so the evaluation
       package's names (``Online-B`` for ``Online-B.0``) are accepted. A language pair or system the
       campaign lacks is an error (line, column); a campaign system without a score is an error for
-      every (metric, lp, testset, refset) group, except human translations
-      (:func:`leaderboard.naming.is_human`), which metrics need not score.
+      every (metric, lp, testset, refset) group, except human translations, which metrics need not
+      score: the organisers' marks (``human_systems``: name → True / False), else WMT naming
+      (:func:`leaderboard.naming.is_human`).
     * ``segments``: the test set's segment ids per language pair (segment level). Unknown ids are
       errors; every system must score every id. Without it, every system must score the same ids.
     * NaN / infinite scores and duplicate keys are errors.
@@ -410,7 +412,7 @@ def validate_submission(
         where = f"metric {metric}, lp {lp}" + (f", test set {testset}" if testset else "") + \
                 (f", reference {refset}" if refset else "")
         absent = set(systems[lp]) - set(grp["system"])
-        humans = sorted(s for s in absent if is_human(s))
+        humans = sorted(s for s in absent if (human_systems or {}).get(s, is_human(s)))
         if humans:
             humans_not_scored[lp] = sorted(set(humans_not_scored.get(lp, [])) | set(humans))
         missing = sorted(absent - set(humans))

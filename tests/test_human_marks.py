@@ -80,3 +80,20 @@ def test_marking_an_unknown_system_is_refused_and_stores_nothing(store_url, monk
     # removing a mark needs no judged system (a stale mark can always be cleared)
     code, _ = _human(store_url, capsys, "--system", "No-Such-System", "--set", "auto", user="alice")
     assert code == 0
+
+
+def test_submit_lets_a_marked_human_translation_go_unscored(store_url, monkeypatch, capsys, tmp_path):
+    listing = _human(store_url, capsys)[1]
+    systems = sorted(s["system"] for s in listing["systems"])
+    target = systems[0]
+    scores = tmp_path / "m.csv"
+    scores.write_text("metric,lp,system,score\n" + "".join(f"M,cs-en,{s},{i / 10}\n" for i, s in
+                                                           enumerate(systems[1:])), encoding="utf-8")
+    argv = ["submit", str(scores), "--campaign", "c1", "--database-url", store_url, "--json"]
+    assert main(argv) == 2  # an MT system without a score is refused, nothing stored
+    assert "no scores for 1 campaign system(s)" in capsys.readouterr().err
+    monkeypatch.setenv("MTLB_PASSWORD", "a-long-password")
+    assert _human(store_url, capsys, "--system", target, "--set", "yes", user="alice")[0] == 0
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["humans_not_scored"] == {"cs-en": [target]} and len(out["stored"]) == 1

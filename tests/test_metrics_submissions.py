@@ -210,6 +210,19 @@ def test_missing_system_is_an_error() -> None:
     assert err.value.column == "system" and err.value.file == "f.tsv"
 
 
+def test_human_translations_follow_the_organisers_marks() -> None:
+    frame = _frame()
+    without_f = frame[frame["system"] != "F"]
+    # F is not named like a human translation: marked as one, a metric need not score it
+    summary = validate_submission(without_f, CAMPAIGN, human_systems={"F": True})
+    assert summary["humans_not_scored"] == {"cs-en": ["F"]}
+    # a HUMAN-named system the organisers marked as MT must be scored like any system
+    campaign = {"cs-en": CAMPAIGN["cs-en"] | {"HUMAN-B"}}
+    assert validate_submission(frame, campaign)["humans_not_scored"] == {"cs-en": ["HUMAN-B"]}
+    with pytest.raises(InputError, match=r"no scores for 1 campaign system\(s\).*: HUMAN-B"):
+        validate_submission(frame, campaign, human_systems={"HUMAN-B": False})
+
+
 def test_unknown_lp_and_segments() -> None:
     frame = _frame("segment")
     with pytest.raises(InputError, match="language pair 'cs-en' is not in the campaign") as err:

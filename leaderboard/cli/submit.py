@@ -145,7 +145,11 @@ def run(args: argparse.Namespace) -> int:
         n = len(read_segments(args.segments_from))
         segments = {lp: {str(i) for i in range(1, n + 1)} for lp in frame["lp"].unique()}
 
-    summary = validate_submission(frame, systems, segments, higher, human, file=label)
+    marks = None
+    if args.campaign:
+        from ..storage.marks import human_marks
+        marks = human_marks(store, args.campaign)
+    summary = validate_submission(frame, systems, segments, higher, human, file=label, human_systems=marks)
     frame = with_campaign_names(frame, summary["names"])  # stored as the campaign names its systems
 
     stored: list[int] = []

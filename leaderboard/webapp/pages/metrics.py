@@ -102,6 +102,7 @@ def _segment_ids(url: str, campaign: str, frame: pd.DataFrame, token: str) -> di
 
 
 def _upload(view: common.View, user: dict, token: str) -> None:
+    from leaderboard.storage.marks import human_marks
     from metrics.submissions import human_system_scores, read_submission, validate_submission, with_campaign_names
     url = state.store_url()
     upload = st.file_uploader(f"Metric scores (WMT TSV or CSV with metric,lp,system,[segment],score; at most "
@@ -120,7 +121,7 @@ def _upload(view: common.View, user: dict, token: str) -> None:
         summary = validate_submission(frame, _campaign_systems(url, view.campaign, token),
                                       segments=_segment_ids(url, view.campaign, frame, token),
                                       higher_is_better=higher, human=human_system_scores(judgments),
-                                      file=upload.name)
+                                      file=upload.name, human_systems=human_marks(state.get_store(), view.campaign))
         level = frame.attrs.get("level", "system")
         frame = with_campaign_names(frame, summary["names"])
         ids = state.get_store().save_metric_submissions(
