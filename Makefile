@@ -17,7 +17,7 @@ install: $(BIN)/mtlb
 
 run: install
 	$(BIN)/mtlb demo --if-empty
-	$(BIN)/streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+	$(BIN)/mtlb serve --port $(PORT)
 
 test: install
 	@$(BIN)/python -m pytest -q -rs $(PYTEST_ARGS); rc=$$?; \

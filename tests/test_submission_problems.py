@@ -83,7 +83,7 @@ def test_cli_submit_of_package_names_on_the_demo(tmp_path, capsys):
 
 
 def test_metrics_page_accepts_names_without_index(app_env):  # noqa: F811
-    at = run_app("metrics.py", user=DEVELOPER, params={"campaign": "Y2021", "lp": "cs-en"})
+    at = run_app("metrics.py", user=DEVELOPER, params={"campaign": "Y2021", "lp": "cs-en", "tab": "Upload scores"})
     body = "metric,lp,system,score\nM,cs-en,sysA,0.9\nM,cs-en,sysB,0.5\nM,cs-en,sysC,0.1\n"
     at.file_uploader(key="metric_file").set_value(("m.csv", body.encode(), "text/csv")).run()
     at.button(key="metric_go").click().run()

@@ -41,8 +41,9 @@ environment:
   MTLB_SESSION_HOURS    how long a web-app login lasts (default 12)
   MTLB_AUTO_MIGRATE     0: only `mtlb db upgrade` migrates the schema (default 1: first use does)
   MTLB_DEBUG            1: show the traceback of an unexpected error
+  MTLB_PORT, MTLB_ADDRESS   where `mtlb serve` listens (default 8501 on 127.0.0.1; the
+                        container sets 0.0.0.0)
 container (Dockerfile, docker-compose.yml; read by its start script):
-  MTLB_PORT, MTLB_ADDRESS   where the app listens (default 8501 on 0.0.0.0)
   MTLB_WAIT_FOR_SCHEMA  seconds to wait (`mtlb db wait`) for the schema before serving
 """
 

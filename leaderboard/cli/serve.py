@@ -27,12 +27,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.app and not os.path.isfile(args.app):
+        from ..errors import InputError
+        raise InputError(f"{args.app}: no such entry script", file=args.app)
     from ..webapp.warmup import ENTRY_SCRIPT, warm_up
 
     script = args.app or str(ENTRY_SCRIPT)
-    if not os.path.isfile(script):
-        from ..errors import InputError
-        raise InputError(f"{script}: no such entry script")
     options = {"server.port": args.port, "server.address": args.address, "server.headless": True,
                "browser.gatherUsageStats": False}
     # the same configuration for the warm-up as for the server (else Streamlit warns of a change)

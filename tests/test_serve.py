@@ -1,0 +1,89 @@
+"""`mtlb serve`: every page runs once in-process before the server listens, then Streamlit serves."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+from leaderboard.cli import main
+from leaderboard.webapp.navigation import SPECS
+
+from appserver import running_app
+
+ROOT = Path(__file__).resolve().parents[1]
+WARM_TWICE = """
+import json, sys
+from leaderboard.webapp.warmup import warm_up
+print(json.dumps([warm_up(), warm_up()]))
+"""
+
+
+def _env(url: str) -> dict[str, str]:
+    env = {**os.environ, "DATABASE_URL": url, "MTLB_NO_DEMO": "1"}
+    env.pop("MTLB_DATA_DIR", None)
+    return env
+
+
+def _published(url: str, monkeypatch, capsys) -> str:
+    monkeypatch.setenv("MTLB_PASSWORD", "a-long-password")
+    assert main(["publish", "--campaign", "c1", "--user", "alice", "--database-url", url, "--qc", "none"]) == 0
+    capsys.readouterr()
+    return url
+
+
+def test_warm_up_runs_every_page_and_leaves_them_warm(campaign_with_users, monkeypatch, capsys):
+    url = _published(campaign_with_users, monkeypatch, capsys)
+    done = subprocess.run([sys.executable, "-c", WARM_TWICE], env=_env(url), cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    first, second = json.loads(done.stdout.strip().splitlines()[-1])
+    assert list(first) == list(SPECS) and list(second) == list(SPECS)  # every page, in menu order
+    assert all(not r["errors"] for r in first.values()), {p: r["errors"] for p, r in first.items() if r["errors"]}
+    # the first round paid for the imports and filled the caches; the second finds them
+    assert sum(r["seconds"] for r in second.values()) < 0.8 * sum(r["seconds"] for r in first.values())
+
+
+def test_serve_warms_then_listens(campaign_with_users, monkeypatch, capsys, tmp_path):
+    url = _published(campaign_with_users, monkeypatch, capsys)
+    log = tmp_path / "serve.log"
+    with running_app(sys.executable, None, env=_env(url), cwd=ROOT, log=log, timeout=120) as base:
+        assert urllib.request.urlopen(base + "/_stcore/health", timeout=5).read() == b"ok"
+        page = urllib.request.urlopen(base + "/", timeout=5).read().decode("utf-8")
+        assert "<title>" in page.lower() or "<!doctype html>" in page.lower()
+        text = log.read_text()
+        assert f"warmed {len(SPECS)} pages" in text and "with errors" not in text
+        assert "127.0.0.1" in text  # it listens where it was told (the default too)
+
+
+def test_serve_without_warm_up(tmp_path):
+    log = tmp_path / "serve.log"
+    env = {**os.environ, "MTLB_DATA_DIR": str(tmp_path), "MTLB_NO_DEMO": "1"}
+    env.pop("DATABASE_URL", None)
+    port = __import__("appserver").free_port()
+    with log.open("w") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "leaderboard.cli", "serve", "--no-warm", "--port", str(port)],
+                                env=env, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        import time
+        deadline = time.time() + 60
+        while True:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1)
+                break
+            except OSError:
+                assert time.time() < deadline and proc.poll() is None, log.read_text()[-2000:]
+                time.sleep(0.3)
+        assert "warming up" not in log.read_text()
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_serve_refuses_a_missing_entry_script(tmp_path, capsys):
+    missing = tmp_path / "no-such-app.py"
+    assert main(["serve", "--app", str(missing), "--no-warm"]) == 2
+    assert str(missing) in capsys.readouterr().err
