@@ -6,13 +6,14 @@ import json
 import os
 import subprocess
 import sys
+import time
 import urllib.request
 from pathlib import Path
 
+from appserver import free_port, running_app
+
 from leaderboard.cli import main
 from leaderboard.webapp.navigation import SPECS
-
-from appserver import running_app
 
 ROOT = Path(__file__).resolve().parents[1]
 WARM_TWICE = """
@@ -63,12 +64,11 @@ def test_serve_without_warm_up(tmp_path):
     log = tmp_path / "serve.log"
     env = {**os.environ, "MTLB_DATA_DIR": str(tmp_path), "MTLB_NO_DEMO": "1"}
     env.pop("DATABASE_URL", None)
-    port = __import__("appserver").free_port()
+    port = free_port()
     with log.open("w") as out:
         proc = subprocess.Popen([sys.executable, "-m", "leaderboard.cli", "serve", "--no-warm", "--port", str(port)],
                                 env=env, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
     try:
-        import time
         deadline = time.time() + 60
         while True:
             try:
