@@ -30,7 +30,8 @@ def test_dockerfile_structure():
     assert cmd == 'CMD ["mtlb-start"]'
     start = (ROOT / "docker" / "start-app.sh").read_text()
     assert "mtlb demo --if-empty" in start and "MTLB_NO_DEMO" in start
-    assert "streamlit run app.py" in start and "exec streamlit" in start
+    # the README's start: pages warmed before the server listens, on the container's address and port
+    assert 'exec mtlb serve --port "${MTLB_PORT:-8501}" --address "${MTLB_ADDRESS:-0.0.0.0}"' in start
 
 
 def test_dockerignore_keeps_the_context_small():
