@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from test_app_pages import DEVELOPER, ORGANISER, hand_ranking, run_app
+from test_app_pages import DEVELOPER, ORGANISER, hand_ranking, run_app, shown_table
 
 N_SEG = 24
 SYSTEMS = {f"sys{c}.{i}": i for i, c in enumerate("ABCDEF")}  # judged name -> number of damaged words
@@ -77,11 +77,8 @@ def metrics_env(tmp_path, monkeypatch):
 
 
 def corr_table(at) -> pd.DataFrame:
-    for df in at.dataframe:
-        value = df.value
-        if "pearson_ci_lo" in value.columns and "cluster" in value.columns:
-            return value.set_index("metric")
-    raise AssertionError("no correlation table")
+    from leaderboard.webapp.pages.metrics import CORRELATION_COLUMNS
+    return shown_table(at, CORRELATION_COLUMNS, "pearson_ci_lo").set_index("metric")
 
 
 def my_metric(env, noise: float = 0.0, segments: bool = False) -> tuple[str, dict, pd.DataFrame]:
@@ -123,7 +120,7 @@ def test_baselines_and_correlations_for_participants(metrics_env):
     names = list(human)
     bleu = {s: sacrebleu.corpus_bleu(metrics_env["outs"][s.split(".")[0]], [metrics_env["ref"]]).score for s in names}
     chrf = {s: sacrebleu.corpus_chrf(metrics_env["outs"][s.split(".")[0]], [metrics_env["ref"]]).score for s in names}
-    scores = next(d.value for d in at.dataframe if "BLEU" in d.value.columns and "human_ave_z" in d.value.columns)
+    scores = shown_table(at, {"system": ("System", None), "human_ave_z": ("Human Ave z", None)}, "human_ave_z")
     scores = scores.set_index("system")
     for s in names:
         assert scores.loc[s, "BLEU"] == pytest.approx(bleu[s], abs=1e-9)
@@ -180,7 +177,8 @@ def test_developer_upload_private_williams_and_publish(metrics_env):
     # the Williams test against the BLEU baseline, both directions
     bleu = np.array([sacrebleu.corpus_bleu(metrics_env["outs"][s.split(".")[0]], [metrics_env["ref"]]).score
                      for s in names])
-    against = next(d.value for d in at.dataframe if "compared_with" in d.value.columns).set_index("compared_with")
+    from leaderboard.webapp.pages.metrics import WILLIAMS_COLUMNS
+    against = shown_table(at, WILLIAMS_COLUMNS, "compared_with").set_index("compared_with")
     assert against.loc["BLEU", "p_metric_better"] == pytest.approx(williams_p(h, mine, bleu), rel=1e-6)
     assert against.loc["BLEU", "p_other_better"] == pytest.approx(williams_p(h, bleu, mine), rel=1e-6)
     assert any("has system-level scores only" in c.value for c in at.caption)
@@ -227,7 +225,8 @@ def test_segment_level_results_when_segments_are_lines(metrics_env):
     assert any("private" in s.value for s in at.success), [e.value for e in at.error]
     open_tab(at, "Results")
     assert not at.exception
-    segtab = next(d.value for d in at.dataframe if "darr_tau" in d.value.columns).set_index("metric")
+    from leaderboard.webapp.pages.metrics import SEGMENT_COLUMNS
+    segtab = shown_table(at, SEGMENT_COLUMNS, "darr_tau").set_index("metric")
     label = at.selectbox(key="metric_pick").value
     frame = metrics_env["Lines"][0]
     cells = frame.groupby(["system", "segment"]).agg(raw=("raw", "mean"), z=("z", "mean"))
@@ -251,7 +250,9 @@ def test_segment_level_refused_when_segments_are_not_lines(metrics_env):
     at.button(key="metric_go").click().run()
     open_tab(at, "Results")
     assert any("do not index the stored test-set lines" in w.value for w in at.warning)
-    assert not [d for d in at.dataframe if "darr_tau" in d.value.columns]
+    from leaderboard.webapp.pages.metrics import SEGMENT_COLUMNS
+    with pytest.raises(AssertionError, match="no table"):
+        shown_table(at, SEGMENT_COLUMNS, "darr_tau")
     # the system-level results are still there (segment scores averaged per system)
     assert at.selectbox(key="metric_pick").value in corr_table(at).index
 

@@ -125,6 +125,20 @@ def unmd(text: str) -> str:
     return html.unescape(re.sub(r"\\(.)", r"\1", str(text)).replace("\u2060", ""))
 
 
+def shown_table(at: AppTest, columns: dict[str, tuple[str, str | None]], key: str) -> pd.DataFrame:
+    """The first ``common.static_table`` of the page holding column ``key``, under its own column
+    names again (``columns``: the page's column → (header, format) map); text cells as shown."""
+    back = {unmd(header): name for name, (header, _) in columns.items()}
+    for table in at.table:
+        frame = table.value
+        names = [back.get(unmd(c), unmd(c)) for c in frame.columns]
+        if key in names:
+            frame = frame.copy()
+            frame.columns = names
+            return frame.apply(lambda col: col.map(lambda v: unmd(v) if isinstance(v, str) else v))
+    raise AssertionError(f"no table with column {key!r}")
+
+
 def table_frame(at: AppTest, i: int = 0) -> pd.DataFrame:
     """``st.table`` i as shown (its cells are Markdown, so the app escapes user text in them)."""
     return at.table[i].value.map(lambda v: unmd(v) if isinstance(v, str) else v)
@@ -232,9 +246,10 @@ def test_quality_control_page(app_env):
 
 
 def test_longitudinal_page(app_env):
+    from leaderboard.webapp.pages.longitudinal import COMPARISON_COLUMNS, TRACK_COLUMNS
     at = run_app("longitudinal.py")
     assert at.multiselect(key="years").value == ["Y2021", "Y2022"]
-    tracks = at.dataframe[1].value
+    tracks = shown_table(at, TRACK_COLUMNS, "best_system")
     best = tracks[(tracks.lp == "cs-en") & (tracks.year == "Y2022")].iloc[0]
     ranking = app_env["data"][("Y2022", "cs-en")][1]
     assert best.best_system == ranking["systems"][0]["system"]
@@ -248,7 +263,7 @@ def test_longitudinal_page(app_env):
                for w in at.warning)
     # calibrate with sysB (sysB.2 in both years): gain = (best22 - best21) + (curr21 - curr22) on raw Ave
     at.text_input(key="calibration").set_value("sysB").run()
-    gains = at.dataframe[0].value
+    gains = shown_table(at, COMPARISON_COLUMNS, "gain")
     r21, r22 = app_env["data"][("Y2021", "cs-en")][1], app_env["data"][("Y2022", "cs-en")][1]
     ave = lambda r, s: next(x["ave"] for x in r["systems"] if x["system"] == s)  # noqa: E731
     expected = (r22["systems"][0]["ave"] - r21["systems"][0]["ave"]) + (ave(r21, "sysB.2") - ave(r22, "sysB.2"))

@@ -86,7 +86,9 @@ def test_across_years_opens_on_a_calibrated_comparison_of_the_two_wmt_years(tmp_
     in_21 = {base(s["system"]): s for s in r21["systems"]}
     in_22 = {base(s["system"]): s for s in r22["systems"]}
     assert curr in in_21 and curr in in_22 and not curr.upper().startswith("HUMAN")
-    gains = at.dataframe[0].value
+    from leaderboard.webapp.pages.longitudinal import COMPARISON_COLUMNS
+    from test_app_pages import shown_table
+    gains = shown_table(at, COMPARISON_COLUMNS, "gain")
     row = gains[gains["lp"] == "cs-en"].iloc[0]
     assert row["calibration_system"] == in_21[curr]["system"]
     # gain = (BEST 2022 − BEST 2021) + (CURR 2021 − CURR 2022), raw Ave, best by Ave z without CURR

@@ -247,6 +247,19 @@ def plain_cells(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def static_table(frame: pd.DataFrame, columns: dict[str, tuple[str, str | None]] | None = None) -> None:
+    """A small table drawn as plain HTML (``st.table``), which the browser shows at once, where the
+    interactive grid of ``st.dataframe`` would first load and compile its own scripts.
+
+    ``columns``: column → (header, format such as ``"{:.3f}"`` or None). Text cells and headers are
+    Markdown-escaped (user text shows literally); missing numbers show as "–"."""
+    columns = columns or {}
+    shown = plain_cells(frame.reset_index(drop=True))
+    formats = {md_escape(columns[c][0]): columns[c][1] for c in frame.columns if c in columns and columns[c][1]}
+    shown.columns = [md_escape(columns[c][0] if c in columns else str(c)) for c in frame.columns]
+    st.table(shown.style.format(formats, na_rep="–").hide(axis="index"))
+
+
 def options_or_note(values: Iterable[str], note: str) -> list[str]:
     out = sorted({str(v) for v in values})
     if not out:

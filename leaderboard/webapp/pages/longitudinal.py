@@ -70,6 +70,16 @@ def default_selection(snaps: pd.DataFrame, url: str) -> tuple[list[str], str]:
     return [], ""
 
 
+#: headers and formats of :func:`comparison_table` and :func:`track_table` on the page
+COMPARISON_COLUMNS = {"lp": ("Language pair", None), "assessment": ("Assessment", None), "from": ("From", None),
+                      "to": ("To", None), "best_from": ("Best (from)", None), "best_to": ("Best (to)", None),
+                      "best_difference": ("Best: difference", "{:+.2f}"), "best_difference_stars": ("Significance", None),
+                      "calibration_system": ("Calibration (CURR)", None), "delta": ("Δ", "{:+.2f}"),
+                      "delta_stars": ("Δ significance", None), "gain": ("Gain", "{:+.2f}")}
+TRACK_COLUMNS = {"lp": ("Language pair", None), "assessment": ("Assessment", None), "year": ("Campaign", None),
+                 "best_system": ("Best system", None), "ave": ("Ave", "{:.1f}"), "ave_z": ("Ave z", "{:.3f}")}
+
+
 def comparison_table(result: dict) -> pd.DataFrame:
     """One row per language pair and pair of years: best systems, raw difference, Δ and calibrated gain."""
     rows = []
@@ -150,10 +160,10 @@ def render() -> None:
     if tables_tab.open:
         with tables_tab:
             st.markdown("**Year-to-year comparison** (raw Ave; stars: * p<0.05, ** p<0.01, *** p<0.001)")
-            st.dataframe(table, hide_index=True)
+            common.static_table(table, COMPARISON_COLUMNS)
             common.csv_download(table, "longitudinal-gains", key="dl-gains")
             st.markdown("**Best system per year**")
-            st.dataframe(tracks, hide_index=True)
+            common.static_table(tracks, TRACK_COLUMNS)
             common.csv_download(tracks, "longitudinal-best", key="dl-tracks")
     if charts_tab.open:
         with charts_tab:

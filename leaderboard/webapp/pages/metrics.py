@@ -319,7 +319,7 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
     if tables_tab.open:
         with tables_tab:
             st.markdown("**Correlation of every metric with human Ave z** (95% bootstrap CIs; clusters: Williams test)")
-            st.dataframe(table, hide_index=True, column_config=_correlation_columns())
+            common.static_table(table, CORRELATION_COLUMNS)
             common.csv_download(table, f"correlations-{slug}", key="dl-corr")
             above = table[table["cluster"] < row["cluster"]]["metric"].tolist()
             st.caption(f"{common.md_escape(chosen)} is in cluster {int(row['cluster'])} of {n_clusters}"
@@ -333,13 +333,7 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
             against = me.williams_against(result, chosen)
             if result["n_systems"] < 4:
                 st.info("The Williams test needs at least 4 systems.")
-            st.dataframe(against, hide_index=True, column_config={
-                "compared_with": st.column_config.TextColumn("Compared with"),
-                "r_metric": st.column_config.NumberColumn("Pearson r (chosen)", format="%.3f"),
-                "r_other": st.column_config.NumberColumn("Pearson r (other)", format="%.3f"),
-                "p_metric_better": st.column_config.NumberColumn("p (chosen better)", format="%.3g"),
-                "p_other_better": st.column_config.NumberColumn("p (other better)", format="%.3g"),
-                "verdict": st.column_config.TextColumn("Verdict")})
+            common.static_table(against, WILLIAMS_COLUMNS)
             common.csv_download(against, f"williams-{slug}-{chosen}", key="dl-williams-chosen")
             if len(result["williams"]) > 1:
                 matrix = pd.DataFrame(result["williams"]).T.reindex(index=names, columns=names)
@@ -357,7 +351,7 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
                 st.info("No segment-level results could be computed.")
             else:
                 seg = data["segment"]
-                st.dataframe(seg, hide_index=True, column_config=_segment_columns())
+                common.static_table(seg, SEGMENT_COLUMNS)
                 common.csv_download(seg, f"segment-level-{slug}", key="dl-seg")
                 st.caption("DARR: WMT's Kendall-like tau over pairs of outputs of one segment whose raw DA scores differ by "
                            "at least 25 points (a metric tie counts as discordant). Pearson: all (system, segment) cells "
@@ -366,11 +360,9 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
 
             st.markdown("**Scores** (human Ave and Ave z of the published ranking, then every metric)")
             scores = wide.rename(columns={"ave": "human_ave", "human": "human_ave_z"})
-            st.dataframe(scores, hide_index=True, column_config={
-                "system": st.column_config.TextColumn("System"),
-                "human_ave": st.column_config.NumberColumn("Human Ave", format="%.1f"),
-                "human_ave_z": st.column_config.NumberColumn("Human Ave z", format="%.3f"),
-                **{c: st.column_config.NumberColumn(format="%.2f" if c in me.BASELINES.values() else "%.4f")
+            common.static_table(scores, {
+                "system": ("System", None), "human_ave": ("Human Ave", "{:.1f}"), "human_ave_z": ("Human Ave z", "{:.3f}"),
+                **{c: (c, "{:.2f}" if c in me.BASELINES.values() else "{:.4f}")
                    for c in scores.columns if c not in ("system", "human_ave", "human_ave_z")}})
             common.csv_download(scores, f"metric-scores-{slug}", key="dl-metric-scores")
             for note in data["notes"]:
@@ -402,34 +394,31 @@ def _charts(view: common.View, data: dict, table: pd.DataFrame, wide: pd.DataFra
         common.chart(charts.williams_figure(result["williams"], names), f"williams-{slug}")
 
 
-def _with_cis(config: dict, stats: tuple[tuple[str, str, str], ...]) -> dict:
-    """Column config of each statistic and its CI columns (``<key>_ci_lo`` / ``_hi``), three decimals.
+def _with_cis(columns: dict, stats: tuple[tuple[str, str, str], ...]) -> dict:
+    """Headers and formats (three decimals) of each statistic and its CI columns (``<key>_ci_lo`` / ``_hi``).
 
     ``stats``: (column key, header, CI header prefix)."""
     for key, name, prefix in stats:
-        config[key] = st.column_config.NumberColumn(name, format="%.3f")
-        config[f"{key}_ci_lo"] = st.column_config.NumberColumn(f"{prefix} 95% CI low", format="%.3f")
-        config[f"{key}_ci_hi"] = st.column_config.NumberColumn(f"{prefix} 95% CI high", format="%.3f")
-    return config
+        columns[key] = (name, "{:.3f}")
+        columns[f"{key}_ci_lo"] = (f"{prefix} 95% CI low", "{:.3f}")
+        columns[f"{key}_ci_hi"] = (f"{prefix} 95% CI high", "{:.3f}")
+    return columns
 
 
-def _correlation_columns() -> dict:
-    """Readable headers and three decimals for :func:`metric_eval.correlation_table`."""
-    return _with_cis({"metric": st.column_config.TextColumn("Metric"),
-                      "cluster": st.column_config.NumberColumn("Cluster", format="%d"),
-                      "ci_resample": st.column_config.TextColumn("CI resamples"),
-                      "n_systems": st.column_config.NumberColumn("Systems", format="%d")},
-                     (("pearson", "Pearson r", "Pearson"), ("spearman", "Spearman ρ", "Spearman"),
-                      ("kendall", "Kendall τ", "Kendall")))
-
-
-def _segment_columns() -> dict:
-    """Readable headers for :func:`metric_eval.segment_level`."""
-    return _with_cis({"metric": st.column_config.TextColumn("Metric"),
-                      "darr_pairs": st.column_config.NumberColumn("DARR pairs", format="%d"),
-                      "cells": st.column_config.NumberColumn("Cells", format="%d")},
-                     (("darr_tau", "DARR τ", "DARR τ"), ("pearson", "Pearson r", "Pearson r"),
-                      ("kendall_item", "Kendall τ (item)", "Kendall τ (item)")))
+#: headers and formats of :func:`metric_eval.correlation_table`
+CORRELATION_COLUMNS = _with_cis({"metric": ("Metric", None), "cluster": ("Cluster", "{:.0f}"),
+                                 "ci_resample": ("CI resamples", None), "n_systems": ("Systems", "{:.0f}")},
+                                (("pearson", "Pearson r", "Pearson"), ("spearman", "Spearman ρ", "Spearman"),
+                                 ("kendall", "Kendall τ", "Kendall")))
+#: headers and formats of :func:`metric_eval.segment_level`
+SEGMENT_COLUMNS = _with_cis({"metric": ("Metric", None), "darr_pairs": ("DARR pairs", "{:.0f}"),
+                             "cells": ("Cells", "{:.0f}")},
+                            (("darr_tau", "DARR τ", "DARR τ"), ("pearson", "Pearson r", "Pearson r"),
+                             ("kendall_item", "Kendall τ (item)", "Kendall τ (item)")))
+#: headers and formats of :func:`metric_eval.williams_against`
+WILLIAMS_COLUMNS = {"compared_with": ("Compared with", None), "r_metric": ("Pearson r (chosen)", "{:.3f}"),
+                    "r_other": ("Pearson r (other)", "{:.3f}"), "p_metric_better": ("p (chosen better)", "{:.3g}"),
+                    "p_other_better": ("p (other better)", "{:.3g}"), "verdict": ("Verdict", None)}
 
 
 @st.cache_data(show_spinner="Meta-evaluating (acc_eq, SPA, 1000 permutations)…", max_entries=16)
