@@ -232,7 +232,7 @@ def ranking_caption(ranking: dict) -> str:
     if f.get("resamples"):
         level = f.get("ci", "@0.95").partition("@")[2] or "0.95"
         parts.append(f"Intervals: {float(level):.0%} bootstrap intervals resampling the test set's segments "
-                     f"({f['resamples']} resamples, seed {f.get('seed', '?')}); rank stability below.")
+                     f"({f['resamples']} resamples, seed {f.get('seed', '?')}); rank stability on its own tab.")
     else:
         parts.append("Intervals: none in this version.")
     if any(is_human_entry(s) for s in ranking.get("systems", [])):
