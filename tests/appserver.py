@@ -21,15 +21,16 @@ def free_port() -> int:
 
 @contextmanager
 def running_app(python: str | Path, app: Path | None, *, env: dict[str, str], cwd: Path, log: Path,
-                timeout: float = 90, port: int | None = None) -> Iterator[str]:
+                timeout: float = 90, port: int | None = None, serve_args: tuple[str, ...] = ()) -> Iterator[str]:
     """Start the app, wait until it answers its health check, yield its base URL, stop it.
 
     ``app`` None starts it the way the README does, ``mtlb serve`` (warmed up before it listens);
-    else ``streamlit run app``. ``port`` defaults to a free one.
+    else ``streamlit run app``. ``port`` defaults to a free one; ``serve_args`` go to ``mtlb serve``.
     """
     port = port or free_port()
     if app is None:
-        command = [str(python), "-m", "leaderboard.cli", "serve", "--port", str(port), "--address", "127.0.0.1"]
+        command = [str(python), "-m", "leaderboard.cli", "serve", "--port", str(port), "--address", "127.0.0.1",
+                   *serve_args]
     else:
         command = [str(python), "-m", "streamlit", "run", str(app), "--server.port", str(port),
                    "--server.headless", "true", "--server.address", "127.0.0.1", "--browser.gatherUsageStats",

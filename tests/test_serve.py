@@ -6,11 +6,10 @@ import json
 import os
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
-from appserver import free_port, running_app
+from appserver import running_app
 
 from leaderboard.cli import main
 from leaderboard.webapp.navigation import SPECS
@@ -64,23 +63,9 @@ def test_serve_without_warm_up(tmp_path):
     log = tmp_path / "serve.log"
     env = {**os.environ, "MTLB_DATA_DIR": str(tmp_path), "MTLB_NO_DEMO": "1"}
     env.pop("DATABASE_URL", None)
-    port = free_port()
-    with log.open("w") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "leaderboard.cli", "serve", "--no-warm", "--port", str(port)],
-                                env=env, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.time() + 60
-        while True:
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1)
-                break
-            except OSError:
-                assert time.time() < deadline and proc.poll() is None, log.read_text()[-2000:]
-                time.sleep(0.3)
+    with running_app(sys.executable, None, env=env, cwd=ROOT, log=log, serve_args=("--no-warm",)) as base:
+        assert urllib.request.urlopen(base + "/_stcore/health", timeout=5).read() == b"ok"
         assert "warming up" not in log.read_text()
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 def test_serve_refuses_a_missing_entry_script(tmp_path, capsys):
