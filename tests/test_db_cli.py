@@ -62,3 +62,14 @@ def test_db_wait_names_an_unreachable_server():
     gone = mtlb(["db", "wait", "--timeout", "1"], "postgresql+psycopg://nobody@127.0.0.1:9/none")
     assert gone.returncode == 2 and "Traceback" not in gone.stderr
     assert "gave up waiting" in gone.stderr and "refused" in gone.stderr.lower()
+
+
+def test_db_wait_and_current_name_a_missing_sqlite_file(tmp_path):
+    missing = tmp_path / "no-such-folder" / "store.sqlite"
+    url = f"sqlite:///{missing}"
+    waited = mtlb(["db", "wait", "--timeout", "1"], url)
+    assert waited.returncode == 2 and "Traceback" not in waited.stderr
+    assert f"its folder {missing.parent} does not exist" in waited.stderr
+    current = mtlb(["db", "current"], url)
+    assert current.returncode == 0 and "no database file at" in current.stdout
+    assert not missing.parent.exists()  # reading the state created nothing

@@ -72,10 +72,21 @@ def run_current(args: argparse.Namespace) -> int:
         print_json(result)
     elif found == head:
         print(f"schema at revision {found} (the newest)")
+    elif path is not None and not path.exists():
+        print(f"{_missing_file(url)}; the newest schema is {head}: run `mtlb db upgrade` (it creates the file)")
     else:
         print(f"schema at revision {found or 'none (empty database)'}; the newest is {head}: "
               "run `mtlb db upgrade`")
     return 0
+
+
+def _missing_file(url: str) -> str:
+    """Why an SQLite store cannot be read yet: its file, or even its folder, does not exist."""
+    from ..storage.db import sqlite_path
+    path = sqlite_path(url)
+    if path is not None and not path.parent.exists():
+        return f"no database file at {path}: its folder {path.parent} does not exist"
+    return f"no database file at {path} yet"
 
 
 def run_wait(args: argparse.Namespace) -> int:
@@ -97,8 +108,9 @@ def run_wait(args: argparse.Namespace) -> int:
                 found = current_revision(engine) if engine is not None else None
                 if found == head:
                     break
-                reason = (f"the schema is at revision {found or 'none (empty database)'}, not {head} "
-                          "(run `mtlb db upgrade`)")
+                reason = f"{_missing_file(url)} (run `mtlb db upgrade`)" if engine is None else (
+                    f"the schema is at revision {found or 'none (empty database)'}, not {head} "
+                    "(run `mtlb db upgrade`)")
             except Exception as exc:  # the server is not up yet or refuses the connection
                 reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
             if time.monotonic() >= deadline:
