@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from test_app_pages import fresh_store, run_app
+from test_app_pages import fresh_store, run_app, shown_table
 
 pytestmark = pytest.mark.slow
 
@@ -48,7 +48,8 @@ def test_baselines_for_the_systems_with_outputs_human_left_out(deen_env):
     import sacrebleu
     at = run_app("metrics.py", params={"campaign": CAMPAIGN, "lp": LP})
     assert not any("No metric scores" in i.value for i in at.info)
-    table = next(d.value for d in at.dataframe if "pearson_ci_lo" in d.value.columns).set_index("metric")
+    from leaderboard.webapp.pages.metrics import CORRELATION_COLUMNS
+    table = shown_table(at, CORRELATION_COLUMNS, "pearson_ci_lo").set_index("metric")
     assert set(table.index) == {"BLEU", "chrF"}
     ranked = {s["system"]: s["ave_z"] for s in deen_env["ranking"]["ranking"]["systems"]}
     assert "HUMAN-B" in ranked and len(ranked) == 10
@@ -63,6 +64,9 @@ def test_baselines_for_the_systems_with_outputs_human_left_out(deen_env):
     captions = re.sub(r"\\(.)", r"\1", " ".join(c.value for c in at.caption))  # markdown escapes removed
     assert "HUMAN-B (a human translation) is left out of the correlations" in captions
     assert "computed for the 9 of 10 ranked systems with a stored output (none for HUMAN-B)" in captions
-    # readable headers and rounding (column labels, not raw keys) for the correlation table
-    config = next(d for d in at.dataframe if "pearson_ci_lo" in d.value.columns).proto.columns
-    assert '"pearson_ci_lo": {"label": "Pearson 95% CI low"' in config and '"format": "%.3f"' in config
+    # readable headers (column labels, not raw keys) and three decimals in the correlation table
+    shown = next(t for t in at.table if "Pearson 95% CI low" in t.value.columns)
+    assert "pearson_ci_lo" not in shown.value.columns
+    cells = str(shown.proto.arrow_data.styler.display_values)
+    low = table.loc["BLEU", "pearson_ci_lo"]
+    assert f"{low:.3f}" in cells and f"{low:.4f}" not in cells and repr(float(low)) not in cells
