@@ -246,6 +246,7 @@ def test_evaluation_package_round_trip_on_the_demo(server, browser, tmp_path):
     page = _page(context)
     _login(page, base, "mdev", "developer-pass", "Metrics")
     page.goto(base + "/metrics?campaign=" + quote(campaign) + "&lp=cs-en")
+    _wait_idle(page)  # the first run has stored the view before a tab is switched
     page.get_by_role("tab", name="Evaluation package").click()
     with page.expect_download() as info:
         page.get_by_role("button", name="Download the evaluation package (zip)").click()
@@ -265,6 +266,8 @@ def test_evaluation_package_round_trip_on_the_demo(server, browser, tmp_path):
 
     _wait_idle(page)
     page.get_by_role("tab", name="Upload scores").click()
+    expect(page.get_by_role("heading", name=re.compile(re.escape(campaign)))).to_be_visible()
+    _wait_idle(page)
     _shot(page, "24a-upload-tab")
     page.locator("[data-testid='stFileUploader'] input[type='file']").set_input_files(str(upload))
     _wait_idle(page)
@@ -288,7 +291,10 @@ def test_upload_reports_every_problem_at_once(server, browser, tmp_path):
     page = _page(context)
     _login(page, base, "mdev", "developer-pass", "Metrics")
     page.goto(base + "/metrics?campaign=" + quote("WMT22 cs-en (demo)") + "&lp=cs-en")
+    _wait_idle(page)  # the first run has stored the view before a tab is switched
     page.get_by_role("tab", name="Upload scores").click()
+    expect(page.get_by_role("heading", name=re.compile(re.escape("WMT22 cs-en (demo)")))).to_be_visible()
+    _wait_idle(page)
     body = "metric,lp,system,score\nM,cs-en,Online-B,1\nM,cs-en,NoSuch-1,2\nM,cs-en,Online-W,3\nM,cs-en,NoSuch-2,4\n"
     upload = tmp_path / "bad.csv"
     upload.write_text(body, encoding="utf-8")
