@@ -1,4 +1,5 @@
-"""The web app: ``streamlit run app.py`` (see README). Pages live in leaderboard/webapp/pages/."""
+"""The web app's entry script: ``streamlit run app.py``; ``mtlb serve`` runs the packaged copy
+(leaderboard/app_entry.py) after warming every page (see README). Pages live in leaderboard/webapp/pages/."""
 
 from leaderboard.webapp.main import main
 

@@ -1,4 +1,4 @@
-"""`streamlit run` on a free local port for the browser tests (test helper)."""
+"""The app (`mtlb serve`, or `streamlit run app.py`) on a free local port for the browser tests (test helper)."""
 
 from __future__ import annotations
 
