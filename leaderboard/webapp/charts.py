@@ -163,6 +163,15 @@ def significance_level(p: float) -> int:
     return len(P_LEVELS)
 
 
+def significance_levels(mat: np.ndarray) -> np.ndarray:
+    """:func:`significance_level` of every cell of a p-value matrix (NaN, untested: not significant)."""
+    levels = np.full(mat.shape, len(P_LEVELS))
+    finite = np.isfinite(mat)
+    levels[finite] = np.select([mat[finite] < cut for cut, _, _ in P_LEVELS],
+                               list(range(len(P_LEVELS))), default=len(P_LEVELS))
+    return levels
+
+
 def _test_short(ranking: Mapping) -> str:
     """The colour bar's title: which test the p-values come from (from the signature)."""
     from ..signature import parse_signature
@@ -177,10 +186,7 @@ def heatmap_figure(ranking: Mapping) -> go.Figure:
     """Pairwise significance heat map (as seed 000 Fig. 3): row system beats column system."""
     names, mat = significance_matrix(ranking)
     n = len(names)
-    levels = np.full((n, n), float(len(P_LEVELS)))
-    finite = np.isfinite(mat)
-    levels[finite] = np.select([mat[finite] < cut for cut, _, _ in P_LEVELS],
-                               list(range(len(P_LEVELS))), default=len(P_LEVELS))
+    levels = significance_levels(mat).astype(float)
     np.fill_diagonal(levels, len(P_LEVELS) + 1)
     colours = [c for _, _, c in P_LEVELS] + [NOT_SIGNIFICANT[1], SAME[1]]
     k = len(colours)

@@ -28,9 +28,7 @@ def matrix_table(ranking: dict):
     when not significant), shaded like the heat map."""
     names, mat = charts.significance_matrix(ranking)
     n = len(names)
-    levels = np.full((n, n), len(charts.P_LEVELS))
-    finite = np.isfinite(mat)
-    levels[finite] = [charts.significance_level(p) for p in mat[finite]]
+    levels = charts.significance_levels(mat)
     marks = ["*" * (len(charts.P_LEVELS) - k) for k in range(len(charts.P_LEVELS))] + [""]
     cells = [["—" if i == j else marks[levels[i, j]] for j in range(n)] for i in range(n)]
     rows = [f"{i + 1}. {name}" for i, name in enumerate(names)]  # columns by number, so the table fits
