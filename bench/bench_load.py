@@ -164,7 +164,7 @@ async def one_session(browser, base: str, loads: int, timeout_ms: int, delay: fl
                     await page.goto(base + "/", wait_until="commit")
                 else:
                     await page.reload(wait_until="commit")
-                await page.locator("[data-testid='stTable'], [data-testid='stDataFrame']").first.wait_for(
+                await page.locator("table.mtlb-table, [data-testid='stDataFrame']").first.wait_for(
                     state="visible", timeout=timeout_ms)
                 await page.get_by_text(DEMO_HEADING).first.wait_for(state="visible", timeout=timeout_ms)
                 await page.get_by_text("Version v").first.wait_for(state="visible", timeout=timeout_ms)

@@ -46,13 +46,13 @@ DEMO = "WMT22 cs-en (demo)"
 IDLE = "[data-testid='stStatusWidget']"
 # what shows that a page has rendered its content (beyond the title): a Playwright selector per page
 MARKERS: dict[str, str] = {
-    "leaderboard": "[data-testid='stMain'] [data-testid='stTable']",
-    "significance": "[data-testid='stMain'] [data-testid='stTable']",
+    "leaderboard": "[data-testid='stMain'] table.mtlb-table",
+    "significance": "[data-testid='stMain'] table.mtlb-table",
     "system": "[data-testid='stMain'] [data-testid='stDataFrame']",
-    "longitudinal": "[data-testid='stMain'] [data-testid='stTable']",
+    "longitudinal": "[data-testid='stMain'] table.mtlb-table",
     "qc": "[data-testid='stMain'] [data-testid='stMetric']",
     "automatic": "[data-testid='stMain'] h1:has-text('Automatic scores')",
-    "metrics": "[data-testid='stMain'] [data-testid='stTable']",
+    "metrics": "[data-testid='stMain'] table.mtlb-table",
     "organiser": "[data-testid='stMain'] h1:has-text('Organiser')",
     "teams": "[data-testid='stMain'] h1:has-text('Teams')",
     "testsets": "[data-testid='stMain'] h1:has-text('Test sets')",

@@ -116,7 +116,7 @@ def browser_page_text(url: str, wait_text: str, timeout_ms: int = 120000) -> str
             page.goto(url)
             sync_api.expect(page.get_by_text(wait_text).first).to_be_visible(timeout=timeout_ms)
             # the leaderboard table has rendered
-            sync_api.expect(page.locator("[data-testid='stTable']").first).to_be_visible(timeout=timeout_ms)
+            sync_api.expect(page.locator("table.mtlb-table").first).to_be_visible(timeout=timeout_ms)
             page.wait_for_selector("[data-testid='stStatusWidget']", state="detached", timeout=timeout_ms)
             return page.inner_text("body")
         finally:

@@ -123,14 +123,14 @@ def test_baselines_and_correlations_for_participants(metrics_env):
     scores = shown_table(at, {"system": ("System", None), "human_ave_z": ("Human Ave z", None)}, "human_ave_z")
     scores = scores.set_index("system")
     for s in names:
-        assert scores.loc[s, "BLEU"] == pytest.approx(bleu[s], abs=1e-9)
-        assert scores.loc[s, "chrF"] == pytest.approx(chrf[s], abs=1e-9)
+        assert scores.loc[s, "BLEU"] == pytest.approx(bleu[s], abs=5e-3)  # shown: 2 decimals
+        assert scores.loc[s, "chrF"] == pytest.approx(chrf[s], abs=5e-3)
     h = np.array([human[s] for s in names])
     for metric, values in (("BLEU", bleu), ("chrF", chrf)):
         m = np.array([values[s] for s in names])
-        assert table.loc[metric, "pearson"] == pytest.approx(stats.pearsonr(m, h).statistic, abs=1e-9)
-        assert table.loc[metric, "spearman"] == pytest.approx(stats.spearmanr(m, h).statistic, abs=1e-9)
-        assert table.loc[metric, "kendall"] == pytest.approx(stats.kendalltau(m, h).statistic, abs=1e-9)
+        assert table.loc[metric, "pearson"] == pytest.approx(stats.pearsonr(m, h).statistic, abs=5e-4)
+        assert table.loc[metric, "spearman"] == pytest.approx(stats.spearmanr(m, h).statistic, abs=5e-4)
+        assert table.loc[metric, "kendall"] == pytest.approx(stats.kendalltau(m, h).statistic, abs=5e-4)
         assert table.loc[metric, "pearson_ci_lo"] <= table.loc[metric, "pearson"] <= table.loc[metric, "pearson_ci_hi"]
     assert not at.get("plotly_chart")  # tables first
     assert len(open_tab(at, "Charts", key="view").get("plotly_chart")) == 3  # scatter, clusters, Williams
@@ -171,7 +171,7 @@ def test_developer_upload_private_williams_and_publish(metrics_env):
     names = list(human)
     h = np.array([human[s] for s in names])
     mine = np.array([sys_scores[s] for s in names])
-    assert table.loc[label, "pearson"] == pytest.approx(stats.pearsonr(mine, h).statistic, abs=1e-9)
+    assert table.loc[label, "pearson"] == pytest.approx(stats.pearsonr(mine, h).statistic, abs=5e-4)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Pearson r"] == f"{stats.pearsonr(mine, h).statistic:.3f}"
     # the Williams test against the BLEU baseline, both directions
@@ -179,8 +179,8 @@ def test_developer_upload_private_williams_and_publish(metrics_env):
                      for s in names])
     from leaderboard.webapp.pages.metrics import WILLIAMS_COLUMNS
     against = shown_table(at, WILLIAMS_COLUMNS, "compared_with").set_index("compared_with")
-    assert against.loc["BLEU", "p_metric_better"] == pytest.approx(williams_p(h, mine, bleu), rel=1e-6)
-    assert against.loc["BLEU", "p_other_better"] == pytest.approx(williams_p(h, bleu, mine), rel=1e-6)
+    assert against.loc["BLEU", "p_metric_better"] == pytest.approx(williams_p(h, mine, bleu), rel=5e-3)  # 3 significant digits
+    assert against.loc["BLEU", "p_other_better"] == pytest.approx(williams_p(h, bleu, mine), rel=5e-3)
     assert any("has system-level scores only" in c.value for c in at.caption)
 
     # private: a participant does not see it
@@ -232,14 +232,14 @@ def test_segment_level_results_when_segments_are_lines(metrics_env):
     cells = frame.groupby(["system", "segment"]).agg(raw=("raw", "mean"), z=("z", "mean"))
     metric = {(r.system, r.segment): r.score for r in seg.itertuples()}
     expected = darr_by_hand(cells["raw"].to_dict(), metric)
-    assert segtab.loc[label, "darr_tau"] == pytest.approx(expected, abs=1e-12)
+    assert segtab.loc[label, "darr_tau"] == pytest.approx(expected, abs=5e-4)
     lo, hi = segtab.loc[label, "darr_tau_ci_lo"], segtab.loc[label, "darr_tau_ci_hi"]
-    assert lo <= expected <= hi
+    assert lo - 5e-4 <= expected <= hi + 5e-4  # shown: 3 decimals
     joined = cells.join(seg.set_index(["system", "segment"])["score"])
     assert segtab.loc[label, "pearson"] == pytest.approx(stats.pearsonr(joined["z"], joined["score"]).statistic,
-                                                          abs=1e-9)
+                                                          abs=5e-4)
     per_item = [stats.kendalltau(g["z"], g["score"]).statistic for _, g in joined.groupby(level="segment")]
-    assert segtab.loc[label, "kendall_item"] == pytest.approx(np.nanmean(per_item), abs=1e-9)
+    assert segtab.loc[label, "kendall_item"] == pytest.approx(np.nanmean(per_item), abs=5e-4)
     assert {"chrF", "BLEU (sentence)"} <= set(segtab.index)
 
 

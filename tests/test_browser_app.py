@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 from urllib.parse import quote
 
+import pandas as pd
 import pytest
 
 from appserver import running_app
@@ -129,7 +130,7 @@ def test_participant_and_organiser_scenario(server, tmp_path):
         # first start of an empty store: the app loads and publishes the demo campaigns itself
         page.goto(base + "/")
         expect(page.get_by_role("heading", name="Leaderboard")).to_be_visible(timeout=120000)
-        table = page.locator("[data-testid='stTable']")
+        table = page.locator("table.mtlb-table")
         expect(table).to_contain_text("Ave. z", timeout=120000)
         # participant: the leaderboard of the WMT22 excerpt (stable link)
         page.goto(base + "/?" + q)
@@ -160,12 +161,20 @@ def test_participant_and_organiser_scenario(server, tmp_path):
         # significance heat map and a system page (stable links)
         page.goto(base + "/significance?" + q + "&lp=cs-en")
         expect(page.get_by_role("heading", name="Pairwise significance")).to_be_visible()
-        expect(page.locator("[data-testid='stTable']")).to_contain_text("1. Online-W.2")  # head-to-head table
+        expect(page.locator("table.mtlb-table")).to_contain_text("1. Online-W.2")  # head-to-head table
         page.get_by_role("tab", name="Heat map").click()
         expect(page.locator(".js-plotly-plot").first).to_be_visible()
         assert "tab=Heat+map" in page.url or "tab=Heat%20map" in page.url  # the tab is part of the link
         _wait_idle(page)
         _shot(page, "03-significance")
+        # a table's CSV is written when its button is clicked (deferred), and arrives complete
+        page.get_by_role("tab", name="All p-values").click()
+        _wait_idle(page)
+        with page.expect_download() as info:
+            page.get_by_role("button", name="Download CSV").click()
+        pvalues = pd.read_csv(info.value.path())
+        assert list(pvalues.columns) == ["better", "worse", "p_value", "significance"]
+        assert len(pvalues) == 12 * 11 and pvalues["p_value"].between(0, 1).all()
         page.goto(base + "/system?" + q + "&lp=cs-en&system=Online-B.0&vs=Online-W.2")
         expect(page.get_by_text("Online-B.0 · cs-en · adequacy")).to_be_visible()
         expect(page.get_by_text("do not index the stored test-set texts")).to_be_visible()
@@ -221,7 +230,7 @@ def test_participant_and_organiser_scenario(server, tmp_path):
             _select(page, panel, "Campaign", campaign)
             _select(page, panel, "Language pair", "cs-en")
             panel.get_by_role("button", name="Preview ranking").click()
-            expect(panel.locator("[data-testid='stTable']")).to_contain_text("Online-W.2")
+            expect(panel.locator("table.mtlb-table")).to_contain_text("Online-W.2")
             panel.get_by_label("Note for this version").fill("browser test correction")
             panel.get_by_label("Note for this version").press("Enter")
             _wait_idle(page)

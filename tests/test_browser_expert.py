@@ -73,8 +73,8 @@ def test_mqm_campaign_in_the_browser(server):
         body = page.locator("[data-testid='stMain']")
         body.get_by_text("Expert MQM", exact=False).first.wait_for(timeout=30000)
         from playwright.sync_api import expect
-        expect(body.locator("[data-testid='stTable']").first).to_contain_text("gamma", timeout=90000)
-        table = body.locator("[data-testid='stTable']").first.inner_text()
+        expect(body.locator("table.mtlb-table").first).to_contain_text("gamma", timeout=90000)
+        table = body.locator("table.mtlb-table").first.inner_text()
         assert "MQM" in table and table.index("alpha") < table.index("beta") < table.index("gamma")
         _shot(page, "mqm-leaderboard")
 

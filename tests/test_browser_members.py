@@ -189,11 +189,11 @@ def test_user_text_is_plain_text_on_every_page(server, browser):
     context = browser.new_context(viewport={"width": 1400, "height": 1600})
     page = _page(context)
     page.goto(base + "/?" + q)
-    expect(page.locator("[data-testid='stTable']")).to_contain_text("**bold**.1")
+    expect(page.locator("table.mtlb-table")).to_contain_text("**bold**.1")
     _assert_plain(page, "leaderboard", LITERALS + [HOSTILE_NOTE, HOSTILE_CAMPAIGN])
     _shot(page, "20-hostile-leaderboard")
     page.goto(base + "/significance?" + q)
-    expect(page.locator("[data-testid='stTable']")).to_contain_text("**bold**.1")  # the head-to-head table
+    expect(page.locator("table.mtlb-table")).to_contain_text("**bold**.1")  # the head-to-head table
     _assert_plain(page, "significance table", LITERALS)
     page.goto(base + "/significance?" + q + "&tab=" + quote("Heat map"))
     expect(page.locator(".js-plotly-plot").first).to_be_visible()
@@ -230,7 +230,7 @@ def test_user_text_is_plain_text_on_every_page(server, browser):
     _select(page, panel, "Campaign", HOSTILE_CAMPAIGN)
     _select(page, panel, "Worker QC", "none")  # the hostile judgments hold no quality-control items
     panel.get_by_role("button", name="Preview ranking").click()
-    expect(panel.locator("[data-testid='stTable']")).to_contain_text("**bold**.1")
+    expect(panel.locator("table.mtlb-table")).to_contain_text("**bold**.1")
     _assert_plain(page, "organiser preview", LITERALS)
     _shot(page, "23-hostile-organiser-preview")
     context.close()

@@ -139,7 +139,7 @@ def test_team_submission_scenario(server):
         visitor = browser.new_page(viewport={"width": 1400, "height": 1000})
         visitor.set_default_timeout(60000)
         visitor.goto(base + "/automatic?campaign=Shared&lp=en-de")
-        table = visitor.locator("[data-testid='stTable']")
+        table = visitor.locator("table.mtlb-table")
         expect(table).to_contain_text(TEAM)
         expect(table).to_contain_text("Rivals")
         _wait_idle(visitor)
@@ -150,7 +150,7 @@ def test_team_submission_scenario(server):
 
         # the organiser builds a HIT batch from the primaries
         org.get_by_role("link", name="Automatic scores").click()  # within the session: a reload logs out
-        expect(org.locator("[data-testid='stTable']")).to_contain_text(TEAM)
+        expect(org.locator("table.mtlb-table")).to_contain_text(TEAM)
         _wait_idle(org)
         org.get_by_role("link", name="Test sets").click()
         expect(org.get_by_role("heading", name="Test sets")).to_be_visible()

@@ -95,7 +95,7 @@ def test_across_years_opens_on_a_calibrated_comparison_of_the_two_wmt_years(tmp_
     best21 = next(s for s in r21["systems"] if base(s["system"]) != curr)
     best22 = next(s for s in r22["systems"] if base(s["system"]) != curr)
     expected = (best22["ave"] - best21["ave"]) + (in_21[curr]["ave"] - in_22[curr]["ave"])
-    assert row["gain"] == pytest.approx(expected, abs=1e-6)
+    assert row["gain"] == pytest.approx(expected, abs=5e-3)  # shown with 2 decimals
     assert not any("share no calibration run" in w.value for w in at.warning)
     at.query_params["tab"] = "Charts"
     at.run()

@@ -59,14 +59,14 @@ def test_baselines_for_the_systems_with_outputs_human_left_out(deen_env):
     for metric, score in (("BLEU", sacrebleu.corpus_bleu), ("chrF", sacrebleu.corpus_chrf)):
         m = np.array([score(outputs[s], [deen_env["ref"]]).score for s in mt])
         assert table.loc[metric, "n_systems"] == 9
-        assert table.loc[metric, "pearson"] == pytest.approx(stats.pearsonr(m, h).statistic, abs=1e-9)
-        assert table.loc[metric, "kendall"] == pytest.approx(stats.kendalltau(m, h).statistic, abs=1e-9)
+        # the page shows three decimals
+        assert table.loc[metric, "pearson"] == pytest.approx(stats.pearsonr(m, h).statistic, abs=5e-4)
+        assert table.loc[metric, "kendall"] == pytest.approx(stats.kendalltau(m, h).statistic, abs=5e-4)
     captions = re.sub(r"\\(.)", r"\1", " ".join(c.value for c in at.caption))  # markdown escapes removed
     assert "HUMAN-B (a human translation) is left out of the correlations" in captions
     assert "computed for the 9 of 10 ranked systems with a stored output (none for HUMAN-B)" in captions
     # readable headers (column labels, not raw keys) and three decimals in the correlation table
-    shown = next(t for t in at.table if "Pearson 95% CI low" in t.value.columns)
-    assert "pearson_ci_lo" not in shown.value.columns
-    cells = str(shown.proto.arrow_data.styler.display_values)
-    low = table.loc["BLEU", "pearson_ci_lo"]
-    assert f"{low:.3f}" in cells and f"{low:.4f}" not in cells and repr(float(low)) not in cells
+    markup = next(h.value for h in at.get("html") if "Pearson 95% CI low" in h.value)
+    assert "pearson_ci_lo" not in markup
+    cells = re.findall(r"<td[^>]*>([^<]*)</td>", markup)
+    assert cells and all(re.fullmatch(r"-?\d+\.\d{3}", c) for c in cells if re.fullmatch(r"-?[\d.]+", c) and "." in c)

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from htmltables import page_tables
 from test_app_pages import ORGANISER, app_env, run_app  # noqa: F401 (fixture)
 
 N = 80
@@ -128,7 +129,7 @@ def test_automatic_page_shows_board_downloads_and_hides_until_deadline(released)
             open(path, "wb").write(files[key])
             submit(store, path, campaign="Shared", lp="en-de", team=team)
     at = run_app("automatic.py")
-    table = at.table[0].value
+    table = page_tables(at)[0]
     assert list(table["Team"]) == ["A", "B"] and list(table["Cluster"]) == [1, 2]
     labels = {b.label for b in at.get("download_button")}
     assert {"Table as CSV", "Leaderboard as JSON", "LaTeX table"} <= labels
@@ -146,9 +147,9 @@ def test_automatic_page_shows_board_downloads_and_hides_until_deadline(released)
     ts = out.testset("Shared", "en-de")
     out.update_testset(ts["id"], deadline=datetime.now(timezone.utc) + timedelta(days=3), public_before_deadline=False)
     at = run_app("automatic.py")
-    assert not at.table and any("hidden until the deadline" in i.value for i in at.info)
+    assert not page_tables(at) and any("hidden until the deadline" in i.value for i in at.info)
     at = run_app("automatic.py", user=ORGANISER)
-    assert len(at.table) == 1 and any("Hidden from participants" in w.value for w in at.warning)
+    assert len(page_tables(at)) == 1 and any("Hidden from participants" in w.value for w in at.warning)
     # the team page does not reveal the rank either
     token = None
     from leaderboard.auth import issue_upload_token

@@ -122,7 +122,7 @@ def test_ranked_names_with_wmt_index_match_primaries(campaign):
 def test_evaluation_package_includes_primaries(campaign, monkeypatch):
     monkeypatch.setenv("DATABASE_URL", campaign["url"])
     from leaderboard.webapp import state
-    from leaderboard.webapp.pages.metrics import evaluation_package
+    from leaderboard.webapp.metrics_views import evaluation_package
     data = evaluation_package(campaign["url"], "shared", ("de-en",), state.data_token(campaign["url"], "shared"))
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
         names = set(zf.namelist())

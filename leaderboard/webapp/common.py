@@ -14,7 +14,7 @@ import streamlit as st
 from ..cli._common import to_jsonable
 from ..errors import InputError
 from ..tables import to_csv_bytes
-from . import navigation, state
+from . import html_table, navigation, state
 
 # query parameters that make a view reproducible from its URL
 VIEW_KEYS = ("campaign", "lp", "assessment", "version")
@@ -128,8 +128,8 @@ def snapshot_caption(snap: dict, view: View) -> None:
 
 # ---- downloads ---------------------------------------------------------------------------
 def csv_download(frame: pd.DataFrame, name: str, label: str = "Download CSV", key: str | None = None) -> None:
-    """A CSV download of ``frame`` with spreadsheet formulas neutralised."""
-    st.download_button(label, to_csv_bytes(frame), file_name=f"{slug(name)}.csv", mime="text/csv",
+    """A CSV download of ``frame`` with spreadsheet formulas neutralised, written when clicked."""
+    st.download_button(label, lambda: to_csv_bytes(frame), file_name=f"{slug(name)}.csv", mime="text/csv",
                        key=key or f"csv-{name}", on_click="ignore")
 
 
@@ -237,27 +237,15 @@ def code(text: str) -> str:
     return "`" + str(text).replace("`", "'") + "`" if str(text) else ""
 
 
-def plain_cells(frame: pd.DataFrame) -> pd.DataFrame:
-    """A copy whose text cells are Markdown-escaped: ``st.table`` renders cells as Markdown, so
-    ``**bold**`` or ``[x](url)`` in a system name would otherwise become formatting or a link."""
-    out = frame.copy()
-    for col in out.columns:
-        if out[col].dtype == object or pd.api.types.is_string_dtype(out[col]):
-            out[col] = out[col].map(lambda v: md_escape(v) if isinstance(v, str) else v)
-    return out
-
-
 def static_table(frame: pd.DataFrame, columns: dict[str, tuple[str, str | None]] | None = None) -> None:
-    """A small table drawn as plain HTML (``st.table``), which the browser shows at once, where the
-    interactive grid of ``st.dataframe`` would first load and compile its own scripts.
+    """A small table drawn as escaped HTML (:mod:`.html_table`), which the browser shows at once, where
+    ``st.table`` and the interactive grid of ``st.dataframe`` first load and compile their own scripts.
 
-    ``columns``: column → (header, format such as ``"{:.3f}"`` or None). Text cells and headers are
-    Markdown-escaped (user text shows literally); missing numbers show as "–"."""
+    ``columns``: column → (header, format such as ``"{:.3f}"`` or None); missing numbers show as "–"."""
     columns = columns or {}
-    shown = plain_cells(frame.reset_index(drop=True))
-    formats = {md_escape(columns[c][0]): columns[c][1] for c in frame.columns if c in columns and columns[c][1]}
-    shown.columns = [md_escape(columns[c][0] if c in columns else str(c)) for c in frame.columns]
-    st.table(shown.style.format(formats, na_rep="–").hide(axis="index"))
+    shown = frame.reset_index(drop=True)
+    shown.columns = [columns[c][0] if c in columns else str(c) for c in frame.columns]
+    html_table.show(shown, {columns[c][0]: columns[c][1] for c in frame.columns if c in columns and columns[c][1]})
 
 
 def options_or_note(values: Iterable[str], note: str) -> list[str]:

@@ -15,7 +15,7 @@ from ..cli._common import to_jsonable
 from ..outputs.board import board_table, board_to_latex
 from ..storage.outputs import OutputStore
 from ..tables import to_csv_bytes
-from . import state
+from . import html_table, state
 
 
 def outputs_store() -> OutputStore:
@@ -54,18 +54,14 @@ def board_frame(result: dict) -> pd.DataFrame:
     })
 
 
-def styled_board(result: dict):
-    """The leaderboard with a rule above the first system of each significance cluster."""
+def board_markup(result: dict) -> str:
+    """The leaderboard (HTML) with a rule above the first system of each significance cluster."""
     shown = board_frame(result)
     clusters = shown["Cluster"].tolist()
-
-    def row_style(row: pd.Series) -> list[str]:
-        i = row.name
-        edge = i and clusters[i] != clusters[i - 1]
-        return ["border-top: 3px solid #1f4e99;" if edge else ""] * len(row)
-
-    return shown.style.apply(row_style, axis=1).format({"chrF": "{:.2f}", "BLEU": "{:.2f}", "Cluster": "{:.0f}"},
-                                                       na_rep="–").hide(axis="index")
+    rows = ["border-top: 3px solid #1f4e99;" if i and clusters[i] != clusters[i - 1] else ""
+            for i in range(len(shown))]
+    return html_table.table_html(shown, {"chrF": "{:.2f}", "BLEU": "{:.2f}", "Cluster": "{:.0f}"}, row_css=rows,
+                                 number_columns=["chrF 95% CI", "BLEU 95% CI"])
 
 
 def board_exports(result: dict) -> dict[str, bytes]:

@@ -52,7 +52,7 @@ def render() -> None:
 
 
 def _table(board: dict, campaign: str, lp: str) -> None:
-    st.table(ov.styled_board(board))
+    st.html(ov.board_markup(board))
     st.caption("One entry per team: its primary submission, else its best. Sorted by chrF. Rules separate "
                "clusters: sacrebleu's paired bootstrap (1000 resamples, seed 12345) finds no significant chrF "
                "difference (p < 0.05) inside a cluster; intervals are 95% bootstrap intervals.")

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from leaderboard.webapp import charts, common, state
+from leaderboard.webapp import charts, common, html_table, state
 
 
 def pvalue_table(ranking: dict) -> pd.DataFrame:
@@ -22,32 +22,23 @@ def pvalue_table(ranking: dict) -> pd.DataFrame:
 STARS = ", ".join(f"{'*' * (len(charts.P_LEVELS) - k)} {label}" for k, (_, label, _) in enumerate(charts.P_LEVELS))
 
 
-def matrix_table(ranking: dict):
-    """The head-to-head table as the WMT Findings print it: row system against column system, each cell
-    the significance level of "row better than column" in stars (``***`` for the smallest p level, blank
-    when not significant), shaded like the heat map."""
+def matrix_table(ranking: dict) -> str:
+    """The head-to-head table as the WMT Findings print it (HTML): row system against column system, each
+    cell the significance level of "row better than column" in stars (``***`` for the smallest p level,
+    blank when not significant), shaded like the heat map."""
     names, mat = charts.significance_matrix(ranking)
     n = len(names)
     levels = charts.significance_levels(mat)
     marks = ["*" * (len(charts.P_LEVELS) - k) for k in range(len(charts.P_LEVELS))] + [""]
-    cells = [["—" if i == j else marks[levels[i, j]] for j in range(n)] for i in range(n)]
-    rows = [f"{i + 1}. {name}" for i, name in enumerate(names)]  # columns by number, so the table fits
-    shown = common.plain_cells(pd.DataFrame(cells, index=rows, columns=[str(i + 1) for i in range(n)])
-                               .reset_index(names="better ↓ than →"))
+    cells = [[f"{i + 1}. {name}"] + ["—" if i == j else marks[levels[i, j]] for j in range(n)]
+             for i, name in enumerate(names)]
+    # columns by number, so the table fits
+    shown = pd.DataFrame(cells, columns=["better ↓ than →"] + [str(i + 1) for i in range(n)])
     colours = [c for _, _, c in charts.P_LEVELS] + [charts.NOT_SIGNIFICANT[1]]
-
-    def shade(row: pd.Series) -> list[str]:
-        i = row.name
-        css = [""]
-        for j in range(n):
-            if i == j:
-                css.append(f"background-color: {charts.SAME[1]};")
-            else:
-                k = int(levels[i, j])
-                css.append(f"background-color: {colours[k]};" + (" color: white;" if k < 2 else ""))
-        return css
-
-    return shown.style.apply(shade, axis=1).hide(axis="index")
+    css = [[""] + ["text-align: center; " + (f"background-color: {charts.SAME[1]};" if i == j else
+                   f"background-color: {colours[levels[i, j]]};" + (" color: white;" if levels[i, j] < 2 else ""))
+                   for j in range(n)] for i in range(n)]
+    return html_table.table_html(shown, cell_css=css)
 
 
 def render() -> None:
@@ -70,7 +61,7 @@ def render() -> None:
     table_tab, map_tab, list_tab = common.lazy_tabs(["Table", "Heat map", "All p-values"])
     if table_tab.open:
         with table_tab:
-            st.table(matrix_table(ranking))
+            st.html(matrix_table(ranking))
     if map_tab.open:
         with map_tab:
             common.chart(state.figure("heatmap", *view.key), name)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from leaderboard.webapp import common, state
+from leaderboard.webapp import common, html_table, state
 
 COLUMNS = {"rank": "Rank", "system": "System", "mqm": "MQM", "mqm_ci": "MQM 95% CI", "ave": "Ave.",
            "ave_ci": "Ave. 95% CI", "ave_z": "Ave. z", "ave_z_ci": "Ave. z 95% CI", "n": "N", "n_all": "N (all)"}
@@ -37,32 +37,28 @@ def display_table(table: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def styled_table(table: pd.DataFrame):
-    """The ranking as WMT Findings print it: a rule above the first system of every new cluster, human
-    translations in grey with a dagger, each score with its 95% interval."""
+def table_markup(table: pd.DataFrame) -> str:
+    """The ranking as WMT Findings print it (HTML): a rule above the first system of every new cluster,
+    alternate clusters shaded, human translations in grey with a dagger, each score with its 95%
+    interval."""
     shown_all = display_table(table)
-    shown = common.plain_cells(shown_all[[c for c in COLUMNS if c in shown_all.columns]]).rename(columns=COLUMNS)
+    shown = shown_all[[c for c in COLUMNS if c in shown_all.columns]].rename(columns=COLUMNS)
     clusters = table["cluster"].to_numpy() if "cluster" in table else None
     human = table["human"].fillna(False).astype(bool).to_numpy() if "human" in table else [False] * len(table)
-    band = []
-    k = 0
+    band = [0] * len(table)
+    for i in range(1, len(table)):
+        band[i] = band[i - 1] + (clusters is not None and clusters[i] != clusters[i - 1])
+    rows = []
     for i in range(len(table)):
-        if clusters is not None and i and clusters[i] != clusters[i - 1]:
-            k += 1
-        band.append(k)
-
-    def row_style(row: pd.Series) -> list[str]:
-        i = row.name
         css = "background-color: #f3f6fb;" if band[i] % 2 else ""
         if i and band[i] != band[i - 1]:
             css += "border-top: 3px solid #1f4e99;"
         if human[i]:
             css += "color: #6b6b6b;"
-        return [css] * len(row)
-
+        rows.append(css)
     fmt = {"MQM": "{:.3f}", "Ave.": "{:.1f}", "Ave. z": "{:.3f}", "N": "{:,.0f}", "N (all)": "{:,.0f}"}
-    return shown.style.apply(row_style, axis=1).format({k: v for k, v in fmt.items() if k in shown.columns},
-                                                       na_rep="–").hide(axis="index")
+    intervals = [v for k, v in COLUMNS.items() if k.endswith("_ci") and v in shown.columns]
+    return html_table.table_html(shown, fmt, row_css=rows, number_columns=intervals)
 
 
 def caption(ranking: dict, assessment: str) -> str:
@@ -98,7 +94,7 @@ def render() -> None:
 
 def _table(view: common.View, snap: dict, name: str) -> None:
     table = state.ranking_table(*view.key)
-    st.table(styled_table(table))
+    st.html(table_markup(table))
     st.caption(caption(snap["ranking"], view.assessment))
     files = state.exports(*view.key)
     cols = st.columns(3)

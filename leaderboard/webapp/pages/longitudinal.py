@@ -6,40 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from leaderboard.errors import InputError
-from leaderboard.webapp import charts, common, state
-
-
-@st.cache_data(show_spinner="Comparing years…", max_entries=32)
-def _compare(url: str, campaigns: tuple[str, ...], versions: tuple[tuple, ...], tokens: tuple[str, ...],
-             calibration: str | None, best_by: str, alternative: str) -> dict:
-    """``longitudinal`` over the latest snapshots of the chosen campaigns (cached on their versions)."""
-    from leaderboard import longitudinal as lg
-    years = []
-    for campaign, token in zip(campaigns, tokens):
-        rankings = []
-        for c, lp, assessment, version in versions:
-            if c == campaign:
-                rankings.append({**state.snapshot(url, c, lp, assessment, version)["ranking"], "campaign": c,
-                                 "lp": lp, "assessment": assessment})
-        data = lg.years_from_rankings(campaign, rankings)
-        for (lp, assessment), year in data.items():
-            version = next(v for c, l, a, v in versions if (c, l, a) == (campaign, lp, assessment))
-            year.segments = _segments(url, campaign, lp, assessment, version, token)
-        years.append((campaign, data))
-    return lg.longitudinal(years, calibration=calibration or None, best_by=best_by, alternative=alternative)
-
-
-def _segments(url: str, campaign: str, lp: str, assessment: str, version: int, token: str) -> pd.DataFrame | None:
-    """Per-segment scores of a published ranking for the year-to-year tests: stored with the snapshot at
-    publish time (as the ranking had them, after its QC); for older snapshots computed from the stored
-    judgments."""
-    from leaderboard import longitudinal as lg
-    from leaderboard.artifacts import payload_frame
-    payload = state.artifact(url, campaign, lp, assessment, version, "segment_scores")
-    if payload is not None:
-        return payload_frame(payload).astype({"system": str, "segment": str})
-    frame = state.judgments(url, campaign, lp, assessment, token) if token != "empty" else None
-    return lg.segment_table(frame) if frame is not None and len(frame) else None
+from leaderboard.webapp import charts, common, snapshot_views, state
 
 
 def default_selection(snaps: pd.DataFrame, url: str) -> tuple[list[str], str]:
@@ -149,7 +116,7 @@ def render() -> None:
     versions = tuple((r.campaign, r.lp, r.assessment, int(r.version)) for r in latest.itertuples())
     tokens = tuple(state.data_token(url, c) for c in chosen)
     try:
-        result = _compare(url, tuple(chosen), versions, tokens, calibration, best_by, alternative)
+        result = snapshot_views.compare_years(url, tuple(chosen), versions, tokens, calibration, best_by, alternative)
     except InputError as exc:
         common.show_input_error(exc)
         return

@@ -329,9 +329,9 @@ def _publish_tab(user: dict) -> None:
         st.info("Preview the ranking to check it before publishing.")
         return
     from leaderboard.publish import ranking_table
-    from leaderboard.webapp.pages.leaderboard import styled_table
+    from leaderboard.webapp.pages.leaderboard import table_markup
     st.markdown(f"**Preview** · signature {common.code(preview['ranking'].get('signature', ''))}")
-    st.table(styled_table(ranking_table(preview["ranking"])))
+    st.html(table_markup(ranking_table(preview["ranking"])))
     snaps = state.snapshots(url)
     existing = snaps[(snaps["campaign"] == campaign) & (snaps["lp"] == lp) & (snaps["assessment"] == assessment)]
     next_version = int(existing["version"].max()) + 1 if not existing.empty else 1

@@ -8,7 +8,7 @@ import numbers
 import pandas as pd
 import streamlit as st
 
-from leaderboard.webapp import charts, common, state
+from leaderboard.webapp import charts, common, snapshot_views, state
 
 DEFAULT_METHODS = ("paired-t",)
 
@@ -36,20 +36,6 @@ def summary_frame(summary: dict) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["what", "kept", "removed"])
 
 
-@st.cache_data(show_spinner="Reading the quality control behind this ranking…", max_entries=32)
-def _qc_of_snapshot(url: str, campaign: str, lp: str, assessment: str, version: int, token: str) -> dict | None:
-    """The ``qc`` artifact of a snapshot (published with it; older snapshots: computed once, then stored)."""
-    from leaderboard.artifacts import qc_artifact
-
-    def compute():
-        frame = state.judgments(url, campaign, None, assessment, token)
-        if frame.empty:
-            return None
-        return qc_artifact(frame, state.snapshot(url, campaign, lp, assessment, version)["ranking"])
-
-    return state.artifact(url, campaign, lp, assessment, version, "qc", compute)
-
-
 def qc_label_text(label: str) -> str:
     """A sentence for the signature's ``qc`` field."""
     if label == "release":
@@ -70,7 +56,7 @@ def render() -> None:
     signature = snap.get("signature") or snap["ranking"].get("signature") or ""
     from leaderboard.signature import parse_signature
     recorded = parse_signature(signature).get("qc")
-    info = _qc_of_snapshot(url, *view.key[1:], token) if recorded else None
+    info = snapshot_views.qc_of_snapshot(url, *view.key[1:], token) if recorded else None
     st.markdown("### Behind the published ranking")
     if recorded is None:
         st.info("This snapshot's signature does not record a worker quality control; the view below re-tests "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from leaderboard.webapp import charts, common, expert_views, state
+from leaderboard.webapp import charts, common, expert_views, snapshot_views, state
 from leaderboard.webapp.metric_eval import text_name
 
 
@@ -42,36 +42,10 @@ def with_texts(seg: pd.DataFrame, texts: pd.DataFrame) -> pd.DataFrame:
     return seg.assign(line=line.astype(int)).merge(texts, on="line", how="left").drop(columns="line")
 
 
-@st.cache_data(show_spinner="Computing segment scores as the ranking did…", max_entries=16)
-def ranked_segments(url: str, campaign: str, lp: str, assessment: str, token: str, signature: str) -> pd.DataFrame:
-    """Per (system, segment) raw and z exactly as the published ranking computed them (its signature's
-    worker QC and standardisation), so raw-only campaigns get the z the ranking used."""
-    from leaderboard.ranking import published_segment_scores
-    frame = state.judgments(url, campaign, None, assessment, token)
-    if frame.empty:
-        return pd.DataFrame(columns=["system", "segment", "raw", "z", "n"])
-    return published_segment_scores(frame, signature, lp, assessment)
-
-
 def segments_of(view: common.View, token: str, signature: str) -> pd.DataFrame:
     """The snapshot's per-segment scores: stored with it at publish time (older snapshots: computed
     from the stored judgments once, then stored)."""
-    return _segments_frame(*view.key, token, signature)
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def _segments_frame(url: str, campaign: str, lp: str, assessment: str, version: int, token: str,
-                    signature: str) -> pd.DataFrame:
-    from leaderboard.artifacts import frame_payload, payload_frame
-
-    def compute():
-        seg = ranked_segments(url, campaign, lp, assessment, token, signature)
-        return None if seg.empty else frame_payload(seg)
-
-    payload = state.artifact(url, campaign, lp, assessment, version, "segment_scores", compute)
-    if payload is None:
-        return pd.DataFrame(columns=["system", "segment", "raw", "z", "n"])
-    return payload_frame(payload).astype({"system": str, "segment": str})
+    return snapshot_views.segments_frame(*view.key, token, signature)
 
 
 def shown_score(seg: pd.DataFrame, signature: str) -> str:

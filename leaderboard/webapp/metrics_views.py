@@ -1,0 +1,173 @@
+"""Loaders of the Metrics page: the evaluation package, sacrebleu baselines, metric results, meta-evaluation.
+
+Cached on their arguments (store URL, campaign, published version, submission ids), which change
+whenever what they read changes. Kept out of the page script, which Streamlit executes afresh on
+every visit: there each cache decorator would be rebuilt (and its function's source re-read) per run.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import pandas as pd
+import streamlit as st
+
+from ..errors import InputError
+from . import common, expert_views, state
+from . import metric_eval as me
+
+
+@st.cache_data(show_spinner="Building the evaluation package…", max_entries=8)
+def evaluation_package(url: str, campaign: str, lps: tuple[str, ...], token: str) -> bytes:
+    """A zip in the WMT metrics-task layout: sources/, references/, system-outputs/<lp>/, segment ids."""
+    testset = common.slug(campaign)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for lp in lps:
+            texts = state.texts(url, campaign, lp, token)
+            if texts.empty:
+                continue
+            src, tgt = lp.split("-", 1)
+            for (kind, name), part in texts.groupby(["kind", "name"], sort=True):
+                body = "\n".join(part.sort_values("line")["text"]) + "\n"
+                if kind == "source":
+                    path = f"{testset}/sources/{testset}.{lp}.src.{src}"
+                elif kind == "reference":
+                    path = f"{testset}/references/{testset}.{lp}.ref.{name}.{tgt}"
+                else:
+                    path = f"{testset}/system-outputs/{lp}/{testset}.{lp}.hyp.{name}.{tgt}"
+                zf.writestr(path, body)
+            n = int(texts["line"].max())
+            zf.writestr(f"{testset}/segment-ids/{testset}.{lp}.ids", "\n".join(map(str, range(1, n + 1))) + "\n")
+        zf.writestr(f"{testset}/README.txt",
+                    "Score every system output against the references; upload one line per system (system level)\n"
+                    "or per system and segment id (segment level), e.g. a CSV with the header\n"
+                    "metric,lp,system,score  or  metric,lp,system,segment,score\n")
+    return buf.getvalue()
+
+
+@st.cache_data(show_spinner="Scoring the baselines (BLEU, chrF) with sacrebleu…", max_entries=16)
+def baselines(url: str, campaign: str, lp: str, token: str, judged: tuple[str, ...],
+              segments: bool) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """System-level (and optionally segment-level) BLEU and chrF of the judged systems' stored outputs."""
+    return me.baseline_scores(state.texts(url, campaign, lp, token), judged, segments=segments, lp=lp)
+
+
+@st.cache_data(show_spinner="Scoring the baselines (BLEU, chrF) with sacrebleu…", max_entries=16)
+def stored_baselines(url: str, campaign: str, lp: str, assessment: str, version: int, token: str) -> dict | None:
+    """The metric_baselines artifact of a snapshot published without it (see :mod:`leaderboard.artifacts`)."""
+    from leaderboard.artifacts import metric_baselines_artifact
+    ranking = state.snapshot(url, campaign, lp, assessment, version)["ranking"]
+    try:
+        return metric_baselines_artifact(state.texts(url, campaign, lp, token), ranking)
+    except InputError:
+        return None  # evaluate() scores them itself and says why they are unavailable
+
+
+def payload_frame(payload: dict) -> pd.DataFrame:
+    from leaderboard.artifacts import payload_frame as frame
+    return frame(payload)
+
+
+@st.cache_data(show_spinner="Correlating metrics with the human scores (1000 bootstrap resamples)…",
+               max_entries=32)
+def evaluate(url: str, campaign: str, lp: str, assessment: str, version: int, token: str,
+             subs: tuple[tuple[int, str, bool, str], ...], segment_level: bool) -> dict:
+    """Every metric (baselines and the given submissions) against one published human ranking.
+
+    ``subs``: (id, label, higher_is_better, level) of the visible submissions (their scores never
+    change, so the ids key the cache). ``segment_level``: the campaign's segment ids are line numbers,
+    so segment-level scores can be paired with the human segment scores.
+    """
+    ranking = state.snapshot(url, campaign, lp, assessment, version)["ranking"]
+    human = me.human_table(ranking)
+    judged = tuple(human["system"])
+    notes: list[str] = []
+    system_parts, segment_parts = [], []
+    want_segments = segment_level and any(level == "segment" for _, _, _, level in subs)
+    stored = None if want_segments else state.artifact(
+        url, campaign, lp, assessment, version, "metric_baselines",
+        lambda: stored_baselines(url, campaign, lp, assessment, version, token))
+    if stored is not None and not subs:
+        # computed at publish time: BLEU, chrF and their correlations with 1000 bootstrap resamples
+        return {"human": human, "long": payload_frame(stored["long"]), "signatures": stored["signatures"],
+                "notes": list(stored["notes"]), "seg_subs": [], "result": stored["result"],
+                "segment": pd.DataFrame(), "left_out": list(stored["left_out"])}
+    from metrics.validation import correlate_lp
+    if stored is not None:
+        base_sys, base_seg, signatures = payload_frame(stored["long"]), pd.DataFrame(), stored["signatures"]
+        notes += [n for n in stored["notes"] if "left out of the correlations" not in n]
+    else:
+        try:
+            base_sys, base_seg, signatures = baselines(url, campaign, lp, token, judged, want_segments)
+        except InputError as exc:
+            base_sys, base_seg, signatures = pd.DataFrame(columns=me.LONG_COLUMNS), pd.DataFrame(), {}
+            notes.append(f"Baselines unavailable: {exc}")
+    if stored is not None:
+        pass
+    elif base_sys.empty and not notes:
+        notes.append("No system outputs and references are stored for this language pair, so the BLEU and chrF "
+                     "baselines cannot be computed.")
+    elif not base_sys.empty:
+        scored = set(base_sys["system"])
+        without = [s for s in judged if s not in scored]
+        notes.append(f"BLEU and chrF are computed for the {len(scored)} of {len(judged)} ranked systems with a stored "
+                     "output" + (f" (none for {', '.join(without)})." if without else "."))
+    system_parts.append(base_sys)
+    if not base_seg.empty:
+        segment_parts.append(base_seg)
+    seg_subs = []
+    for sid, label, higher, level in subs:
+        part = state.metric_scores(url, sid)
+        part = part[part["lp"] == lp]
+        if part.empty:
+            continue
+        sign = 1.0 if higher else -1.0  # correlations assume higher = better
+        if part["segment"].notna().any():
+            seg = part.assign(metric=label, score=sign * part["score"])[me.SEGMENT_COLUMNS]
+            seg_subs.append(label)
+            if segment_level:
+                segment_parts.append(seg)
+            part = part.groupby("system", as_index=False)["score"].mean()
+            notes.append(f"{label} has segment-level scores; its system score is their mean.")
+        system_parts.append(part.assign(metric=label, score=sign * part["score"])[me.LONG_COLUMNS])
+    long = pd.concat([p for p in system_parts if not p.empty], ignore_index=True) if any(
+        not p.empty for p in system_parts) else pd.DataFrame(columns=me.LONG_COLUMNS)
+    out = {"human": human, "long": long, "signatures": signatures, "notes": notes, "seg_subs": seg_subs,
+           "result": None, "segment": pd.DataFrame(), "left_out": []}
+    if long.empty:
+        return out
+    # a human translation some metric cannot score is left out for all, so every metric sees the same systems
+    left_out, human_notes = me.humans_left_out(judged, long, human["is_human"].tolist())
+    notes += human_notes
+    out["left_out"] = left_out
+    out["result"] = correlate_lp(human.assign(lp=lp), long, lp, human_score="z", n_resamples=1000, seed=12345,
+                                 exclude=left_out)
+    judged = tuple(s for s in judged if s not in left_out)
+    if segment_parts:
+        seg_all = pd.concat(segment_parts, ignore_index=True)
+        human_seg = state.segment_scores(url, campaign, lp, assessment, token)
+        out["segment"] = me.segment_level(human_seg, seg_all, list(judged))
+    return out
+
+
+@st.cache_data(show_spinner="Meta-evaluating (acc_eq, SPA, 1000 permutations)…", max_entries=16)
+def meta_evaluation(url: str, campaign: str, lp: str, assessment: str, token: str,
+                    subs: tuple[tuple[int, str, bool, str], ...]) -> dict | None:
+    """acc_eq, SPA, system accuracy and PERM-BOTH clusters of the segment-level submissions (None: none)."""
+    parts = []
+    for sid, label, higher, level in subs:
+        part = state.metric_scores(url, sid)
+        part = part[(part["lp"] == lp) & part["segment"].notna()]
+        if not part.empty:
+            parts.append(part.assign(metric=label, score=(1.0 if higher else -1.0) * part["score"]))
+    if not parts:
+        return None
+    from metrics.metaeval.evaluate import meta_evaluate
+    from metrics.metaeval.inputs import build
+    errors = state.mqm_errors(url, campaign, lp, token) if assessment == "mqm" else None
+    judgments = state.judgments(url, campaign, lp, assessment, token) if assessment != "mqm" else None
+    human = expert_views.human_segments(assessment, errors, judgments, lp)
+    data = build(human, pd.concat(parts, ignore_index=True), lp)
+    return meta_evaluate(data.human, data.metrics, lp=lp)
