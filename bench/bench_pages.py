@@ -11,8 +11,9 @@ serve``), and opens the page in Chromium (Playwright) as the first visit after t
 
 Pages keep their charts on a tab of their own (tables first, see ``common.lazy_tabs``); ``chart_tab`` is
 the time from clicking that tab to the chart drawn, the first chart of the visit (plotly.js compiles).
-Then, in the new visitor's session, it goes to another page and back through the sidebar menu
-(``revisit``: no page load, warm caches) and reloads the page (``reload``: a new session). A page
+Then, in the new visitor's session, it goes to another page and back through the sidebar menu, three
+times (``revisit``: their median, each in ``revisits``; no page load, warm caches) and reloads the page
+(``reload``: a new session). A page
 counts as rendered when its own content is visible (a chart page: its first chart drawn) and
 Streamlit's running indicator is gone. Prints one JSON object (seconds per page).
 
@@ -29,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -65,6 +67,9 @@ CHART_TABS = {"leaderboard": ("Chart", "Table"), "significance": ("Heat map", "T
               "metrics": ("Charts", "Tables")}
 CHART = "[data-testid='stMain'] .js-plotly-plot"
 TARGETS = {"first_visit": 2.0, "first_visit_cached": 2.0, "revisit": 0.3}
+# a revisit is timed this many times (to another page and back); ``revisit`` is their median, ``revisits``
+# lists each (the first is usually the slowest: the browser has drawn the page only once before)
+REVISITS = 3
 
 
 def page_paths() -> list[str]:
@@ -157,11 +162,14 @@ def visit(browser, base: str, path: str, other: str, shots: Path | None, returni
             page.screenshot(path=str(shots / f"{path}-chart.png"), full_page=True)
         page.get_by_role("tab", name=table_tab, exact=True).first.click()  # the page as first shown
         _rendered(page, path)
-    _timed(page, other, _nav(page, other))
-    revisit = _timed(page, path, _nav(page, path))
+    revisits = []
+    for _ in range(REVISITS):
+        _timed(page, other, _nav(page, other))
+        revisits.append(_timed(page, path, _nav(page, path)))
     reload_ = _timed(page, path, lambda: page.reload())
     context.close()
-    return {"first_visit": round(first, 3), **figures, "revisit": round(revisit, 3), "reload": round(reload_, 3)}
+    return {"first_visit": round(first, 3), **figures, "revisit": round(statistics.median(revisits), 3),
+            "revisits": [round(r, 3) for r in revisits], "reload": round(reload_, 3)}
 
 
 def prime(context, base: str, paths: list[str]) -> None:
@@ -231,6 +239,7 @@ def main(argv: list[str] | None = None) -> dict:
     result["server_start_seconds"] = round(max(starts), 2) if starts else None
     result["slowest"] = {k: max((f[k] for f in figures), default=None)
                          for k in ("first_visit", "first_visit_cached", "revisit", "reload")}
+    result["slowest_single_revisit"] = max((max(f["revisits"]) for f in figures), default=None)
     result["pages_over_target"] = {k: sorted(p for p, f in result["pages"].items() if f[k] > t)
                                    for k, t in TARGETS.items()}
     result["targets_met"] = all(result["slowest"][k] is not None and result["slowest"][k] <= t

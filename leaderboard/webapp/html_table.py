@@ -23,7 +23,8 @@ CSS = """<style>
 .mtlb-table{border-collapse:collapse;font-size:.875rem;line-height:1.4}
 .mtlb-table th,.mtlb-table td{padding:.3rem .6rem;border-bottom:1px solid rgba(49,51,63,.12);
   text-align:left;vertical-align:top;white-space:nowrap}
-.mtlb-table th{font-weight:600;color:rgba(49,51,63,.7);border-bottom:1px solid rgba(49,51,63,.3)}
+.mtlb-table th{font-weight:600;color:rgba(49,51,63,.7);border-bottom:1px solid rgba(49,51,63,.3);
+  white-space:normal;vertical-align:bottom}
 .mtlb-table .num{text-align:right;font-variant-numeric:tabular-nums}
 </style>"""
 
