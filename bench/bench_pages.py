@@ -52,7 +52,7 @@ MARKERS: dict[str, str] = {
     "significance": "[data-testid='stMain'] table.mtlb-table",
     "system": "[data-testid='stMain'] [data-testid='stDataFrame']",
     "longitudinal": "[data-testid='stMain'] table.mtlb-table",
-    "qc": "[data-testid='stMain'] [data-testid='stMetric']",
+    "qc": "[data-testid='stMain'] .mtlb-figure",
     "automatic": "[data-testid='stMain'] h1:has-text('Automatic scores')",
     "metrics": "[data-testid='stMain'] table.mtlb-table",
     "organiser": "[data-testid='stMain'] h1:has-text('Organiser')",

@@ -1,4 +1,4 @@
-"""Read the app's HTML tables (``leaderboard.webapp.html_table``) back into frames (test helper).
+"""Read the app's HTML tables (``leaderboard.webapp.html_table``) and key figures back (test helper).
 
 A table is read the way a visitor reads it: header texts as column names, each cell's text with
 HTML character references resolved. Cells of number columns (class ``num``) become numbers where the
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from html.parser import HTMLParser
+from types import SimpleNamespace
 
 import pandas as pd
 
@@ -80,3 +81,40 @@ def read_tables(markup: str) -> list[pd.DataFrame]:
 def page_tables(at) -> list[pd.DataFrame]:
     """The HTML tables an ``AppTest`` run drew, in page order."""
     return [frame for element in at.get("html") for frame in read_tables(element.value)]
+
+
+class _Figures(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.figures: list[SimpleNamespace] = []
+        self._part: str | None = None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        classes = (attrs.get("class") or "").split()
+        if "mtlb-figure" in classes:
+            self.figures.append(SimpleNamespace(label="", value="", note="", help=None))
+        elif self.figures and tag == "div" and classes and classes[0] in ("label", "value", "note"):
+            self._part = classes[0]
+            if self._part == "label":
+                self.figures[-1].help = attrs.get("title")
+
+    def handle_data(self, data):
+        if self._part is not None:
+            setattr(self.figures[-1], self._part, getattr(self.figures[-1], self._part) + data)
+
+    def handle_endtag(self, tag):
+        if tag == "div":
+            self._part = None
+
+
+def read_figures(markup: str) -> list[SimpleNamespace]:
+    """The key figures (``leaderboard.webapp.key_figures``) in ``markup``: label, value, note, help."""
+    parser = _Figures()
+    parser.feed(markup)
+    return parser.figures
+
+
+def page_figures(at) -> list[SimpleNamespace]:
+    """The key figures an ``AppTest`` run drew, in page order (each has .label and .value, as st.metric)."""
+    return [f for element in at.get("html") for f in read_figures(element.value)]

@@ -11,7 +11,7 @@ import pytest
 
 from streamlit.testing.v1 import AppTest
 
-from htmltables import page_tables
+from htmltables import page_figures, page_tables
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -209,7 +209,7 @@ def test_system_page(app_env):
     assert at.selectbox(key="system_pick").value == "sysB.2"
     ranking = app_env["data"][("Y2021", "cs-en")][1]
     row = next(s for s in ranking["systems"] if s["system"] == "sysB.2")
-    metrics = {m.label: m.value for m in at.metric}
+    metrics = {m.label: m.value for m in page_figures(at)}
     assert metrics["Ave. z"] == f"{row['ave_z']:.3f}"
     assert metrics["Segments (N)"] == "24"
     frame = app_env["data"][("Y2021", "cs-en")][0]
@@ -218,7 +218,7 @@ def test_system_page(app_env):
     got = seg.set_index(seg["segment"].astype(str))["z"]
     assert got.sort_index().to_numpy() == pytest.approx(mine.sort_index().to_numpy(), abs=1e-9)
     at = run_app("system.py", params={"campaign": "Y2021", "lp": "cs-en", "system": "sysB.2", "tab": "Head to head"})
-    metrics = {m.label: m.value for m in at.metric}
+    metrics = {m.label: m.value for m in page_figures(at)}
     assert metrics.get("Common segments") == "24" and len(at.get("plotly_chart")) == 1
 
 
@@ -239,7 +239,7 @@ def test_quality_control_page(app_env):
     _, report = filter_judgments(frame, "paired-t", 0.05)
     expected = qc_summary(report)
     assert 0 < expected["workers_kept"] < expected["workers_total"]  # the random workers fail
-    metrics = {m.label: m.value for m in at.metric}
+    metrics = {m.label: m.value for m in page_figures(at)}
     assert metrics["Workers kept"] == f"{expected['workers_kept']:,} of {expected['workers_total']:,}"
     assert metrics["Judgments kept"] == f"{expected['judgments_kept']:,} of {expected['judgments_total']:,}"
     shown = at.dataframe[0].value

@@ -321,7 +321,7 @@ def test_system_page_of_the_simulated_demo(server, browser):
               + "&tab=" + quote("Head to head"))
     expect(page.get_by_text("Mean z difference")).to_be_visible()
     _wait_idle(page)
-    values = page.locator("[data-testid='stMetricValue']").all_inner_texts()
+    values = page.locator(".mtlb-figure .value").all_inner_texts()
     assert len(values) == 9 and not [v for v in values if v.strip().lower() in ("none", "nan", "+nan", "-nan")]
     assert re.fullmatch(r"[+-]\d+\.\d{3}", values[6].strip()), values  # the mean z difference
     expect(page.locator(".js-plotly-plot")).to_have_count(1)  # head to head (the distribution has its own tab)

@@ -60,3 +60,15 @@ def test_leaderboard_table_rules_between_clusters_and_marks_humans():
     assert "border-top" not in rows[0] and "border-top" in rows[1] and "border-top" not in rows[2] \
         and "border-top" in rows[3]
     assert "color: #6b6b6b" in rows[1] and "color" not in rows[0].replace("background-color", "")
+
+
+def test_key_figures_escape_text_and_keep_notes_and_help():
+    from htmltables import read_figures
+    from leaderboard.webapp.key_figures import Figure, figures_html
+    markup = figures_html([Figure("p (<b>x</b> better)", "0.001", help='said "so"'),
+                           Figure("Kendall τ", "0.788", note="95% CI [0.333, 1.000]")])
+    assert "<b>" not in markup and "grid-template-columns:repeat(2," in markup
+    first, second = read_figures(markup)
+    assert (first.label, first.value, first.help, first.note) == ("p (<b>x</b> better)", "0.001", 'said "so"', "")
+    assert (second.label, second.value, second.note, second.help) == ("Kendall τ", "0.788", "95% CI [0.333, 1.000]",
+                                                                      None)

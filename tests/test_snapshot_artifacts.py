@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from scipy.stats import pearsonr
 
+from htmltables import page_figures
 from leaderboard.artifacts import frame_payload, payload_frame
 from leaderboard.demo import DEMO_CAMPAIGN, SIMULATED_CAMPAIGN, WMT21_CAMPAIGN, ensure_demo
 from leaderboard.storage import Store
@@ -152,7 +153,7 @@ def test_old_snapshot_without_artifacts_still_renders_its_pages(tmp_path, monkey
         at.switch_page(str(root / "leaderboard" / "webapp" / "pages" / page)).run()
         assert not at.exception, [e.value for e in at.exception]
     assert store.snapshot_artifact_names("Old", "cs-en", "adequacy", 1) == ["qc", "segment_scores"]
-    metrics = {m.label: m.value for m in at.metric}
+    metrics = {m.label: m.value for m in page_figures(at)}
     assert metrics["Workers kept"].endswith("of 6")
 
 
@@ -174,12 +175,12 @@ def test_qc_page_leads_with_the_release_qc_and_retests_only_on_request(demo_stor
     assert not at.exception, [e.value for e in at.exception]
     text = " ".join(m.value for m in at.markdown).replace("\\", "")
     assert "qc&#58;release" in text or "qc:release" in text
-    metrics = {m.label: m.value for m in at.metric}
+    metrics = {m.label: m.value for m in page_figures(at)}
     assert metrics["Workers in the ranking"] == "156" and metrics["Removed here"] == "none"
     assert "Workers kept" not in metrics  # the re-test is a what-if, off until asked for
     assert len(at.dataframe) == 1 and len(at.dataframe[0].value) == 156  # the organisers' verdicts
     at.toggle(key="qc_retest").set_value(True).run()
     _, report = filter_judgments(demo_store.judgments(DEMO_CAMPAIGN), "paired-t", 0.05)
     expected = qc_summary(report)
-    metrics = {m.label: m.value for m in at.metric}
+    metrics = {m.label: m.value for m in page_figures(at)}
     assert metrics["Workers kept"] == f"{expected['workers_kept']} of {expected['workers_total']}" == "78 of 156"

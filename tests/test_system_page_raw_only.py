@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from htmltables import page_figures
 from test_app_pages import fresh_store, make_judgments, run_app
 
 CAMPAIGN = "raw-only"
@@ -28,7 +29,7 @@ def raw_env(tmp_path, monkeypatch):
 
 
 def _metric(at, label: str) -> str:
-    return next(m.value for m in at.metric if m.label == label)
+    return next(m.value for m in page_figures(at) if m.label == label)
 
 
 def test_raw_only_campaign_gets_the_rankings_z(raw_env):
@@ -42,7 +43,7 @@ def test_raw_only_campaign_gets_the_rankings_z(raw_env):
     both = cells[["sysA.1", "sysB.2"]].dropna()
     assert _metric(at, "Common segments") == f"{len(both):,}"
     assert _metric(at, "Mean z difference") == f"{(both['sysA.1'] - both['sysB.2']).mean():+.3f}"
-    for m in at.metric:
+    for m in page_figures(at):
         assert "nan" not in m.value.lower() and "none" not in m.value.lower(), (m.label, m.value)
     assert len(at.get("plotly_chart")) == 1  # head to head
     at = run_app("system.py", params=params)
@@ -72,7 +73,7 @@ def test_simulated_demo_system_page(tmp_path, monkeypatch):
     at = run_app("system.py", params={**params, "tab": "Head to head"})
     diff = _metric(at, "Mean z difference")
     assert diff not in ("–", "+nan") and np.isfinite(float(diff))
-    for m in at.metric:
+    for m in page_figures(at):
         assert "nan" not in m.value.lower() and "none" not in m.value.lower(), (m.label, m.value)
     assert len(at.get("plotly_chart")) == 1  # head to head
     assert isinstance(table, pd.DataFrame)

@@ -6,7 +6,8 @@ import pandas as pd
 import streamlit as st
 
 from leaderboard.errors import InputError
-from leaderboard.webapp import charts, common, expert_views, state
+from leaderboard.webapp import charts, common, expert_views, key_figures, state
+from leaderboard.webapp.key_figures import Figure
 from leaderboard.webapp.pages.organiser import MAX_UPLOAD_MB, uploaded_path
 from leaderboard.webapp import metric_eval as me
 from leaderboard.webapp import metrics_views as mv
@@ -165,15 +166,15 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
 
     st.markdown(f"### System level: {common.md_escape(chosen)} against human Ave z")
     row = table.set_index("metric").loc[chosen]
-    cols = st.columns(4)
-    for col, (stat, label) in zip(cols, (("pearson", "Pearson r"), ("spearman", "Spearman ρ"),
-                                         ("kendall", "Kendall τ"))):
-        col.metric(label, f"{row[stat]:.3f}", help=f"95% bootstrap CI [{row[stat + '_ci_lo']:.3f}, "
-                   f"{row[stat + '_ci_hi']:.3f}] ({row['ci_resample']} resampled, 1000 times)")
-        col.caption(f"95% CI [{row[stat + '_ci_lo']:.3f}, {row[stat + '_ci_hi']:.3f}]")
+    figures = []
+    for stat, label in (("pearson", "Pearson r"), ("spearman", "Spearman ρ"), ("kendall", "Kendall τ")):
+        interval = f"95% CI [{row[stat + '_ci_lo']:.3f}, {row[stat + '_ci_hi']:.3f}]"
+        figures.append(Figure(label, f"{row[stat]:.3f}", note=interval,
+                              help=f"95% bootstrap CI ({row['ci_resample']} resampled, 1000 times)"))
     n_clusters = int(table["cluster"].max())
-    cols[3].metric("Significance cluster", f"{int(row['cluster'])} of {n_clusters}",
-                   help="Metrics in one cluster are not significantly different (Williams test, p < 0.05)")
+    figures.append(Figure("Significance cluster", f"{int(row['cluster'])} of {n_clusters}",
+                          help="Metrics in one cluster are not significantly different (Williams test, p < 0.05)"))
+    key_figures.show(figures)
     wide = data["long"].pivot_table(index="system", columns="metric", values="score").reset_index()
     wide = data["human"].rename(columns={"ave_z": "human"}).merge(wide, on="system", how="left")
     tables_tab, charts_tab = common.lazy_tabs(["Tables", "Charts"], key="view")

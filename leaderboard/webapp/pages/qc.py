@@ -8,7 +8,8 @@ import numbers
 import pandas as pd
 import streamlit as st
 
-from leaderboard.webapp import charts, common, snapshot_views, state
+from leaderboard.webapp import charts, common, key_figures, snapshot_views, state
+from leaderboard.webapp.key_figures import Figure
 
 DEFAULT_METHODS = ("paired-t",)
 
@@ -83,11 +84,11 @@ def _published_qc(view: common.View, info: dict) -> None:
             f"judgments of the workers who passed the organisers' quality control, so nothing was filtered "
             f"again: all {stored['lp_workers']:,} workers and their {stored['lp_judgments']:,} judgments of "
             f"{view.lp} (every item type, quality-control items included) are kept."))
-        cols = st.columns(3)
-        cols[0].metric("Workers in the ranking", f"{stored['lp_workers']:,}", help="all passed the organisers' QC")
-        cols[1].metric("Judgments kept (all item types)", f"{stored['lp_judgments']:,}",
-                       help="the ranking scores the SYSTEM and REPEAT items among them")
-        cols[2].metric("Removed here", "none", help="the release is already filtered")
+        key_figures.show([
+            Figure("Workers in the ranking", f"{stored['lp_workers']:,}", help="all passed the organisers' QC"),
+            Figure("Judgments kept (all item types)", f"{stored['lp_judgments']:,}",
+                   help="the ranking scores the SYSTEM and REPEAT items among them"),
+            Figure("Removed here", "none", help="the release is already filtered")])
     elif label == "none":
         st.markdown(common.md_escape(
             f"The ranking used {qc_label_text(label)}: every stored judgment of {view.lp} counts "
@@ -180,11 +181,13 @@ def _retest(view: common.View, token: str, recorded: str | None, info: dict | No
 
 
 def _kept_metrics(counts) -> None:
-    """One metric tile per counted kind (workers, judgments): kept of total, with the share as help."""
-    for col, row in zip(st.columns(len(counts)), counts.itertuples()):
+    """One key figure per counted kind (workers, judgments): kept of total, with the share."""
+    figures = []
+    for row in counts.itertuples():
         total = row.kept + row.removed
-        col.metric(f"{row.what.capitalize()} kept", f"{row.kept:,} of {total:,}",
-                   help=f"{100 * row.kept / total:.1f}% kept" if total else None)
+        share = f"{100 * row.kept / total:.1f}% kept" if total else None
+        figures.append(Figure(f"{row.what.capitalize()} kept", f"{row.kept:,} of {total:,}", note=share, help=share))
+    key_figures.show(figures)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from leaderboard.webapp import charts, common, expert_views, snapshot_views, state
+from leaderboard.webapp import charts, common, expert_views, key_figures, snapshot_views, state
+from leaderboard.webapp.key_figures import Figure
 from leaderboard.webapp.metric_eval import text_name
 
 
@@ -48,6 +49,11 @@ def segments_of(view: common.View, token: str, signature: str) -> pd.DataFrame:
     return snapshot_views.segments_frame(*view.key, token, signature)
 
 
+def _rank_text(row: dict) -> str:
+    lo, hi = row.get("rank_lo"), row.get("rank_hi")
+    return f"{lo}" if lo == hi else f"{lo}–{hi}"
+
+
 def shown_score(seg: pd.DataFrame, signature: str) -> str:
     """The score the ranking compared (its signature's ``score``), or the other one when it is absent."""
     from leaderboard.signature import parse_signature
@@ -82,13 +88,9 @@ def render() -> None:
     if view.assessment == "mqm":
         _mqm(view, system, row)
         return
-    cols = st.columns(5)
-    cols[0].metric("Rank", f"{row.get('rank_lo')}" + ("" if row.get("rank_lo") == row.get("rank_hi")
-                                                       else f"–{row.get('rank_hi')}"))
-    cols[1].metric("Ave. z", _number(row.get("ave_z"), ".3f"))
-    cols[2].metric("Ave.", _number(row.get("ave"), ".1f"))
-    cols[3].metric("Segments (N)", f"{row.get('n', 0):,}")
-    cols[4].metric("Judgments", f"{row.get('n_all', 0):,}" if row.get("n_all") is not None else "–")
+    key_figures.show([Figure("Rank", _rank_text(row)), Figure("Ave. z", _number(row.get("ave_z"), ".3f")),
+                      Figure("Ave.", _number(row.get("ave"), ".1f")), Figure("Segments (N)", f"{row.get('n', 0):,}"),
+                      Figure("Judgments", f"{row.get('n_all', 0):,}" if row.get("n_all") is not None else "–")])
 
     token = state.data_token(state.store_url(), view.campaign)
     signature = snap.get("signature") or ranking.get("signature") or ""
@@ -152,13 +154,12 @@ def _head_to_head(view: common.View, ranking: dict, seg: pd.DataFrame, system: s
     pairs = head_to_head(seg, system, other).dropna(subset=[f"{value}_a", f"{value}_b"])
     p_ab = (ranking.get("pvalues") or {}).get(system, {}).get(other)
     p_ba = (ranking.get("pvalues") or {}).get(other, {}).get(system)
-    cols = st.columns(4)
-    cols[0].metric("Common segments", f"{len(pairs):,}")
     diff = (pairs[f"{value}_a"] - pairs[f"{value}_b"]).mean() if len(pairs) else None
-    cols[1].metric(f"Mean {value} difference", _number(diff, "+.3f" if value == "z" else "+.2f"),
-                   help=f"Mean over the common segments of {system}'s score minus {other}'s")
-    cols[2].metric(common.md_escape(f"p ({system} better)"), _number(p_ab, ".3g"))
-    cols[3].metric(common.md_escape(f"p ({other} better)"), _number(p_ba, ".3g"))
+    key_figures.show([
+        Figure("Common segments", f"{len(pairs):,}"),
+        Figure(f"Mean {value} difference", _number(diff, "+.3f" if value == "z" else "+.2f"),
+               help=f"Mean over the common segments of {system}'s score minus {other}'s"),
+        Figure(f"p ({system} better)", _number(p_ab, ".3g")), Figure(f"p ({other} better)", _number(p_ba, ".3g"))])
     from leaderboard.webapp.signature_text import describe
     words = describe(signature)
     st.caption(common.md_escape(f"p-values are the published ones: {words['test']}; a win needs "
@@ -172,11 +173,8 @@ def _mqm(view: common.View, system: str, row: dict) -> None:
     from leaderboard.expert.scoring import breakdown
     url = state.store_url()
     token = state.data_token(url, view.campaign)
-    cols = st.columns(3)
-    cols[0].metric("Rank", f"{row.get('rank_lo')}" + ("" if row.get("rank_lo") == row.get("rank_hi")
-                                                       else f"–{row.get('rank_hi')}"))
-    cols[1].metric("MQM (lower is better)", f"{row['mqm']:.3f}")
-    cols[2].metric("Rated segments (N)", f"{row.get('n', 0):,}")
+    key_figures.show([Figure("Rank", _rank_text(row)), Figure("MQM (lower is better)", f"{row['mqm']:.3f}"),
+                      Figure("Rated segments (N)", f"{row.get('n', 0):,}")])
     errors = state.mqm_errors(url, view.campaign, view.lp, token)
     if errors.empty:
         st.info("The annotations behind this snapshot are not stored, so the error breakdown is not available.")
