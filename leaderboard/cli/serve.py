@@ -32,8 +32,10 @@ def freeze_heap() -> None:
 
     Streamlit runs a full collection after every script run (``runner.postScriptGC``). On the warmed
     heap of this app that costs ≈ 0.1 s per page view, during which the server holds the interpreter
-    lock and sends nothing. Objects alive now live as long as the process, so they are collected once
-    and moved out of the collector's view (``gc.freeze``); what later runs create is still collected.
+    lock and sends nothing. What is alive now (imports, warmed caches) mostly lives as long as the
+    process, so it is collected once and moved out of the collector's view (``gc.freeze``); what later
+    runs create is still collected, and a frozen object that is dropped (a cache entry evicted) is still
+    freed by reference counting (only a reference cycle among frozen objects would stay).
     """
     gc.collect()
     gc.freeze()
