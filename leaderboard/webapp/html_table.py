@@ -18,6 +18,8 @@ import pandas as pd
 import streamlit as st
 
 MISSING = "–"
+#: the Findings' rule above the first row of a new significance cluster (a row style)
+CLUSTER_RULE = "border-top: 3px solid #1f4e99;"
 CSS = """<style>
 .mtlb-table-wrap{overflow-x:auto;margin-bottom:.75rem}
 .mtlb-table{border-collapse:collapse;font-size:.875rem;line-height:1.4}
@@ -27,6 +29,16 @@ CSS = """<style>
   white-space:normal;vertical-align:bottom}
 .mtlb-table .num{text-align:right;font-variant-numeric:tabular-nums}
 </style>"""
+
+
+def cluster_starts(clusters: Sequence) -> list[bool]:
+    """For each row, whether it opens a new cluster (its cluster differs from the row above)."""
+    return [i > 0 and clusters[i] != clusters[i - 1] for i in range(len(clusters))]
+
+
+def _attrs(klass: str, style: str) -> str:
+    """`` class="…" style="…"`` for a tag, each only when set (the style escaped)."""
+    return (f' class="{klass}"' if klass else "") + (f' style="{html.escape(style)}"' if style else "")
 
 
 def _is_number_column(values: pd.Series) -> bool:
@@ -58,19 +70,14 @@ def table_html(frame: pd.DataFrame, formats: Mapping[str, str] | None = None, *,
     columns = [str(c) for c in frame.columns]
     numeric = {c for c, col in zip(columns, frame.columns) if _is_number_column(frame[col])}
     numeric |= {str(c) for c in number_columns or ()}
-    klass = ['class="num"' if c in numeric else "" for c in columns]
-    head = "".join(f"<th {k}>{html.escape(c)}</th>".replace("<th >", "<th>") for c, k in zip(columns, klass))
+    klass = ["num" if c in numeric else "" for c in columns]
+    head = "".join(f"<th{_attrs(k, '')}>{html.escape(c)}</th>" for c, k in zip(columns, klass))
     rows = []
-    data = frame.to_numpy(dtype=object)
-    for i, values in enumerate(data):
-        cells = []
-        for j, value in enumerate(values):
-            style = cell_css[i][j] if cell_css is not None and cell_css[i][j] else ""
-            attrs = " ".join(a for a in (klass[j], f'style="{html.escape(style)}"' if style else "") if a)
-            text = html.escape(_cell_text(value, formats.get(columns[j])))
-            cells.append(f"<td{' ' + attrs if attrs else ''}>{text}</td>")
-        style = row_css[i] if row_css is not None and row_css[i] else ""
-        rows.append(f"<tr{' style=' + chr(34) + html.escape(style) + chr(34) if style else ''}>{''.join(cells)}</tr>")
+    for i, values in enumerate(frame.to_numpy(dtype=object)):
+        cells = "".join(
+            f"<td{_attrs(klass[j], cell_css[i][j] if cell_css is not None else '')}>"
+            f"{html.escape(_cell_text(value, formats.get(columns[j])))}</td>" for j, value in enumerate(values))
+        rows.append(f"<tr{_attrs('', row_css[i] if row_css is not None else '')}>{cells}</tr>")
     return (f'{CSS}<div class="mtlb-table-wrap"><table class="mtlb-table"><thead><tr>{head}</tr></thead>'
             f"<tbody>{''.join(rows)}</tbody></table></div>")
 

@@ -57,9 +57,7 @@ def board_frame(result: dict) -> pd.DataFrame:
 def board_markup(result: dict) -> str:
     """The leaderboard (HTML) with a rule above the first system of each significance cluster."""
     shown = board_frame(result)
-    clusters = shown["Cluster"].tolist()
-    rows = ["border-top: 3px solid #1f4e99;" if i and clusters[i] != clusters[i - 1] else ""
-            for i in range(len(shown))]
+    rows = [html_table.CLUSTER_RULE if new else "" for new in html_table.cluster_starts(shown["Cluster"].tolist())]
     return html_table.table_html(shown, {"chrF": "{:.2f}", "BLEU": "{:.2f}", "Cluster": "{:.0f}"}, row_css=rows,
                                  number_columns=["chrF 95% CI", "BLEU 95% CI"])
 

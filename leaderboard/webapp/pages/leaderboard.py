@@ -43,19 +43,13 @@ def table_markup(table: pd.DataFrame) -> str:
     interval."""
     shown_all = display_table(table)
     shown = shown_all[[c for c in COLUMNS if c in shown_all.columns]].rename(columns=COLUMNS)
-    clusters = table["cluster"].to_numpy() if "cluster" in table else None
+    starts = html_table.cluster_starts(table["cluster"].tolist()) if "cluster" in table else [False] * len(table)
     human = table["human"].fillna(False).astype(bool).to_numpy() if "human" in table else [False] * len(table)
-    band = [0] * len(table)
-    for i in range(1, len(table)):
-        band[i] = band[i - 1] + (clusters is not None and clusters[i] != clusters[i - 1])
-    rows = []
-    for i in range(len(table)):
-        css = "background-color: #f3f6fb;" if band[i] % 2 else ""
-        if i and band[i] != band[i - 1]:
-            css += "border-top: 3px solid #1f4e99;"
-        if human[i]:
-            css += "color: #6b6b6b;"
-        rows.append(css)
+    rows, band = [], 0
+    for start, is_human in zip(starts, human):
+        band += start
+        rows.append(("background-color: #f3f6fb;" if band % 2 else "") + (html_table.CLUSTER_RULE if start else "")
+                    + ("color: #6b6b6b;" if is_human else ""))
     fmt = {"MQM": "{:.3f}", "Ave.": "{:.1f}", "Ave. z": "{:.3f}", "N": "{:,.0f}", "N (all)": "{:,.0f}"}
     intervals = [v for k, v in COLUMNS.items() if k.endswith("_ci") and v in shown.columns]
     return html_table.table_html(shown, fmt, row_css=rows, number_columns=intervals)
