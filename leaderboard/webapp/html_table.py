@@ -24,10 +24,11 @@ CSS = """<style>
 .mtlb-table-wrap{overflow-x:auto;margin-bottom:.75rem}
 .mtlb-table{border-collapse:collapse;font-size:.875rem;line-height:1.4}
 .mtlb-table th,.mtlb-table td{padding:.3rem .6rem;border-bottom:1px solid rgba(49,51,63,.12);
-  text-align:left;vertical-align:top;white-space:nowrap}
+  text-align:left;vertical-align:top}
 .mtlb-table th{font-weight:600;color:rgba(49,51,63,.7);border-bottom:1px solid rgba(49,51,63,.3);
-  white-space:normal;vertical-align:bottom}
-.mtlb-table .num{text-align:right;font-variant-numeric:tabular-nums}
+  vertical-align:bottom}
+.mtlb-table th.num{white-space:normal}
+.mtlb-table .num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 </style>"""
 
 
