@@ -1,5 +1,5 @@
 """The web app's entry script: ``streamlit run app.py``; ``mtlb serve`` runs the packaged copy
-(leaderboard/app_entry.py) after warming every page (see README). Pages live in leaderboard/webapp/pages/."""
+(leaderboard/webapp/entry/app.py) after warming every page (see README). Pages live in leaderboard/webapp/pages/."""
 
 from leaderboard.webapp.main import main
 

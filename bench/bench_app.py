@@ -44,8 +44,8 @@ def synthetic(n: int, systems: int = 20, seed: int = 0) -> pd.DataFrame:
 
 
 def ranking_of(frame: pd.DataFrame) -> dict:
-    """The WMT DA ranking of the synthetic campaign (leaderboard.ranking, default protocol)."""
-    from leaderboard.ranking import rank_judgments
+    """The WMT DA ranking of the synthetic campaign (leaderboard.human.ranking, default protocol)."""
+    from leaderboard.human.ranking import rank_judgments
     return rank_judgments(frame)[0]
 
 

@@ -1,6 +1,6 @@
 """Worker QC throughput on a synthetic crowd campaign (default 1M judgments = 10,000 HITs).
 
-Builds 100-item HITs with SYSTEM / REF / BAD_REF / REPEAT items (numpy, leaderboard.qc.
+Builds 100-item HITs with SYSTEM / REF / BAD_REF / REPEAT items (numpy, leaderboard.human.qc.
 simulate_judgments), 20% random clickers, 2 HITs per worker, and times the per-worker report for
 every QC method plus the filter. Prints one JSON object. Usage: python bench/bench_qc.py [--rows N]
 """
@@ -11,7 +11,7 @@ import argparse
 import json
 import time
 
-from leaderboard import qc
+from leaderboard.human import qc
 
 
 def main() -> None:

@@ -33,7 +33,7 @@ STAGES_SNIPPET = """
 import io, json, sys, time, contextlib
 t0 = time.perf_counter()
 from leaderboard.ingest import read_judgments
-from leaderboard.ranking import rank_judgments
+from leaderboard.human.ranking import rank_judgments
 from leaderboard.cli._common import print_json
 t1 = time.perf_counter()
 frame = read_judgments(sys.argv[1])

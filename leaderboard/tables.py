@@ -1,8 +1,9 @@
-"""Writing tables for people: CSV/TSV/Parquet files with spreadsheet formulas neutralised."""
+"""Writing tables for people: CSV/TSV/Parquet files with spreadsheet formulas neutralised, LaTeX cells escaped."""
 
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 from typing import IO
 
@@ -48,3 +49,12 @@ def write_table(frame: pd.DataFrame, target: str | Path | IO[str]) -> None:
     buf = io.StringIO()
     neutralise_formulas(frame).to_csv(buf, index=False)
     target.write(buf.getvalue())
+
+
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+
+
+def latex_escape(text: str) -> str:
+    """``text`` with LaTeX's special characters escaped, for a table cell or caption."""
+    return re.sub(r"[\\&%$#_{}~^]", lambda m: _LATEX_SPECIAL[m.group(0)], str(text))

@@ -119,7 +119,7 @@ def check_campaign(store, campaign: str, lp: str | None = None) -> list[dict]:
 
     One ``{"lp", **line_alignment(...)}`` per pair; refuses a campaign without judgments or texts.
     """
-    from leaderboard.scores import segment_scores
+    from leaderboard.human.scores import segment_scores
 
     store.campaign_info(campaign)  # refuses an unknown campaign
     judgments = store.judgments(campaign, lp)

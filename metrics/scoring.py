@@ -53,7 +53,7 @@ def bleu_tokeniser_for(lp: str | None) -> str | None:
     """BLEU's tokeniser for a language pair's target language (None = sacrebleu's default, 13a)."""
     if not lp:
         return None
-    from leaderboard.outputs.languages import bleu_tokeniser, split_lp
+    from leaderboard.languages import bleu_tokeniser, split_lp
     try:
         return bleu_tokeniser(split_lp(lp)[1])
     except InputError:

@@ -102,7 +102,7 @@ def campaign_with_users(tmp_path: Path, sqlite_url: str, monkeypatch, capsys) ->
 def demo_contents(tmp_path_factory) -> dict:
     """What `mtlb demo` stores, read from a demo loaded here into a scratch SQLite file: the campaign
     names and the number of published rankings (containers must hold the same)."""
-    from leaderboard.demo import load_demo
+    from leaderboard.publish.demo import load_demo
     from leaderboard.storage import Store
 
     store = Store(f"sqlite:///{tmp_path_factory.mktemp('demo') / 'demo.sqlite'}")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from leaderboard import agreement as ag
-from leaderboard import qc
+from leaderboard.human import agreement as ag
+from leaderboard.human import qc
 from leaderboard.cli import main
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from leaderboard import agreement as ag
+from leaderboard.human import agreement as ag
 
 # Fleiss' kappa worked example (10 items, 14 raters, 5 categories), as in the Wikipedia article
 # "Fleiss' kappa": Pbar = 0.378, Pbar_e = 0.213, kappa = 0.210.

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from leaderboard import agreement as ag
-from leaderboard import qc
+from leaderboard.human import agreement as ag
+from leaderboard.human import qc
 from leaderboard.ingest import read_judgments
 
 

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from leaderboard.publish import rank
+from leaderboard.publish.snapshots import rank
 from leaderboard.storage.store import frame_hash
 from leaderboard.webapp import charts
 

@@ -56,7 +56,7 @@ def metrics_env(tmp_path, monkeypatch):
     monkeypatch.setenv("MTLB_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("MTLB_NO_DEMO", "1")
     monkeypatch.delenv("DATABASE_URL", raising=False)
-    from leaderboard.auth import create_user
+    from leaderboard.accounts.auth import create_user
     from leaderboard.storage import Store, default_url
     from leaderboard.storage.store import frame_hash
     store = Store(default_url())
@@ -188,7 +188,7 @@ def test_developer_upload_private_williams_and_publish(metrics_env):
     anon = run_app("metrics.py", params={"campaign": "Lines", "lp": "cs-en"})
     assert label not in corr_table(anon).index
     # another metric developer may not publish it (store-level refusal shown as an error)
-    from leaderboard.auth import create_user
+    from leaderboard.accounts.auth import create_user
     create_user(metrics_env["store"], "other", "other-password", "metric-developer")
     sid = int(label.split("#")[1])
     with pytest.raises(PermissionError):

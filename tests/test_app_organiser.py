@@ -11,11 +11,10 @@ import pytest
 
 from test_app_pages import DEVELOPER, ORGANISER, app_env, run_app, table_frame, unmd  # noqa: F401 (fixture)
 
-pytest.importorskip("leaderboard.ranking")
 
 
 def test_qc_choice_is_previewed_published_and_signed(app_env):  # noqa: F811
-    from leaderboard.qc import filter_judgments, simulate_judgments
+    from leaderboard.human.qc import filter_judgments, simulate_judgments
     frame = simulate_judgments(8, random_share=0.25, n_systems=4, n_segments=40, seed=3, lp="cs-en")
     frame["campaign"] = "Crowd"
     store = app_env["store"]
@@ -42,7 +41,7 @@ def test_qc_choice_is_previewed_published_and_signed(app_env):  # noqa: F811
     # published with what its pages show: the QC verdicts of the same filter, per-segment scores after it
     qc = store.snapshot_artifact("Crowd", "cs-en", "adequacy", 1, "qc")
     assert qc["label"] == "paired-t@0.05" and qc["summary"]["workers_kept"] == int(report["passed"].sum())
-    from leaderboard.artifacts import payload_frame
+    from leaderboard.publish.artifacts import payload_frame
     seg = payload_frame(store.snapshot_artifact("Crowd", "cs-en", "adequacy", 1, "segment_scores"))
     assert seg.groupby("system")["n"].sum().to_dict() == expected_n_all.to_dict()
     # without QC every judgment counts, and the signature says so

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -17,13 +16,6 @@ ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 PAGES = "leaderboard/webapp/pages/"
 SYSTEMS = ["sysA.1", "sysB.2", "sysC.3"]
-
-
-def has(module: str) -> bool:
-    try:
-        return importlib.util.find_spec(module) is not None
-    except ModuleNotFoundError:
-        return False
 
 
 def make_judgments(campaign: str, lp: str, seed: int = 0, segments: int = 24) -> pd.DataFrame:
@@ -77,7 +69,7 @@ def fresh_store(tmp_path, monkeypatch, demo: bool = False):
 @pytest.fixture()
 def app_env(tmp_path, monkeypatch):
     """A temporary SQLite store with two campaigns, published rankings (cs-en v1 and v2) and two users."""
-    from leaderboard.auth import create_user
+    from leaderboard.accounts.auth import create_user
     from leaderboard.storage.store import frame_hash
     store = fresh_store(tmp_path, monkeypatch)
     data = {}
@@ -222,9 +214,8 @@ def test_system_page(app_env):
     assert metrics.get("Common segments") == "24" and len(at.get("plotly_chart")) == 1
 
 
-@pytest.mark.skipif(not has("leaderboard.qc"), reason="leaderboard.qc not available yet")
 def test_quality_control_page(app_env):
-    from leaderboard.qc import filter_judgments, qc_summary, simulate_judgments
+    from leaderboard.human.qc import filter_judgments, qc_summary, simulate_judgments
     from leaderboard.storage.store import frame_hash
     frame = simulate_judgments(6, random_share=0.34, n_systems=3, n_segments=40, seed=1, lp="cs-en")
     frame["campaign"] = "QCsim"
@@ -290,7 +281,7 @@ def test_login_wrong_and_right_password(app_env):
 
 
 def test_login_with_an_upload_token(app_env):
-    from leaderboard.auth import issue_upload_token
+    from leaderboard.accounts.auth import issue_upload_token
 
     store = app_env["store"]
     token = issue_upload_token(store, "mdev", "ci")
@@ -370,7 +361,6 @@ def test_failing_upload_shows_file_line_and_column(app_env):
     assert len(app_env["store"].judgments("Y2021")) == 2 * 4 * 24 * 3  # nothing written
 
 
-@pytest.mark.skipif(not has("leaderboard.ranking"), reason="leaderboard.ranking not available yet")
 def test_organiser_previews_and_publishes_new_version(app_env):
     at = run_app("organiser.py", user=ORGANISER)
     at.selectbox(key="pub_campaign").set_value("Y2021").run()
@@ -422,12 +412,11 @@ def test_metrics_upload_error_names_line(app_env):
     assert app_env["store"].metric_submissions("Y2021", include_private=True).empty
 
 
-@pytest.mark.skipif(not has("leaderboard.ranking"), reason="leaderboard.ranking not available yet")
 def test_first_start_of_an_empty_store_shows_the_demo(tmp_path, monkeypatch):
     monkeypatch.setenv("MTLB_DATA_DIR", str(tmp_path))
     monkeypatch.delenv("MTLB_NO_DEMO", raising=False)
     monkeypatch.delenv("DATABASE_URL", raising=False)
-    from leaderboard.demo import DEMO_CAMPAIGN
+    from leaderboard.publish.demo import DEMO_CAMPAIGN
     from leaderboard.storage import Store, default_url
     assert Store(default_url()).snapshots().empty
     # the first start loads and publishes the three demo campaigns with their page artifacts (sacrebleu

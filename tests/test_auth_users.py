@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from leaderboard.auth import (LoginThrottled, Throttle, authenticate, create_user, hash_password,
+from leaderboard.accounts.auth import (LoginThrottled, Throttle, authenticate, create_user, hash_password,
                               verify_password)
 
 
@@ -112,7 +112,7 @@ def test_upload_tokens_are_stored_hashed_and_revocable(sqlite_url, capsys):
 
     from sqlalchemy import text
 
-    from leaderboard.auth import Throttle, authenticate_token, create_user, token_hash
+    from leaderboard.accounts.auth import Throttle, authenticate_token, create_user, token_hash
     from leaderboard.cli import main
     from leaderboard.storage import Store
 

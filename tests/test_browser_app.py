@@ -6,7 +6,6 @@ the README's images in docs/screenshots/ come from ``make docs-images``, i.e. be
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 from contextlib import contextmanager
@@ -29,18 +28,11 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-def _has(module: str) -> bool:
-    try:
-        return importlib.util.find_spec(module) is not None
-    except ModuleNotFoundError:
-        return False
-
-
 def _prepare_store(folder: Path) -> str:
     """An empty store with one organiser account: the app itself loads the demo on its first start."""
     os.environ["MTLB_DATA_DIR"] = str(folder)
-    from leaderboard.auth import create_user
-    from leaderboard.demo import DEMO_CAMPAIGN
+    from leaderboard.accounts.auth import create_user
+    from leaderboard.publish.demo import DEMO_CAMPAIGN
     from leaderboard.storage import Store, default_url
     store = Store(default_url())
     create_user(store, "olga", "organiser-pass", "organiser")
@@ -223,29 +215,28 @@ def test_participant_and_organiser_scenario(server, tmp_path):
         expect(page.get_by_text("Stored 20 judgments")).to_be_visible()
         _shot(page, "07-upload-ok")
 
-        if _has("leaderboard.ranking"):
-            # preview and publish a new version of cs-en
-            page.get_by_role("tab", name="QC, preview and publish").click()
-            panel = page.locator("[role='tabpanel']:visible")
-            _select(page, panel, "Campaign", campaign)
-            _select(page, panel, "Language pair", "cs-en")
-            panel.get_by_role("button", name="Preview ranking").click()
-            expect(panel.locator("table.mtlb-table")).to_contain_text("Online-W.2")
-            panel.get_by_label("Note for this version").fill("browser test correction")
-            panel.get_by_label("Note for this version").press("Enter")
-            _wait_idle(page)
-            panel.get_by_role("button", name="Publish as version v2").click()
-            # the success message (not the button's own label): publishing computes the version's page
-            # artifacts (sacrebleu baselines included) before it commits
-            expect(page.locator("[data-testid='stAlertContentSuccess']")).to_contain_text("as version v2",
-                                                                                           timeout=120000)
-            _shot(page, "08-published")
-            # a participant (fresh browser context, no login) sees v2 as the latest version
-            other = browser.new_page(viewport={"width": 1400, "height": 1200})
-            other.set_default_timeout(60000)
-            other.goto(base + "/?" + q + "&lp=cs-en")
-            _wait_idle(other)
-            expect(other.get_by_role("combobox", name="Version")).to_have_value("v2 (latest)", timeout=60000)
-            expect(other.get_by_text("browser test correction")).to_be_visible()
-            _shot(other, "09-participant-sees-v2")
+        # preview and publish a new version of cs-en
+        page.get_by_role("tab", name="QC, preview and publish").click()
+        panel = page.locator("[role='tabpanel']:visible")
+        _select(page, panel, "Campaign", campaign)
+        _select(page, panel, "Language pair", "cs-en")
+        panel.get_by_role("button", name="Preview ranking").click()
+        expect(panel.locator("table.mtlb-table")).to_contain_text("Online-W.2")
+        panel.get_by_label("Note for this version").fill("browser test correction")
+        panel.get_by_label("Note for this version").press("Enter")
+        _wait_idle(page)
+        panel.get_by_role("button", name="Publish as version v2").click()
+        # the success message (not the button's own label): publishing computes the version's page
+        # artifacts (sacrebleu baselines included) before it commits
+        expect(page.locator("[data-testid='stAlertContentSuccess']")).to_contain_text("as version v2",
+                                                                                       timeout=120000)
+        _shot(page, "08-published")
+        # a participant (fresh browser context, no login) sees v2 as the latest version
+        other = browser.new_page(viewport={"width": 1400, "height": 1200})
+        other.set_default_timeout(60000)
+        other.goto(base + "/?" + q + "&lp=cs-en")
+        _wait_idle(other)
+        expect(other.get_by_role("combobox", name="Version")).to_have_value("v2 (latest)", timeout=60000)
+        expect(other.get_by_text("browser test correction")).to_be_visible()
+        _shot(other, "09-participant-sees-v2")
         browser.close()

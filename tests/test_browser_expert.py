@@ -49,7 +49,7 @@ def server(tmp_path_factory):
                     "ingest", str(mqm), "--campaign", "toy-mqm"], env=env, check=True, capture_output=True)
     script = (
         "from leaderboard.storage import Store, default_url\n"
-        "from leaderboard.publish import publish_rankings\n"
+        "from leaderboard.publish.snapshots import publish_rankings\n"
         "import pandas as pd, numpy as np\n"
         "s = Store(default_url())\n"
         "publish_rankings(s, 'toy-mqm', 'olga')\n"

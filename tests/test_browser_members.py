@@ -51,9 +51,9 @@ def _hostile_frame() -> pd.DataFrame:
 
 def _prepare(folder: Path) -> None:
     os.environ["MTLB_DATA_DIR"] = str(folder)
-    from leaderboard.auth import create_user
-    from leaderboard.demo import ensure_demo
-    from leaderboard.publish import publish_rankings
+    from leaderboard.accounts.auth import create_user
+    from leaderboard.publish.demo import ensure_demo
+    from leaderboard.publish.snapshots import publish_rankings
     from leaderboard.schema import normalise_dtypes
     from leaderboard.storage import Store, default_url
     store = Store(default_url())

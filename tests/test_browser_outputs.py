@@ -46,7 +46,7 @@ def server(tmp_path_factory):
     folder = tmp_path_factory.mktemp("outputs-store")
     files = _files(folder)
     url = f"sqlite:///{folder / 'mtlb.sqlite'}"
-    from leaderboard.auth import create_user
+    from leaderboard.accounts.auth import create_user
     from leaderboard.outputs.service import add_team, add_testset, submit
     from leaderboard.storage import Store
     store = Store(url)

@@ -28,7 +28,7 @@ def mtlb(args: list[str], store: Path, stdin: str | None = None, **env: str) -> 
 
 
 def login(store: Path, name: str, password: str) -> dict | None:
-    from leaderboard.auth import authenticate
+    from leaderboard.accounts.auth import authenticate
     from leaderboard.storage import Store
     return authenticate(Store(f"sqlite:///{store / 'mtlb.sqlite'}"), name, password)
 
@@ -207,7 +207,7 @@ def test_publish_of_a_wmt_release_records_qc_release_like_rank(shared, organiser
 
 
 def test_publish_of_a_crowd_campaign_runs_the_same_qc_as_rank(organiser_store, tmp_path, monkeypatch, capsys):
-    from leaderboard.demo import PACKAGED_DEMO_DIR
+    from leaderboard.publish.demo import PACKAGED_DEMO_DIR
     path = tmp_path / "simulated.csv"
     with gzip.open(PACKAGED_DEMO_DIR / "simulated" / "simulated-campaign.csv.gz", "rt") as fh:
         frame = pd.read_csv(fh)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from leaderboard import combined, qc
+from leaderboard.human import combined, qc
 
 NAN = np.nan
 

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from leaderboard.demo import DEMO_CAMPAIGN, SIMULATED_CAMPAIGN, WMT21_CAMPAIGN, ensure_demo
-from leaderboard.qc import filter_judgments, qc_summary
+from leaderboard.publish.demo import DEMO_CAMPAIGN, SIMULATED_CAMPAIGN, WMT21_CAMPAIGN, ensure_demo
+from leaderboard.human.qc import filter_judgments, qc_summary
 from leaderboard.storage import Store
 
 
@@ -41,7 +41,7 @@ def test_demo_ranking_equals_the_published_wmt22_table(sqlite_url, shared):
 
 def test_an_older_demo_store_gets_the_second_year(sqlite_url):
     """A store with the two earlier demo campaigns gets only the WMT21 one added."""
-    from leaderboard.demo import load_demo
+    from leaderboard.publish.demo import load_demo
     store = Store(sqlite_url)
     load_demo(store, skip={WMT21_CAMPAIGN})
     added = ensure_demo(store)

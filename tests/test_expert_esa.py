@@ -8,7 +8,9 @@ from scipy import stats
 
 from leaderboard.cli import main
 from leaderboard.errors import InputError
-from leaderboard.expert.esa import domain_of, read_esa_spans, stouffer_signed_rank_matrix
+from leaderboard.human.domains import domain_of
+from leaderboard.ingest.esa import read_esa_spans
+from leaderboard.human.significance import stouffer_signed_rank_matrix
 from leaderboard.expert.spans import mark_spans
 
 

@@ -13,7 +13,7 @@ from scipy import stats
 
 from leaderboard.cli import main
 from leaderboard.errors import InputError
-from leaderboard.expert.mqm import lp_from_name, read_mqm
+from leaderboard.ingest.mqm import lp_from_name, read_mqm
 from leaderboard.expert.ranking import rank_mqm
 from leaderboard.expert.scoring import breakdown, segment_scores, system_scores
 from leaderboard.ingest import detect_format

@@ -6,7 +6,8 @@ import io
 
 import pandas as pd
 
-from leaderboard.publish import latex_escape, ranking_table, ranking_to_latex
+from leaderboard.tables import latex_escape
+from leaderboard.publish.render import ranking_table, ranking_to_latex
 from leaderboard.tables import neutralise_formulas, to_csv_bytes
 
 RANKING = {

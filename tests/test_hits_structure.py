@@ -194,7 +194,7 @@ def test_system_with_too_few_lines_is_an_input_error():
 
 
 def test_qc_module_pairs_every_item_of_a_built_batch():
-    qc = pytest.importorskip("leaderboard.qc")
+    from leaderboard.human import qc
     frame = build_hits(make_sources(7, 120, seed=4), "adequacy", 3, seed=4)
     canon = frame.assign(lp="cs-en", assessment="adequacy", worker="W1",
                          raw=np.arange(len(frame)) % 101.0)

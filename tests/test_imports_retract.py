@@ -26,7 +26,7 @@ def _count(store, table: str) -> int:
 
 
 def test_retract_is_audited_and_refused_when_published(db_url):
-    from leaderboard.publish import publish_rankings
+    from leaderboard.publish.snapshots import publish_rankings
     from leaderboard.storage import Store
     from leaderboard.storage.imports import audit_log, list_imports, retract_import
     store = Store(db_url)
@@ -120,7 +120,7 @@ def test_release_without_stats_warned_retracted_and_stored_again(tmp_path, monke
 
 @pytest.fixture()
 def organiser_env(tmp_path, monkeypatch):
-    from leaderboard.auth import create_user
+    from leaderboard.accounts.auth import create_user
     store = fresh_store(tmp_path, monkeypatch)
     create_user(store, "olga", "organiser-pass", "organiser")
     return store

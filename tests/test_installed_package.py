@@ -97,7 +97,7 @@ def demo_store(installed, tmp_path_factory) -> Path:
 
 
 def test_project_comes_from_the_wheel(installed):
-    code = ("import leaderboard, metrics, leaderboard.demo as d; "
+    code = ("import leaderboard, metrics, leaderboard.publish.demo as d; "
             "print(leaderboard.__file__); print(metrics.__file__); print(d.demo_dir())")
     lines = _run([str(installed["python"]), "-c", code], cwd=installed["outside"], env=_clean_env()).stdout.split()
     for path in lines:

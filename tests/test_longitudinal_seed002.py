@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from leaderboard.longitudinal import aggregate_gains, calibrated_gain
+from leaderboard.human.longitudinal import aggregate_gains, calibrated_gain
 
 # (curr07, curr12, delta, best07, best12, best difference, gain) as printed, per pair and row.
 TABLES_4_5 = {

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from scipy.stats import mannwhitneyu
 
 from leaderboard.errors import InputError
-from leaderboard.longitudinal import (
+from leaderboard.human.longitudinal import (
     base_name, compare_years, difference_test, longitudinal, match_systems, stars, years_from_frame,
     years_from_rankings,
 )
@@ -206,10 +206,10 @@ def test_rank_ranges_come_from_the_ranking_module(monkeypatch):
     import types
 
     frame = simulate("c1", {"S.1": 70.0, "T.2": 60.0}, 0.0, seed=5, segments=60)
-    fake = types.ModuleType("leaderboard.ranking")
+    fake = types.ModuleType("leaderboard.human.ranking")
     fake.rank_judgments = lambda f, **kw: [{"lp": "xx-en", "assessment": "adequacy", "signature": "sig", "systems": [
         {"system": "S.1", "rank_lo": 1, "rank_hi": 1}, {"system": "T.2", "rank_lo": 2, "rank_hi": 2}]}]
-    monkeypatch.setitem(sys.modules, "leaderboard.ranking", fake)
+    monkeypatch.setitem(sys.modules, "leaderboard.human.ranking", fake)
     year = years_from_frame("A", frame)[("xx-en", "adequacy")]
     assert year.signature == "sig"
     assert year.systems.set_index("system")[["rank_lo", "rank_hi"]].to_dict("index") == {

@@ -10,7 +10,7 @@ import pytest
 import sacrebleu
 
 from leaderboard.cli import main
-from leaderboard.expert.mqm import read_mqm
+from leaderboard.ingest.mqm import read_mqm
 from leaderboard.expert.scoring import segment_scores
 from metrics.metaeval.acc_eq import acc_eq
 

@@ -26,7 +26,7 @@ CAMPAIGN = "wmt22-deen"
 @pytest.fixture()
 def deen_env(shared: Path, tmp_path, monkeypatch):
     from leaderboard.ingest import read_judgments
-    from leaderboard.publish import publish_rankings
+    from leaderboard.publish.snapshots import publish_rankings
     store = fresh_store(tmp_path, monkeypatch)
     da, general = shared / "wmt22-toen-da", shared / "wmt22-general"
     frame = read_judgments(da / "ad-deen-good-stnd.csv", "wmt-stnd", worker_stats=da / "ad-deen-trk-mean-sd.txt",

@@ -48,7 +48,7 @@ def test_example_file_loads_with_autodetection():
 
 
 def test_example_pairs_are_recognised_by_qc():
-    qc = pytest.importorskip("leaderboard.qc")
+    from leaderboard.human import qc
     pairs = qc.qc_pairs(read_judgments(EXAMPLE))
     got = pairs[pairs["worker"] == "A1B2C3D4E5F6G7"].set_index("kind")[["first", "second"]]
     assert got.loc["BAD_REF"].tolist() == [78, 35]
@@ -146,7 +146,7 @@ def test_simulated_batch_round_trips_exactly(tmp_path):
     from test_hits_structure import make_sources
 
     from leaderboard.hits.builder import build_hits
-    from leaderboard.simulate import simulate_answers
+    from leaderboard.human.simulate import simulate_answers
 
     hits = build_hits(make_sources(6, 150, seed=8), "fluency", 3, seed=8)
     results = simulate_answers(hits, {"good": 2, "random": 1}, seed=3, assignments=2)
@@ -166,6 +166,6 @@ def test_simulated_batch_round_trips_exactly(tmp_path):
     expected = [answers.loc[(h, w), f"Answer.score_{p}"] for h, w, p in
                 zip(frame["hit"], frame["worker"], frame["position"])]
     assert np.array_equal(frame["raw"].to_numpy(), np.asarray(expected, dtype=float))
-    qc = pytest.importorskip("leaderboard.qc")
+    from leaderboard.human import qc
     pairs = qc.qc_pairs(frame)
     assert len(pairs) == 6 * 30  # 3 HITs x 2 assignments x 30 pairs

@@ -3,14 +3,12 @@ batch results load back through auto-detection, and worker QC keeps the good wor
 
 from __future__ import annotations
 
-import pytest
 
 from leaderboard.hits.builder import build_hits, read_sources
 from leaderboard.hits.export import write_batch
+from leaderboard.human import qc
+from leaderboard.human.simulate import simulate_answers
 from leaderboard.ingest import read_judgments
-from leaderboard.simulate import simulate_answers
-
-qc = pytest.importorskip("leaderboard.qc")
 
 
 def test_build_simulate_ingest_qc(shared, tmp_path):

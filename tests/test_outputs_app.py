@@ -66,7 +66,7 @@ def _sign_in(at, token: str):
 
 
 def test_team_signs_up_is_verified_signs_in_submits_and_marks_primary(released):
-    from leaderboard.auth import token_hash
+    from leaderboard.accounts.auth import token_hash
     from leaderboard.storage.outputs import OutputStore
     store = released["store"]
     at, token = _sign_up()
@@ -152,7 +152,7 @@ def test_automatic_page_shows_board_downloads_and_hides_until_deadline(released)
     assert len(page_tables(at)) == 1 and any("Hidden from participants" in w.value for w in at.warning)
     # the team page does not reveal the rank either
     token = None
-    from leaderboard.auth import issue_upload_token
+    from leaderboard.accounts.auth import issue_upload_token
     token = issue_upload_token(store, "A")
     team_at = _sign_in(run_app("teams.py"), token)
     assert any("hidden until the deadline" in i.value for i in team_at.info)

@@ -91,7 +91,7 @@ def test_team_add_contract(tmp_path, capsys):
     assert json.loads(out)["verified"] is True and json.loads(out)["created"] is False
     run(["team", "verify", "Other", "--undo", *db], capsys)
     # a name that belongs to another kind of account is refused
-    from leaderboard.auth import create_user
+    from leaderboard.accounts.auth import create_user
     create_user(Store(db[1]), "olga", "organiser-pass", "organiser")
     code, _, err = run(["team", "add", "olga", "--json", *db], capsys)
     assert code == 2 and "taken" in err and "organiser" in err
@@ -305,7 +305,7 @@ def test_references_added_later_rescore_submissions(tmp_path, capsys, task):
 
 
 def test_team_tokens_sign_in_as_team_and_can_be_revoked(task, capsys):
-    from leaderboard.auth import authenticate, authenticate_token
+    from leaderboard.accounts.auth import authenticate, authenticate_token
     store = Store(task["url"])
     code, out, _ = run(["team", "token", "T1", "--json", *task["db"]], capsys)
     token = json.loads(out)["token"]

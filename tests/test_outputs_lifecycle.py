@@ -75,8 +75,8 @@ def test_withdrawn_primary_leaves_the_system_outputs(campaign, capsys):
 
 
 def test_hits_from_primaries_to_human_ranking_to_metric_baselines(campaign, capsys):
-    from leaderboard.publish import rank
-    from leaderboard.webapp.metric_eval import baseline_scores
+    from leaderboard.publish.snapshots import rank
+    from leaderboard.publish.metric_eval import baseline_scores
     db, tmp = campaign["db"], campaign["tmp"]
     batch = tmp / "batch"
     manifest = json.loads(run(["hits", "build", "--lp", "de-en", "--assessment", "adequacy", "--campaign", "shared",
@@ -109,7 +109,7 @@ def test_hits_from_primaries_to_human_ranking_to_metric_baselines(campaign, caps
 
 def test_ranked_names_with_wmt_index_match_primaries(campaign):
     from leaderboard.naming import match_systems
-    from leaderboard.webapp.metric_eval import baseline_inputs
+    from leaderboard.publish.metric_eval import baseline_inputs
     texts = Store(campaign["url"]).texts("shared", "de-en")
     hyps, streams = baseline_inputs(texts, ["Alpha-v2.3", "Beta-v2.7", "HUMAN-A"])
     # the only reference cannot be both the human system's output and the reference of the others:

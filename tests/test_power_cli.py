@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from leaderboard import qc
+from leaderboard.human import qc
 from leaderboard.cli import main
 
 

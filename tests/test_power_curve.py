@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from leaderboard import power, qc
+from leaderboard.human import power, qc
 from leaderboard.ingest import read_judgments
 
 

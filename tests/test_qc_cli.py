@@ -7,7 +7,7 @@ import json
 import pandas as pd
 import pytest
 
-from leaderboard import qc
+from leaderboard.human import qc
 from leaderboard.cli import main
 
 

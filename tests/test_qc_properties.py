@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from leaderboard import qc
+from leaderboard.human import qc
 
 
 @settings(max_examples=15, deadline=None)

@@ -1,4 +1,4 @@
-"""The vectorised per-worker tests of leaderboard.qc equal scipy's tests run group by group."""
+"""The vectorised per-worker tests of leaderboard.human.qc equal scipy's tests run group by group."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from scipy import stats
 
-from leaderboard import qc
+from leaderboard.human import qc
 
 small_samples = st.lists(st.integers(0, 12), min_size=1, max_size=14)
 

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from leaderboard import qc
+from leaderboard.human import qc
 from leaderboard.ingest import read_judgments
 
 YEARS = {"wmt22": (["cs", "de", "lv"], 48, 241), "wmt21": (["cs", "de"], 124, 236)}

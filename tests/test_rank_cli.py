@@ -127,7 +127,7 @@ def test_excluded_systems_leave_the_ranking_but_not_standardisation(tmp_path, ca
     import json
 
     from leaderboard.cli import main
-    from leaderboard.ranking import rank_judgments
+    from leaderboard.human.ranking import rank_judgments
     from leaderboard.schema import validate_judgments
 
     rng = np.random.default_rng(5)

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from leaderboard.intervals import bootstrap_means, percentile_intervals, rank_shares, system_intervals
+from leaderboard.human.intervals import bootstrap_means, percentile_intervals, rank_shares, system_intervals
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
 CSEN = DATA / "wmt22-toen-da" / "ad-csen-good-stnd.csv"
@@ -146,8 +146,8 @@ def test_pipeline_coverage_on_simulated_crowd_campaigns(monkeypatch) -> None:
     Workers without individual leniency or scale (only noise): a crowd's shared leniency is an offset of
     every system alike, which no resampling of segments can (or should) cover.
     """
-    import leaderboard.simulate as sim
-    from leaderboard.ranking import rank_judgments
+    import leaderboard.human.simulate as sim
+    from leaderboard.human.ranking import rank_judgments
     monkeypatch.setitem(sim.WORKER_MODEL, "good", (1.0, 1.0, 0.0, 0.0, 6.0, 10.0))
     mc = np.random.default_rng(99)
     n = 100_000  # Monte Carlo error of the expected score ~0.05 points, the intervals are ~3 points wide

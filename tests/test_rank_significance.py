@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from leaderboard.clusters import cluster_ends, cluster_numbers, cluster_spans, rank_ranges, wins_losses
-from leaderboard.significance import (approximate_randomisation_matrix, mwu_greater_matrix,
+from leaderboard.human.clusters import cluster_ends, cluster_numbers, cluster_spans, rank_ranges, wins_losses
+from leaderboard.human.significance import (approximate_randomisation_matrix, mwu_greater_matrix,
                                       randomisation_draws, signed_rank_greater_matrix)
 
 
@@ -171,7 +171,7 @@ def test_unknown_cluster_rule():
 
 def test_mwu_low_memory_path_matches_scipy(monkeypatch):
     """Above a size limit the k x V count matrix is replaced by a per-sample pass; same values."""
-    import leaderboard.significance as sig
+    import leaderboard.human.significance as sig
     rng = np.random.default_rng(2)
     samples = [np.round(rng.normal(0.1 * i, 1, rng.integers(1, 300)), 1) for i in range(6)]
     monkeypatch.setattr(sig, "_DENSE_LIMIT", 0)

@@ -9,9 +9,9 @@ import pytest
 from leaderboard.errors import InputError
 from leaderboard.ingest import read_judgments
 from leaderboard.ingest.wmt_release import read_worker_stats
-from leaderboard.ranking import rank_judgments
-from leaderboard.scores import segment_scores, system_scores
-from leaderboard.standardise import worker_stats, worker_z
+from leaderboard.human.ranking import rank_judgments
+from leaderboard.human.scores import segment_scores, system_scores
+from leaderboard.human.standardise import worker_stats, worker_z
 
 
 def frame_of(rows) -> pd.DataFrame:
@@ -99,7 +99,7 @@ def test_keep_needs_z_and_worker_needs_raw():
 
 
 def test_qc_hook_is_called_lazily(monkeypatch):
-    import leaderboard.qc as qc
+    import leaderboard.human.qc as qc
     calls = []
 
     def fake(frame, method="x", alpha=0.05, **kw):

@@ -14,9 +14,9 @@ import pandas as pd
 import pytest
 
 from leaderboard.ingest import read_judgments
-from leaderboard.ranking import rank_judgments
-from leaderboard.scores import segment_scores, system_scores_from_segments
-from leaderboard.significance import mwu_greater_matrix
+from leaderboard.human.ranking import rank_judgments
+from leaderboard.human.scores import segment_scores, system_scores_from_segments
+from leaderboard.human.significance import mwu_greater_matrix
 
 PLACEHOLDER = 0.12  # adwilcox-*: "not tested / not significant in this direction"
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from leaderboard.publish import rank, ranking_caption
+from leaderboard.publish.snapshots import rank
+from leaderboard.publish.render import ranking_caption
 
 from test_app_pages import make_judgments
 

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from leaderboard import relative_ranking as rr
+from leaderboard.human import relative_ranking as rr
 
 
 def _sets(rows):

@@ -69,7 +69,7 @@ def test_alignment_found_at_offset_zero_and_not_when_shifted():
 @pytest.fixture()
 def demo_url(tmp_path) -> str:
     url = f"sqlite:///{tmp_path / 's.sqlite'}"
-    from leaderboard.demo import load_demo
+    from leaderboard.publish.demo import load_demo
     from leaderboard.storage import Store
     load_demo(Store(url), publish=False, skip={"Simulated crowd (demo)"})
     return url

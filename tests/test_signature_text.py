@@ -8,8 +8,8 @@ from leaderboard.webapp.signature_text import describe
 
 
 def _ranked(**options) -> dict:
-    from leaderboard.qc import simulate_judgments
-    from leaderboard.ranking import rank_judgments
+    from leaderboard.human.qc import simulate_judgments
+    from leaderboard.human.ranking import rank_judgments
     frame = simulate_judgments(6, random_share=0.0, n_systems=3, n_segments=40, seed=2, lp="cs-en")
     return rank_judgments(frame, **options)[0]
 
@@ -33,7 +33,7 @@ def test_phrases_follow_the_protocol_and_threshold():
 def test_significance_page_caption_names_the_published_test(tmp_path, monkeypatch):
     from streamlit.testing.v1 import AppTest
 
-    from leaderboard.qc import simulate_judgments
+    from leaderboard.human.qc import simulate_judgments
     from leaderboard.storage import Store, default_url
     from leaderboard.storage.store import frame_hash
     monkeypatch.setenv("MTLB_DATA_DIR", str(tmp_path))

@@ -9,7 +9,7 @@ from scipy import stats
 
 from leaderboard.ingest import read_judgments
 from leaderboard.schema import COLUMNS, validate_judgments
-from leaderboard.simulate import simulate_campaign
+from leaderboard.human.simulate import simulate_campaign
 from test_hits_structure import check_layout
 
 
@@ -59,7 +59,7 @@ def test_worker_kinds_follow_the_model(campaign):
 
 
 def test_pairs_degraded_lower_repeats_close(campaign):
-    qc = pytest.importorskip("leaderboard.qc")
+    from leaderboard.human import qc
     pairs = qc.qc_pairs(campaign)
     kind = pairs["worker"].map(campaign.attrs["worker_kind"])
     diff = pairs["first"] - pairs["second"]
@@ -79,7 +79,7 @@ def test_system_means_recover_the_true_qualities(campaign):
 
 
 def test_qc_pass_rates_are_calibrated():
-    qc = pytest.importorskip("leaderboard.qc")
+    from leaderboard.human import qc
     frame = simulate_campaign(6, 300, {"good": 40, "random": 200}, hits_per_worker=1, seed=5)
     _, report = qc.filter_judgments(frame)
     kind = report["worker"].map(frame.attrs["worker_kind"])

@@ -1,4 +1,4 @@
-"""What the pages need is computed at publish time and stored with the snapshot (leaderboard.artifacts)."""
+"""What the pages need is computed at publish time and stored with the snapshot (leaderboard.publish.artifacts)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 from scipy.stats import pearsonr
 
 from htmltables import page_figures
-from leaderboard.artifacts import frame_payload, payload_frame
-from leaderboard.demo import DEMO_CAMPAIGN, SIMULATED_CAMPAIGN, WMT21_CAMPAIGN, ensure_demo
+from leaderboard.publish.artifacts import frame_payload, payload_frame
+from leaderboard.publish.demo import DEMO_CAMPAIGN, SIMULATED_CAMPAIGN, WMT21_CAMPAIGN, ensure_demo
 from leaderboard.storage import Store
 from leaderboard.storage.store import SnapshotIntegrityError, frame_hash
 
@@ -131,8 +131,8 @@ def test_old_snapshot_without_artifacts_still_renders_its_pages(tmp_path, monkey
     and store it for the next visit."""
     from streamlit.testing.v1 import AppTest
 
-    from leaderboard.qc import simulate_judgments
-    from leaderboard.ranking import rank_judgments
+    from leaderboard.human.qc import simulate_judgments
+    from leaderboard.human.ranking import rank_judgments
     monkeypatch.setenv("MTLB_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("MTLB_NO_DEMO", "1")
     monkeypatch.delenv("DATABASE_URL", raising=False)
@@ -162,7 +162,7 @@ def test_qc_page_leads_with_the_release_qc_and_retests_only_on_request(demo_stor
 
     from streamlit.testing.v1 import AppTest
 
-    from leaderboard.qc import filter_judgments, qc_summary
+    from leaderboard.human.qc import filter_judgments, qc_summary
     folder = Path(demo_store.engine.url.database).parent
     monkeypatch.setenv("MTLB_DATA_DIR", str(folder))
     monkeypatch.setenv("MTLB_NO_DEMO", "1")

@@ -60,7 +60,7 @@ def test_package_names_accepted_without_human_translations() -> None:
 def test_cli_submit_of_package_names_on_the_demo(tmp_path, capsys):
     """`mtlb submit` on the demo campaign with the package's system names (what `mtlb correlate` matches)."""
     url = f"sqlite:///{tmp_path / 's.sqlite'}"
-    from leaderboard.demo import load_demo
+    from leaderboard.publish.demo import load_demo
     from leaderboard.storage import Store
     store = Store(url)
     load_demo(store, publish=False, skip={"Simulated crowd (demo)"})

@@ -18,7 +18,7 @@ CAMPAIGN = "raw-only"
 
 @pytest.fixture()
 def raw_env(tmp_path, monkeypatch):
-    from leaderboard.publish import publish_rankings
+    from leaderboard.publish.snapshots import publish_rankings
     store = fresh_store(tmp_path, monkeypatch)
     frame = make_judgments(CAMPAIGN, "fr-en", seed=5).assign(z=np.nan)  # no z in the upload
     frame = frame[~((frame["system"] == "sysB.2") & (frame["segment"].astype(int) % 5 == 0))]  # not all shared
@@ -57,7 +57,7 @@ def test_raw_only_campaign_gets_the_rankings_z(raw_env):
 def test_simulated_demo_system_page(tmp_path, monkeypatch):
     """The shipped simulated campaign (raw only, ranked after paired-t QC): the page's segment z
     average to the published Ave z of every system."""
-    from leaderboard.demo import SIMULATED_CAMPAIGN, ensure_demo
+    from leaderboard.publish.demo import SIMULATED_CAMPAIGN, ensure_demo
     store = fresh_store(tmp_path, monkeypatch, demo=True)
     ensure_demo(store)
     snap = store.snapshot(SIMULATED_CAMPAIGN, "de-en", "adequacy")

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from leaderboard.auth import LoginThrottled, Throttle, authenticate, create_user, throttle_key
+from leaderboard.accounts.auth import LoginThrottled, Throttle, authenticate, create_user, throttle_key
 from leaderboard.storage import Store
 from leaderboard.storage.db import make_engine
 
@@ -86,7 +86,7 @@ def test_lock_survives_a_restart(db_url):
 def test_failures_in_another_process_lock_this_one(db_url, tmp_path):
     store = Store(db_url)
     create_user(store, "max", "developer-pass", "metric-developer")
-    child = ("import sys\nfrom leaderboard.auth import authenticate\nfrom leaderboard.storage import Store\n"
+    child = ("import sys\nfrom leaderboard.accounts.auth import authenticate\nfrom leaderboard.storage import Store\n"
              "s = Store(sys.argv[1])\n"
              "print(sum(authenticate(s, 'max', 'nope', client='c1') is None for _ in range(5)))\n")
     out = subprocess.run([sys.executable, "-c", child, db_url], capture_output=True, text=True, timeout=120,

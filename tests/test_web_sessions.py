@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 from sqlalchemy import text, update
 
-from leaderboard.auth import create_user
+from leaderboard.accounts.auth import create_user
 from leaderboard.storage import Store
 from leaderboard.storage import models as m
 from leaderboard.storage.sessions import create_session, revoke_session, revoke_user_sessions, session_user

@@ -23,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..agreement import agreement_table, difference_table
+    from ..human.agreement import agreement_table, difference_table
     frame = load_inputs(args)
     if args.method:
         frame, _ = apply_qc(frame, args)

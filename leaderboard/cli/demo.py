@@ -17,7 +17,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..demo import DEMO_CAMPAIGN, SIMULATED_CAMPAIGN, ensure_demo, load_demo
+    from ..publish.demo import DEMO_CAMPAIGN, SIMULATED_CAMPAIGN, ensure_demo, load_demo
     from ..storage import Store
 
     store = Store(args.database_url)

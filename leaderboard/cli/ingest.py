@@ -44,7 +44,7 @@ def sha256_of(paths: list[str]) -> str:
 def run_mqm(args: argparse.Namespace) -> int:
     """MQM annotation files: validated, then stored with their outputs in one transaction."""
     import pandas as pd
-    from ..expert.mqm import read_mqm
+    from ..ingest.mqm import read_mqm
     from ..storage import Store
     from ..storage.expert import save_mqm
     frames = [read_mqm(path, lp=args.lp) for path in args.files]
@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     also, n_spans = None, 0
     if "appraise" in formats:
         import pandas as pd
-        from ..expert.esa import read_esa_spans
+        from ..ingest.esa import read_esa_spans
         from ..storage.expert import esa_span_writer
         spans = pd.concat([read_esa_spans(path, str(f["campaign"].iloc[0])) for path, f, fmt
                            in zip(args.files, frames, formats) if fmt == "appraise"], ignore_index=True)

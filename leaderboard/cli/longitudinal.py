@@ -167,7 +167,7 @@ def read_metric_scores(path: str) -> pd.DataFrame:
 def run(args: argparse.Namespace) -> int:
     import pandas as pd
     from ..ingest import read_judgments
-    from ..longitudinal import longitudinal, years_from_frame, years_from_rankings
+    from ..human.longitudinal import longitudinal, years_from_frame, years_from_rankings
     from ..schema import concat_judgments
 
     order: list[str] = []
@@ -223,7 +223,7 @@ def _fmt(v: Any, digits: int = 2) -> str:
 
 
 def print_report(result: dict) -> None:
-    """Human-readable summary of :func:`leaderboard.longitudinal.longitudinal`."""
+    """Human-readable summary of :func:`leaderboard.human.longitudinal.longitudinal`."""
     import pandas as pd
     for track in result["tracks"]:
         print(f"== {track['lp']} ({track['assessment']}): best system per year (by {result['best_by']})")

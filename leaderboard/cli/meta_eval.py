@@ -42,7 +42,7 @@ def human_scores(args: argparse.Namespace, lp: str):
     if fmt not in FORMATS:
         raise InputError(f"unknown human format {fmt!r} (choose from {', '.join(FORMATS)})", column="human-format")
     if fmt == "mqm":
-        from ..expert.mqm import read_mqm
+        from ..ingest.mqm import read_mqm
         return human_from_mqm(read_mqm(args.human, lp=lp), lp, args.weights)
     frame = read_judgments(args.human, fmt, lp=lp)
     return human_from_judgments(frame, lp, args.human_score)

@@ -23,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..expert.baselines import sentence_scores
-    from ..expert.mqm import read_mqm
+    from ..ingest.mqm import read_mqm
     frame = sentence_scores(read_mqm(args.input, lp=args.lp), args.reference, args.testset)
     frame.to_csv(args.output, sep="\t", header=False, index=False, float_format="%.6f")
     summary = {"output": args.output, "rows": len(frame), "metrics": sorted(frame["metric"].unique()),

@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..errors import InputError
-    from ..power import power_curve
+    from ..human.power import power_curve
     if args.steps < 1:
         raise InputError("--steps must be at least 1", column="steps")
     frame = load_inputs(args)

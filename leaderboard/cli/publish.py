@@ -38,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..publish import publish_rankings
+    from ..publish.snapshots import publish_rankings
     from ..storage import Store
     from .user import login_organiser
 

@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..publish import ranking_table, ranking_to_latex
+    from ..publish.render import ranking_table, ranking_to_latex
     from ..storage import Store
     from ..tables import write_table
 

@@ -41,7 +41,7 @@ def load_inputs(args: argparse.Namespace) -> pd.DataFrame:
 
 
 def add_qc_arguments(p: argparse.ArgumentParser, default: str | None) -> None:
-    from ..qc_methods import DEFAULT_MIN_PAIRS, METHODS
+    from ..human.qc_methods import DEFAULT_MIN_PAIRS, METHODS
     p.add_argument("--method", choices=METHODS, default=default,
                    help="Assumption A test: paired-t (WMT organisers, default), bad-ref-vs-repeat "
                         "(seed 000), welch / mwu (unpaired; mwu = Appraise's check)")
@@ -55,7 +55,7 @@ def add_qc_arguments(p: argparse.ArgumentParser, default: str | None) -> None:
 
 
 def apply_qc(frame: pd.DataFrame, args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame]:
-    from ..qc import filter_judgments
+    from ..human.qc import filter_judgments
     if not 0 < args.alpha < 1:
         raise InputError("--alpha must lie strictly between 0 and 1", column="alpha")
     return filter_judgments(frame, args.method, args.alpha, pool_lps=not args.per_lp,
@@ -68,7 +68,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "repeated items (METHOD.md §3), print the per-worker report and "
                                    "how many workers and judgments pass.")
     add_input_arguments(p)
-    from ..qc_methods import DEFAULT_METHOD
+    from ..human.qc_methods import DEFAULT_METHOD
     add_qc_arguments(p, DEFAULT_METHOD)
     p.add_argument("--out-kept", metavar="FILE.csv", help="write the judgments of passing workers here")
     add_json_flag(p)
@@ -76,7 +76,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..qc import qc_summary
+    from ..human.qc import qc_summary
     frame = load_inputs(args)
     kept, report = apply_qc(frame, args)
     summary = qc_summary(report)

@@ -16,9 +16,9 @@ if TYPE_CHECKING:  # annotations only: pandas loads inside the functions
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from ..clusters import CLUSTER_RULES
-    from ..ranking import PROTOCOLS
-    from ..significance import DEFAULT_SEED
+    from ..human.clusters import CLUSTER_RULES
+    from ..human.ranking import PROTOCOLS
+    from ..human.significance import DEFAULT_SEED
     p = sub.add_parser(
         "rank", help="rank systems from DA judgments: scores, pairwise tests, clusters, signature",
         description="Rank the systems of every language pair (and assessment) in the input the way the "
@@ -113,7 +113,7 @@ def load(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str]]:
 def run_mqm(args: argparse.Namespace) -> int:
     """MQM error annotations: MQM scores per system (lower is better), paired tests, clusters."""
     import pandas as pd
-    from ..expert.mqm import read_mqm
+    from ..ingest.mqm import read_mqm
     from ..expert.ranking import rank_mqm
     frames = [read_mqm(path, lp=args.lp) for path in args.input]
     errors = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
@@ -175,7 +175,7 @@ def _footnote(table: pd.DataFrame) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..ranking import rank_judgments, resolve_qc
+    from ..human.ranking import rank_judgments, resolve_qc
     formats = [args.input_format or detect_format(path) for path in args.input]
     if "mqm" in formats:
         if set(formats) != {"mqm"}:

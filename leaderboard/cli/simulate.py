@@ -13,7 +13,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "simulate", help="simulate crowd workers (canonical judgments, or MTurk results for a built batch)",
         description="Simulated judgments following the 100-item HIT structure; the model (system quality, "
                     "segment difficulty, worker bias/scale, noise; good / lenient / harsh / random workers) "
-                    "is documented in leaderboard.simulate. With --hits DIR, answer the batch built by "
+                    "is documented in leaderboard.human.simulate. With --hits DIR, answer the batch built by "
                     "`mtlb hits build` and write MTurk batch results instead.")
     p.add_argument("--out", required=True, metavar="FILE", help=".csv (optionally .gz) or .parquet")
     p.add_argument("--systems", type=int, default=10, metavar="N")
@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from ..errors import InputError
-    from ..simulate import simulate_answers, simulate_campaign
+    from ..human.simulate import simulate_answers, simulate_campaign
 
     workers = {"good": args.good, "lenient": args.lenient, "harsh": args.harsh, "random": args.random}
     out = Path(args.out)

@@ -107,7 +107,7 @@ def run_verify(args: argparse.Namespace) -> int:
 
 
 def run_token(args: argparse.Namespace) -> int:
-    from ..auth import issue_upload_token
+    from ..accounts.auth import issue_upload_token
     from ..storage import Store
 
     store = Store(args.database_url)

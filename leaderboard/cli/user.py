@@ -86,7 +86,7 @@ def login_organiser(store, name: str, password_stdin: bool, action: str) -> dict
     """
     import os
 
-    from ..auth import LoginThrottled, authenticate
+    from ..accounts.auth import LoginThrottled, authenticate
 
     password = os.environ.get("MTLB_PASSWORD") if not password_stdin else None
     if password is None:
@@ -103,7 +103,7 @@ def login_organiser(store, name: str, password_stdin: bool, action: str) -> dict
 
 
 def run_add(args: argparse.Namespace) -> int:
-    from ..auth import create_user
+    from ..accounts.auth import create_user
     from ..storage import Store
 
     password = read_password(args.password_stdin, confirm=True)
@@ -144,7 +144,7 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_token(args: argparse.Namespace) -> int:
-    from ..auth import issue_upload_token
+    from ..accounts.auth import issue_upload_token
     from ..storage import Store
 
     store = Store(args.database_url)

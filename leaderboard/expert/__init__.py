@@ -1,9 +1,12 @@
 """Expert human evaluation: MQM error annotations and ESA error spans (WMT23-24 style).
 
-- :mod:`.mqm` reads the google/wmt-mqm-human-evaluation TSV layout into a validated error frame;
+The files are read by :mod:`leaderboard.ingest.mqm` and :mod:`leaderboard.ingest.esa`; here:
+
 - :mod:`.weights` holds the named severity/category weight schemes;
 - :mod:`.scoring` turns errors into segment and system MQM scores;
 - :mod:`.ranking` ranks systems by MQM with paired significance tests and clusters;
-- :mod:`.esa` keeps the error spans of Appraise ESA exports and ranks with the WMT24 protocol;
+- :mod:`.baselines` scores an MQM file's outputs with sentence BLEU and chrF, baselines for meta-evaluation;
 - :mod:`.spans` marks spans in output text as escaped HTML.
+
+ESA systems are ranked by the WMT24 protocol of :mod:`leaderboard.human.ranking`.
 """

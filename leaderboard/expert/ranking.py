@@ -5,11 +5,11 @@ ordered pair of systems is tested one-sided on the segments both systems have (p
 negated MQM (so "greater" means better):
 
 - ``signed-rank`` (default): Wilcoxon signed-rank, normal approximation with tie correction
-  (:func:`leaderboard.significance.signed_rank_greater_matrix`);
+  (:func:`leaderboard.human.significance.signed_rank_greater_matrix`);
 - ``approx-randomisation``: paired approximate randomisation, seeded
-  (:func:`leaderboard.significance.approximate_randomisation_matrix`).
+  (:func:`leaderboard.human.significance.approximate_randomisation_matrix`).
 
-Wins, rank ranges and clusters follow :mod:`leaderboard.clusters` (the organisers' rule by
+Wins, rank ranges and clusters follow :mod:`leaderboard.human.clusters` (the organisers' rule by
 default). The signature names the weight scheme, the test and the counts.
 """
 
@@ -20,12 +20,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..clusters import CLUSTER_RULES, cluster_ends, cluster_numbers, cluster_spans, wins_losses
+from ..human.clusters import CLUSTER_RULES, cluster_ends, cluster_numbers, cluster_spans, wins_losses
 from ..errors import InputError
-from ..intervals import DEFAULT_RESAMPLES, system_intervals
+from ..human.intervals import DEFAULT_RESAMPLES, system_intervals
 from ..naming import is_human
 from ..signature import make_signature
-from ..significance import (DEFAULT_SEED, DEFAULT_TRIALS, approximate_randomisation_matrix, score_matrix,
+from ..human.significance import (DEFAULT_SEED, DEFAULT_TRIALS, approximate_randomisation_matrix, score_matrix,
                             signed_rank_greater_matrix)
 from .scoring import segment_scores, system_scores
 from .weights import DEFAULT_SCHEME, get_scheme
@@ -102,7 +102,7 @@ def rank_segments(seg: pd.DataFrame, *, lp: str, weights: str = DEFAULT_SCHEME, 
 
 def rank_mqm(errors: pd.DataFrame, *, weights: str = DEFAULT_SCHEME, lp: str | None = None,
              **options: Any) -> list[dict[str, Any]]:
-    """Rank every language pair of an MQM error frame (:func:`leaderboard.expert.mqm.read_mqm`)."""
+    """Rank every language pair of an MQM error frame (:func:`leaderboard.ingest.mqm.read_mqm`)."""
     scheme = get_scheme(weights)
     if lp is not None:
         errors = errors[errors["lp"].astype(str) == lp]

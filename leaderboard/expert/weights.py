@@ -1,21 +1,18 @@
 """Named MQM weight schemes: how much one error of a category and severity costs.
 
 A scheme is recorded in every MQM signature (``weights:<name>``), so two scores are comparable
-only when they name the same scheme. Severities and categories are matched after normalising
-spelling (case, surrounding spaces, hyphens/underscores in severities, a trailing ``!`` on
-categories such as ``Non-translation!``).
+only when they name the same scheme. Severities and categories are matched after the reader
+normalised their spelling (:mod:`leaderboard.ingest.mqm`).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-#: canonical severities after :func:`normal_severity`
-SEVERITIES: tuple[str, ...] = ("major", "minor", "neutral", "no-error")
+from ..ingest.mqm import normal_category
 
 
 @dataclass(frozen=True)
@@ -31,7 +28,7 @@ class WeightScheme:
     description: str = ""
 
     def weights(self, category: pd.Series, severity: pd.Series) -> np.ndarray:
-        """Weight of each error row (``severity`` already normalised with :func:`normal_severity`)."""
+        """Weight of each error row (``severity`` already normalised with :func:`leaderboard.ingest.mqm.normal_severity`)."""
         cat = category.map(normal_category).to_numpy(dtype=object)
         sev = severity.to_numpy(dtype=object)
         out = np.select(
@@ -53,25 +50,6 @@ SCHEMES: dict[str, WeightScheme] = {
         description="Major 5, Minor 1 with no category exceptions (Non-translation counts as Major)"),
 }
 DEFAULT_SCHEME = "google-mqm"
-
-_SEVERITY_ALIASES = {"noerror": "no-error", "none": "no-error", "noerrors": "no-error"}
-
-
-def normal_severity(value: str) -> str:
-    """``'Major'`` → ``'major'``, ``'No-error'`` / ``'no error'`` / ``'No_Error'`` → ``'no-error'``."""
-    key = re.sub(r"[\s_\-]+", "", str(value).strip().lower())
-    return _SEVERITY_ALIASES.get(key, key if key in ("major", "minor", "neutral") else str(value).strip())
-
-
-def normal_category(value: str) -> str:
-    """Lower case, no trailing ``!``, no spaces around ``/``: ``'Non-translation!'`` → ``'non-translation'``."""
-    text = re.sub(r"\s*/\s*", "/", str(value).strip().lower()).rstrip("!").strip()
-    if re.fullmatch(r"non[\s_\-]?translation", text):
-        return "non-translation"
-    if re.fullmatch(r"no[\s_\-]?error", text):
-        return "no-error"
-    return text
-
 
 def get_scheme(name: str) -> WeightScheme:
     from ..errors import InputError

@@ -18,7 +18,7 @@ Both showings of a repeat are the same text, so the earlier one is the ``SYSTEM`
 later one the ``REPEAT`` (seed 002's table puts one repeat "in reverse"; with identical texts only
 the label would differ).
 
-Pairing convention (what QC relies on, :func:`leaderboard.qc.qc_pairs`): a QC item carries the
+Pairing convention (what QC relies on, :func:`leaderboard.human.qc.qc_pairs`): a QC item carries the
 system and segment of the genuine output it pairs with, so the two members of a pair share (hit,
 system, segment). A ``REF`` item is labelled with the system of its paired output (as in the WMT
 release), its text is the reference of that segment. Within a HIT each (system, segment) occurs

@@ -52,7 +52,7 @@ def detect_format(path: str | os.PathLike, name: str | None = None) -> str:
             return "mturk"
     except ImportError:
         pass
-    from ..expert.mqm import looks_like_mqm
+    from .mqm import looks_like_mqm
     if looks_like_mqm(head):
         return "mqm"
     if looks_like_canonical(head):

@@ -7,9 +7,10 @@ automatic leaderboard with paired-bootstrap significance clusters shows where th
 teams' primary submissions then become the campaign's system outputs: the HIT builder, the metric
 developers' evaluation package and the human ranking use them without any file shuffling.
 
-Modules: :mod:`.languages` (tokeniser by target language), :mod:`.reading` (validation of uploads),
+Modules: :mod:`.reading` (validation of uploads),
 :mod:`.scoring` (sacrebleu scores, signatures and sufficient statistics), :mod:`.sacrestats`
 (sacrebleu's score formulas on arrays of statistics), :mod:`.significance` (paired bootstrap for all
 pairs at once), :mod:`.board` (the automatic leaderboard), :mod:`.diffview` (word-level differences
-for the output viewer), :mod:`.service` (the operations the CLI and the app share).
+for the output viewer), :mod:`.service` (the operations the CLI and the app share); the tokeniser by
+target language is :mod:`leaderboard.languages`.
 """

@@ -5,7 +5,7 @@ Which submission represents a team: its latest live primary submission, else its
 chrF) live submission. Entries are sorted by chrF (then BLEU). Significance is sacrebleu's paired
 bootstrap (:mod:`.significance`: 1000 resamples, seed 12345, two-sided p); system i counts as
 better than j when chrF(i) > chrF(j) and p < alpha. Rank ranges and clusters then follow the
-human leaderboard's organisers' rule (:mod:`leaderboard.clusters`, METHOD.md §9).
+human leaderboard's organisers' rule (:mod:`leaderboard.human.clusters`, METHOD.md §9).
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
-from ..clusters import cluster_ends, cluster_numbers, rank_ranges
-from ..intervals import rank_shares
-from ..publish import latex_escape
+from ..human.clusters import cluster_ends, cluster_numbers, rank_ranges
+from ..human.intervals import rank_shares
+from ..tables import latex_escape
 from .significance import DEFAULT_RESAMPLES, DEFAULT_SEED, PairedBootstrap, paired_bootstrap
 
 SORT_METRIC = "chrf"

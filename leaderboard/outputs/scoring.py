@@ -15,7 +15,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from .languages import bleu_tokeniser, target_language
+from ..languages import bleu_tokeniser, target_language
 
 #: Scores every submission gets; TER is added on request.
 METRICS = ("bleu", "chrf")

@@ -18,7 +18,7 @@ from typing import Mapping, Sequence
 from ..errors import InputError
 from ..storage.outputs import OutputStore
 from ..storage.store import Store
-from .languages import bleu_tokeniser, split_lp
+from ..languages import bleu_tokeniser, split_lp
 from .reading import check_line_count, check_output, check_system_name, read_lines
 
 DEFAULT_LIMIT = 20
@@ -172,7 +172,7 @@ def add_team(store: Store, name: str, *, verified: bool = False, contact: str = 
     setup script can run twice): then an existing team changes nothing but its verification
     (``verified`` verifies it) and the result says ``"created": false``.
     """
-    from ..auth import issue_upload_token
+    from ..accounts.auth import issue_upload_token
     out = OutputStore(store)
     existing = out.team(name) if exist_ok else None
     if existing is None:

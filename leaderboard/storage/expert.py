@@ -44,7 +44,7 @@ def _import(conn: Connection, cid: int, campaign: str, *, file_name: str, sha256
 
 def save_mqm(store: Store, campaign: str, errors: pd.DataFrame, *, file_name: str, sha256: str | None = None,
              created_by: str | None = None) -> dict[str, Any]:
-    """Store an MQM error frame (:func:`leaderboard.expert.mqm.read_mqm`) with its outputs, in one transaction."""
+    """Store an MQM error frame (:func:`leaderboard.ingest.mqm.read_mqm`) with its outputs, in one transaction."""
     if errors.empty:
         raise InputError("no MQM annotations to store", file=file_name)
     sha256 = sha256 or errors_hash(errors)
@@ -140,7 +140,7 @@ def outputs(store: Store, campaign: str, lp: str) -> pd.DataFrame:
 
 
 def mqm_errors(store: Store, campaign: str, lp: str | None = None) -> pd.DataFrame:
-    """Stored MQM annotations in the shape of :func:`leaderboard.expert.mqm.read_mqm` (for scoring)."""
+    """Stored MQM annotations in the shape of :func:`leaderboard.ingest.mqm.read_mqm` (for scoring)."""
     ann = annotation_rows(store, campaign, lp, "mqm")
     return pd.DataFrame({"lp": ann["lp"], "system": ann["system"], "doc": ann["doc"], "segment": ann["segment"],
                          "rater": ann["rater"], "category": ann["category"].fillna(""), "severity": ann["severity"],

@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timezone
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Protocol, Sequence
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import Integer, and_, func, insert, select, update
+from sqlalchemy import Engine, Integer, and_, func, insert, select, update
 
 from ..errors import InputError
 from . import models as m
 from .bulk import insert_frame
-from .store import Store
+from .loader import campaign_id_for_write, lp_id_for_write
 
 TEAM_ROLE = "team"
 #: The password hash of team accounts: not an argon2 hash, so no password ever verifies against it.
@@ -42,11 +42,16 @@ def _json(text: str | None) -> dict:
     return json.loads(text) if text else {}
 
 
-class OutputStore:
-    """The submissions stage's view of a :class:`Store` (same engine, same transactions rules)."""
+class HasEngine(Protocol):
+    """What :class:`OutputStore` needs of a store: its engine (a :class:`~leaderboard.storage.store.Store`)."""
+    engine: Engine
 
-    def __init__(self, store: Store) -> None:
-        self.store = store
+
+class OutputStore:
+    """The submissions stage's view of a :class:`~leaderboard.storage.store.Store` (same engine, same
+    transaction rules)."""
+
+    def __init__(self, store: HasEngine) -> None:
         self.engine = store.engine
 
     # ---- test sets --------------------------------------------------------------------------
@@ -58,8 +63,8 @@ class OutputStore:
         """Store a test set (the campaign and language pair are created when missing); returns its id."""
         n = len(source)
         with self.engine.begin() as conn:
-            cid = self.store._campaign_id(conn, campaign, create=True)
-            lp_id = self.store._lp_id(conn, cid, lp)
+            cid = campaign_id_for_write(conn, campaign)
+            lp_id = lp_id_for_write(conn, cid, lp)
             if conn.execute(select(m.testsets.c.id).where(m.testsets.c.lp_id == lp_id)).first() is not None:
                 raise InputError(f"campaign {campaign!r} already has a test set for {lp}")
             tid = conn.execute(insert(m.testsets).values(

@@ -41,7 +41,7 @@ def payload_hash(payload: str) -> str:
 
 def _artifact_json(value: Any) -> str:
     """JSON text of an artifact (NaN and infinities become null: JSON has neither)."""
-    from ..cli._common import to_jsonable
+    from ..jsonable import to_jsonable
     return json.dumps(to_jsonable(value), sort_keys=True, ensure_ascii=False, allow_nan=False)
 
 

@@ -1,5 +1,5 @@
 """Failed-login records in the store, so that every app process (and the CLI) counts the same
-failures and a restart forgets nothing. The rules live in :class:`leaderboard.auth.Throttle`; this
+failures and a restart forgets nothing. The rules live in :class:`leaderboard.accounts.auth.Throttle`; this
 module only reads and changes records — (failure times, locked until, number of locks) tuples — one
 transaction per call, with the rows locked while they change (``FOR UPDATE`` on PostgreSQL; SQLite's
 write lock, taken by the first insert).

@@ -11,10 +11,11 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from ..cli._common import to_jsonable
+from ..jsonable import to_jsonable
 from ..errors import InputError
 from ..tables import to_csv_bytes
 from . import html_table, navigation, state
+from .markdown import md_escape
 
 # query parameters that make a view reproducible from its URL
 VIEW_KEYS = ("campaign", "lp", "assessment", "version")
@@ -194,42 +195,20 @@ def show_input_error(exc: InputError, container=st) -> None:
     An error that collects several problems lists every one of them (each with its line and column).
     """
     if exc.problems:
-        head = f"file **{_md_escape(str(exc.file))}**: " if exc.file else ""
-        items = "\n".join(f"- {_md_escape(p.where(with_file=False) + p.message)}" for p in exc.problems)
+        head = f"file **{md_escape(str(exc.file))}**: " if exc.file else ""
+        items = "\n".join(f"- {md_escape(p.where(with_file=False) + p.message)}" for p in exc.problems)
         container.error(f"{head}{len(exc.problems)} problems (all listed; nothing was stored):\n\n{items}",
                         icon=":material/error:")
         return
     parts = []
     if exc.file:
-        parts.append(f"file **{_md_escape(str(exc.file))}**")
+        parts.append(f"file **{md_escape(str(exc.file))}**")
     if exc.line is not None:
         parts.append(f"line **{exc.line}**")
     if exc.column:
-        parts.append(f"column **{_md_escape(str(exc.column))}**")
+        parts.append(f"column **{md_escape(str(exc.column))}**")
     where = (", ".join(parts) + ": ") if parts else ""
-    container.error(f"{where}{_md_escape(exc.message)}", icon=":material/error:")
-
-
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")
-# Streamlit turns bare URLs, www. addresses and e-mail addresses into links even when escaped; an
-# invisible word joiner (U+2060) keeps the text as it reads while breaking those patterns
-_AUTOLINK = re.compile(r"(?i)\b(https?|ftp|mailto|file)(?=:)|\b(www)(?=\.)|(?=@)")
-WORD_JOINER = "\u2060"
-
-
-def _md_escape(text: str) -> str:
-    """User text (names, file names, notes, messages) for a Markdown context, shown literally.
-
-    Markdown syntax is backslash-escaped; ``&`` and ``:`` become character references (so entities,
-    emoji codes and ``:material/…:`` icons stay text); URLs, www. and e-mail addresses get an
-    invisible word joiner so they are not turned into links.
-    """
-    text = str(text).replace("&", "&amp;")
-    text = _AUTOLINK.sub(lambda m: (m.group(1) or m.group(2) or "") + WORD_JOINER, text)
-    return _MD_SPECIAL.sub(r"\\\1", text).replace(":", "&#58;")
-
-
-md_escape = _md_escape
+    container.error(f"{where}{md_escape(exc.message)}", icon=":material/error:")
 
 
 def code(text: str) -> str:

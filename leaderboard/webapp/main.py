@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from . import common, navigation, session, state
+from .markdown import md_escape
 
 # pages that show one published snapshot and therefore get the sidebar picker
 VIEW_PAGES = {"leaderboard", "significance", "system", "qc", "metrics", ""}
@@ -41,7 +42,7 @@ def _login_box() -> None:
     user = common.current_user()
     st.sidebar.divider()
     if user:
-        st.sidebar.caption(f"Logged in as **{common.md_escape(user['name'])}** ({user['role'].replace('-', ' ')})")
+        st.sidebar.caption(f"Logged in as **{md_escape(user['name'])}** ({user['role'].replace('-', ' ')})")
         if st.sidebar.button("Log out", key="logout", icon=":material/logout:"):
             session.end()
             st.rerun()

@@ -15,7 +15,7 @@ import streamlit as st
 
 from ..errors import InputError
 from . import common, expert_views, state
-from . import metric_eval as me
+from ..publish import metric_eval as me
 
 
 @st.cache_data(show_spinner="Building the evaluation package…", max_entries=8)
@@ -56,8 +56,8 @@ def baselines(url: str, campaign: str, lp: str, token: str, judged: tuple[str, .
 
 @st.cache_data(show_spinner="Scoring the baselines (BLEU, chrF) with sacrebleu…", max_entries=16)
 def stored_baselines(url: str, campaign: str, lp: str, assessment: str, version: int, token: str) -> dict | None:
-    """The metric_baselines artifact of a snapshot published without it (see :mod:`leaderboard.artifacts`)."""
-    from leaderboard.artifacts import metric_baselines_artifact
+    """The metric_baselines artifact of a snapshot published without it (see :mod:`leaderboard.publish.artifacts`)."""
+    from leaderboard.publish.artifacts import metric_baselines_artifact
     ranking = state.snapshot(url, campaign, lp, assessment, version)["ranking"]
     try:
         return metric_baselines_artifact(state.texts(url, campaign, lp, token), ranking)
@@ -66,7 +66,7 @@ def stored_baselines(url: str, campaign: str, lp: str, assessment: str, version:
 
 
 def payload_frame(payload: dict) -> pd.DataFrame:
-    from leaderboard.artifacts import payload_frame as frame
+    from leaderboard.publish.artifacts import payload_frame as frame
     return frame(payload)
 
 

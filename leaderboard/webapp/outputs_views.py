@@ -11,7 +11,7 @@ import json
 import pandas as pd
 import streamlit as st
 
-from ..cli._common import to_jsonable
+from ..jsonable import to_jsonable
 from ..outputs.board import board_table, board_to_latex
 from ..storage.outputs import OutputStore
 from ..tables import to_csv_bytes

@@ -17,7 +17,7 @@ from . import state
 def ranked_segments(url: str, campaign: str, lp: str, assessment: str, token: str, signature: str) -> pd.DataFrame:
     """Per (system, segment) raw and z exactly as the published ranking computed them (its signature's
     worker QC and standardisation), so raw-only campaigns get the z the ranking used."""
-    from leaderboard.ranking import published_segment_scores
+    from leaderboard.human.ranking import published_segment_scores
     frame = state.judgments(url, campaign, None, assessment, token)
     if frame.empty:
         return pd.DataFrame(columns=["system", "segment", "raw", "z", "n"])
@@ -29,7 +29,7 @@ def segments_frame(url: str, campaign: str, lp: str, assessment: str, version: i
                    signature: str) -> pd.DataFrame:
     """The snapshot's per-segment scores: stored with it at publish time (older snapshots: computed
     from the stored judgments once, then stored)."""
-    from leaderboard.artifacts import frame_payload, payload_frame
+    from leaderboard.publish.artifacts import frame_payload, payload_frame
 
     def compute():
         seg = ranked_segments(url, campaign, lp, assessment, token, signature)
@@ -44,7 +44,7 @@ def segments_frame(url: str, campaign: str, lp: str, assessment: str, version: i
 @st.cache_data(show_spinner="Reading the quality control behind this ranking…", max_entries=32)
 def qc_of_snapshot(url: str, campaign: str, lp: str, assessment: str, version: int, token: str) -> dict | None:
     """The ``qc`` artifact of a snapshot (published with it; older snapshots: computed once, then stored)."""
-    from leaderboard.artifacts import qc_artifact
+    from leaderboard.publish.artifacts import qc_artifact
 
     def compute():
         frame = state.judgments(url, campaign, None, assessment, token)
@@ -59,7 +59,7 @@ def qc_of_snapshot(url: str, campaign: str, lp: str, assessment: str, version: i
 def compare_years(url: str, campaigns: tuple[str, ...], versions: tuple[tuple, ...], tokens: tuple[str, ...],
                   calibration: str | None, best_by: str, alternative: str) -> dict:
     """``longitudinal`` over the latest snapshots of the chosen campaigns (cached on their versions)."""
-    from leaderboard import longitudinal as lg
+    from leaderboard.human import longitudinal as lg
     years = []
     for campaign, token in zip(campaigns, tokens):
         rankings = []
@@ -79,8 +79,8 @@ def _year_segments(url: str, campaign: str, lp: str, assessment: str, version: i
     """Per-segment scores of a published ranking for the year-to-year tests: stored with the snapshot at
     publish time (as the ranking had them, after its QC); for older snapshots computed from the stored
     judgments."""
-    from leaderboard import longitudinal as lg
-    from leaderboard.artifacts import payload_frame
+    from leaderboard.human import longitudinal as lg
+    from leaderboard.publish.artifacts import payload_frame
     payload = state.artifact(url, campaign, lp, assessment, version, "segment_scores")
     if payload is not None:
         return payload_frame(payload).astype({"system": str, "segment": str})

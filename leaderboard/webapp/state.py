@@ -8,7 +8,7 @@ So a write by any process — another app replica, the command line — shows on
 every replica, with no time-to-live and no restart. The store itself is a ``st.cache_resource``.
 
 What a published version's pages show (per-segment scores, its QC, metric baselines) is read from the
-artifacts stored with it at publish time (:func:`artifact`, :mod:`leaderboard.artifacts`), so a first
+artifacts stored with it at publish time (:func:`artifact`, :mod:`leaderboard.publish.artifacts`), so a first
 visit reads instead of computing.
 """
 
@@ -40,7 +40,7 @@ def get_store() -> Store:
 
 
 def has_module(name: str) -> bool:
-    """True when an optional module of the project is importable (some are written later)."""
+    """True when an optional package (e.g. kaleido, for static chart exports) is importable."""
     try:
         return importlib.util.find_spec(name) is not None
     except ModuleNotFoundError:
@@ -49,9 +49,7 @@ def has_module(name: str) -> bool:
 
 @st.cache_resource(show_spinner="Loading the demo campaign (first start only)…")
 def _demo_once(url: str) -> dict | None:
-    from .. import demo
-    if not hasattr(demo, "ensure_demo") or not has_module("leaderboard.ranking"):
-        return None
+    from ..publish import demo
     store = _store(url)
     if not store.snapshots().empty:
         return None
@@ -68,7 +66,7 @@ def ensure_demo() -> dict | None:
     try:
         result = _demo_once(store_url())
     except Exception as exc:  # a broken demo must not take the app down
-        from .common import md_escape
+        from .markdown import md_escape
         st.warning(f"The demo campaign could not be loaded: {md_escape(str(exc))}")
         return None
     if result:
@@ -157,7 +155,7 @@ def _artifact(url: str, campaign: str, lp: str, assessment: str, version: int, n
 
 def artifact(url: str, campaign: str, lp: str, assessment: str, version: int, name: str,
              compute: Callable[[], Any] | None = None) -> Any:
-    """An artifact of a published snapshot (:mod:`leaderboard.artifacts`), computed at publish time.
+    """An artifact of a published snapshot (:mod:`leaderboard.publish.artifacts`), computed at publish time.
 
     Snapshots published before artifacts existed have none: then ``compute()`` (the page's own cached
     computation) gives it, and it is stored with the snapshot for every later visit and every replica
@@ -178,7 +176,7 @@ def artifact(url: str, campaign: str, lp: str, assessment: str, version: int, na
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def ranking_table(url: str, campaign: str, lp: str, assessment: str, version: int) -> pd.DataFrame:
-    from ..publish import ranking_table as table
+    from ..publish.render import ranking_table as table
     return table(snapshot(url, campaign, lp, assessment, version)["ranking"])
 
 
@@ -194,8 +192,8 @@ def figure(kind: str, url: str, campaign: str, lp: str, assessment: str, version
 @st.cache_data(show_spinner=False, max_entries=256)
 def exports(url: str, campaign: str, lp: str, assessment: str, version: int) -> dict[str, bytes]:
     """CSV, JSON and LaTeX bytes of a published snapshot."""
-    from ..cli._common import to_jsonable
-    from ..publish import ranking_to_latex
+    from ..jsonable import to_jsonable
+    from ..publish.render import ranking_to_latex
     from ..tables import to_csv_bytes
     import json
     snap = snapshot(url, campaign, lp, assessment, version)
@@ -215,10 +213,10 @@ def judgments(url: str, campaign: str, lp: str | None, assessment: str | None, t
 def segment_scores(url: str, campaign: str, lp: str, assessment: str, token: str) -> pd.DataFrame:
     """Per (system, segment) averages (system, segment, raw, z, n) of the scoring items.
 
-    :func:`leaderboard.longitudinal.segment_table` uses :func:`leaderboard.scores.segment_scores`
+    :func:`leaderboard.human.longitudinal.segment_table` uses :func:`leaderboard.human.scores.segment_scores`
     when that module exists (the ranking's own averages) and the same METHOD.md §4 rule otherwise.
     """
-    from ..longitudinal import segment_table
+    from ..human.longitudinal import segment_table
     frame = judgments(url, campaign, lp, assessment, token)
     return segment_table(frame)
 
@@ -232,7 +230,7 @@ def texts(url: str, campaign: str, lp: str, token: str) -> pd.DataFrame:
 def qc(url: str, campaign: str, lp: str | None, assessment: str | None, token: str, method: str,
        alpha: float) -> tuple[pd.DataFrame, Any, dict, str]:
     """(kept judgments, per-worker report, summary, data hash of the kept judgments)."""
-    from ..qc import filter_judgments, qc_summary
+    from ..human.qc import filter_judgments, qc_summary
     frame = judgments(url, campaign, lp, assessment, token)
     kept, report = filter_judgments(frame, method, alpha)
     return kept, report, qc_summary(report), (frame_hash(kept) if len(kept) else "")

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from . import navigation
 
-ENTRY_SCRIPT = Path(__file__).resolve().parents[1] / "app_entry.py"
+ENTRY_SCRIPT = Path(__file__).resolve().parent / "entry" / "app.py"
 
 
 @contextmanager

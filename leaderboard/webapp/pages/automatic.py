@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from leaderboard.webapp import common, outputs_views as ov, state
+from leaderboard.webapp.markdown import md_escape
 
 
 def render() -> None:
@@ -28,7 +29,7 @@ def render() -> None:
     organiser = bool(user and user.get("role") == "organiser")
     if leaderboard_hidden(ts):
         if not organiser:
-            st.info(f"The automatic leaderboard of {common.md_escape(choice)} is hidden until the deadline "
+            st.info(f"The automatic leaderboard of {md_escape(choice)} is hidden until the deadline "
                     f"({ts['deadline']:%Y-%m-%d %H:%M} UTC).")
             return
         st.warning("Hidden from participants until the deadline; you see it as an organiser.")

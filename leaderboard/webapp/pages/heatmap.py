@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from leaderboard.webapp import charts, common, html_table, state
+from leaderboard.webapp.markdown import md_escape
 
 
 def pvalue_table(ranking: dict) -> pd.DataFrame:
@@ -52,7 +53,7 @@ def render() -> None:
         return
     from leaderboard.webapp.signature_text import describe
     words = describe(snap.get("signature") or ranking.get("signature"))
-    st.caption(common.md_escape(
+    st.caption(md_escape(
         f"A cell is shaded when the row system's scores are significantly higher than the column system's: "
         f"{words['test']}; darker = smaller p (three levels below 0.05). Systems are in leaderboard order "
         f"({words['sort']}); in the table, columns are numbered like the rows and {STARS}. This ranking counts a win at {words['p_below']} and draws clusters with "

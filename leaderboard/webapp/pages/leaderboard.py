@@ -56,8 +56,8 @@ def table_markup(table: pd.DataFrame) -> str:
 
 
 def caption(ranking: dict, assessment: str) -> str:
-    """The caption: derived from the ranking's signature (:func:`leaderboard.publish.ranking_caption`)."""
-    from leaderboard.publish import ranking_caption
+    """The caption: derived from the ranking's signature (:func:`leaderboard.publish.render.ranking_caption`)."""
+    from leaderboard.publish.render import ranking_caption
     text = ranking_caption(ranking)
     extra = CAPTIONS.get(assessment)
     return text + (" " + extra if extra else "")

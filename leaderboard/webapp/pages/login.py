@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from leaderboard.auth import LoginThrottled, authenticate, authenticate_token
+from leaderboard.accounts.auth import LoginThrottled, authenticate, authenticate_token
 from leaderboard.webapp import common, navigation, session, state
+from leaderboard.webapp.markdown import md_escape
 
 
 def _client() -> str:
@@ -19,7 +20,7 @@ def render() -> None:
     st.title("Log in")
     user = common.current_user()
     if user:
-        st.success(f"You are logged in as {common.md_escape(user['name'])} ({user['role'].replace('-', ' ')}).")
+        st.success(f"You are logged in as {md_escape(user['name'])} ({user['role'].replace('-', ' ')}).")
         if st.button("Log out", key="logout-page"):
             session.end()
             st.rerun()

@@ -7,6 +7,7 @@ import streamlit as st
 
 from leaderboard.errors import InputError
 from leaderboard.webapp import charts, common, snapshot_views, state
+from leaderboard.webapp.markdown import md_escape
 
 
 def default_selection(snaps: pd.DataFrame, url: str) -> tuple[list[str], str]:
@@ -14,7 +15,7 @@ def default_selection(snaps: pd.DataFrame, url: str) -> tuple[list[str], str]:
     pair and assessment, and a calibration system judged in both (MT, not a human translation: the one
     with the most segments judged in the year where it has fewer). ([], "") when no two campaigns
     share a pair."""
-    from leaderboard.longitudinal import base_name
+    from leaderboard.human.longitudinal import base_name
     from leaderboard.naming import is_human
     latest = snaps.sort_values("version").groupby(["campaign", "lp", "assessment"], as_index=False).last()
     names = sorted(latest["campaign"].unique())
@@ -109,7 +110,7 @@ def render() -> None:
     if not (pairs.groupby(["lp", "assessment"])["campaign"].nunique() >= 2).any():
         held = "; ".join(f"{c}: {', '.join(sorted(pairs.loc[pairs['campaign'] == c, 'lp'].unique()))}" for c in chosen)
         st.info("The chosen campaigns have no language pair and assessment in common, and a comparison across "
-                f"years needs the same pair published in at least two of them ({common.md_escape(held)}).")
+                f"years needs the same pair published in at least two of them ({md_escape(held)}).")
         return
     latest = snaps[snaps["campaign"].isin(chosen)].sort_values("version").groupby(
         ["campaign", "lp", "assessment"], as_index=False).last()
@@ -138,9 +139,9 @@ def render() -> None:
     uncalibrated = [c for c in result["comparisons"] if c.get("calibration") is None]
     for statement in dict.fromkeys(c["statement"] for c in uncalibrated):
         pairs = ", ".join(f"{c['lp']} {c['from']}→{c['to']}" for c in uncalibrated if c["statement"] == statement)
-        st.warning(common.md_escape(f"{pairs}: {statement}"), icon=":material/warning:")
+        st.warning(md_escape(f"{pairs}: {statement}"), icon=":material/warning:")
     for note in result.get("notes", []):
-        st.caption(common.md_escape(note))
+        st.caption(md_escape(note))
 
 
 def _charts(tracks: pd.DataFrame, with_gain: pd.DataFrame, best_by: str) -> None:

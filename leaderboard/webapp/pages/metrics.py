@@ -7,9 +7,10 @@ import streamlit as st
 
 from leaderboard.errors import InputError
 from leaderboard.webapp import charts, common, expert_views, key_figures, state
+from leaderboard.webapp.markdown import md_escape
 from leaderboard.webapp.key_figures import Figure
 from leaderboard.webapp.pages.organiser import MAX_UPLOAD_MB, uploaded_path
-from leaderboard.webapp import metric_eval as me
+from leaderboard.publish import metric_eval as me
 from leaderboard.webapp import metrics_views as mv
 
 
@@ -21,7 +22,7 @@ def render() -> None:
     user = common.current_user()
     url = state.store_url()
     token = state.data_token(url, view.campaign)
-    st.subheader(common.md_escape(f"{view.campaign} · {view.lp} · {view.assessment}"))
+    st.subheader(md_escape(f"{view.campaign} · {view.lp} · {view.assessment}"))
     results_tab, package_tab, upload_tab = common.lazy_tabs(["Results", "Evaluation package", "Upload scores"])
     if package_tab.open:
         with package_tab:
@@ -106,10 +107,10 @@ def _upload(view: common.View, user: dict, token: str) -> None:
                "organiser publish them.")
     for lp, renamed in summary["names"].items():
         if renamed:
-            st.caption(common.md_escape(f"{lp}: {len(renamed)} system name(s) matched without their .N index ("
+            st.caption(md_escape(f"{lp}: {len(renamed)} system name(s) matched without their .N index ("
                                         + ", ".join(f"{a} → {b}" for a, b in sorted(renamed.items())) + ")."))
     for lp, humans in summary["humans_not_scored"].items():
-        st.caption(common.md_escape(f"{lp}: human translation(s) {', '.join(humans)} not scored — not required; "
+        st.caption(md_escape(f"{lp}: human translation(s) {', '.join(humans)} not scored — not required; "
                                     "correlations leave them out."))
 
 
@@ -130,7 +131,7 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
     from leaderboard.webapp.signature_text import describe
     words = describe(snap.get("signature"))
     st.caption(f"Human scores: Ave z of the latest published ranking (v{view.latest}; "
-               f"{common.md_escape(words['std'])}; {common.md_escape(words['qc'])}; signature "
+               f"{md_escape(words['std'])}; {md_escape(words['qc'])}; signature "
                f"{common.code(snap.get('signature', ''))}). Submissions are private until their owner or an organiser "
                "publishes them; you see the public ones" + (" and your own." if user else "."))
     segments_are_lines = bool(state.campaign_info(url, view.campaign).get("segments_are_lines", True))
@@ -144,13 +145,13 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
     if result is None or not result["metrics"]:
         if result is not None and result.get("skipped"):
             st.warning("No metric scores every ranked system: " + "; ".join(
-                common.md_escape(f"{s['metric']} has no score for {', '.join(s['missing'])}")
+                md_escape(f"{s['metric']} has no score for {', '.join(s['missing'])}")
                 for s in result["skipped"]) + ".", icon=":material/warning:")
         else:
             st.info("No metric scores for this language pair yet. Metric developers upload them on the "
                     "**Upload scores** tab; submissions are private until published.")
         for note in data["notes"]:
-            st.caption(common.md_escape(note))
+            st.caption(md_escape(note))
         _manage(subs, user)
         return
     table = me.correlation_table(result)
@@ -164,7 +165,7 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
     chosen = st.selectbox("Metric", options, index=options.index(default), key="metric_pick")
     slug = f"{view.campaign}-{view.lp}"
 
-    st.markdown(f"### System level: {common.md_escape(chosen)} against human Ave z")
+    st.markdown(f"### System level: {md_escape(chosen)} against human Ave z")
     row = table.set_index("metric").loc[chosen]
     figures = []
     for stat, label in (("pearson", "Pearson r"), ("spearman", "Spearman ρ"), ("kendall", "Kendall τ")):
@@ -187,12 +188,12 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
             common.static_table(table, CORRELATION_COLUMNS)
             common.csv_download(table, f"correlations-{slug}", key="dl-corr")
             above = table[table["cluster"] < row["cluster"]]["metric"].tolist()
-            st.caption(f"{common.md_escape(chosen)} is in cluster {int(row['cluster'])} of {n_clusters}"
+            st.caption(f"{md_escape(chosen)} is in cluster {int(row['cluster'])} of {n_clusters}"
                        + (f"; significantly outperformed by a metric of an earlier cluster "
-                          f"({common.md_escape(', '.join(above))})." if above else
+                          f"({md_escape(', '.join(above))})." if above else
                           "; no metric correlates significantly better."))
             for skipped in result.get("skipped", []):
-                st.caption(common.md_escape(f"{skipped['metric']} is left out: no score for {', '.join(skipped['missing'])}."))
+                st.caption(md_escape(f"{skipped['metric']} is left out: no score for {', '.join(skipped['missing'])}."))
 
             st.markdown("**Williams test** (one-sided: does one metric correlate significantly better with the humans?)")
             against = me.williams_against(result, chosen)
@@ -206,9 +207,9 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
 
             st.markdown("### Segment level")
             if chosen not in data["seg_subs"]:
-                st.caption(f"{common.md_escape(chosen)} has system-level scores only.")
+                st.caption(f"{md_escape(chosen)} has system-level scores only.")
             elif not segments_are_lines:
-                st.warning(f"The segment ids of {common.md_escape(view.campaign)}'s human judgments do not index the "
+                st.warning(f"The segment ids of {md_escape(view.campaign)}'s human judgments do not index the "
                            "stored test-set lines (segments_are_lines is false for this campaign), so segment-level "
                            "metric scores cannot be paired with human segment scores here; only system-level results "
                            "are shown.")
@@ -231,7 +232,7 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
                    for c in scores.columns if c not in ("system", "human_ave", "human_ave_z")}})
             common.csv_download(scores, f"metric-scores-{slug}", key="dl-metric-scores")
             for note in data["notes"]:
-                st.caption(common.md_escape(note))
+                st.caption(md_escape(note))
             if data["signatures"]:
                 st.caption("Baselines: " + " · ".join(common.code(v) for v in data["signatures"].values()))
 
@@ -248,7 +249,7 @@ def _charts(view: common.View, data: dict, table: pd.DataFrame, wide: pd.DataFra
                  f"metric-scatter-{slug}-{chosen}")
     left = f" ({', '.join(data['left_out'])} left out: a human translation without a metric score)" \
         if data.get("left_out") else ""
-    st.caption(common.md_escape(
+    st.caption(md_escape(
         f"Each point is a system (hover for its name; names are written where they fit); the orange-red line "
         f"is the least-squares fit. {result['n_systems']} systems{left}. Lower-is-better submissions are "
         "negated so that higher is better everywhere. Correlations: 95% CIs from 1000 bootstrap resamples of "

@@ -14,6 +14,7 @@ import streamlit as st
 
 from leaderboard.errors import InputError
 from leaderboard.webapp import common, state
+from leaderboard.webapp.markdown import md_escape
 
 MAX_UPLOAD_MB = 200
 NO_QC = "none"
@@ -77,7 +78,7 @@ def _campaign_tab() -> None:
                 common.show_input_error(exc)
             else:
                 state.invalidate()
-                st.success(f"Created campaign {common.md_escape(name.strip())}.")
+                st.success(f"Created campaign {md_escape(name.strip())}.")
     if names:
         _campaign_settings(names)
 
@@ -113,7 +114,7 @@ def _campaign_settings(names: list[str]) -> None:
         for result in found[1]:
             verdict = "segment ids are line numbers" if result["verified"] else "segment ids are NOT line numbers"
             (st.success if result["verified"] else st.warning)(f"{result['lp']}: {verdict} — "
-                                                               f"{common.md_escape(result['reason'])}")
+                                                               f"{md_escape(result['reason'])}")
         table = pd.DataFrame([{"Language pair": r["lp"], "Offset": o, "Pearson r": v}
                               for r in found[1] for o, v in r["r"].items()])
         st.dataframe(table.pivot(index="Language pair", columns="Offset", values="Pearson r").round(3))
@@ -168,7 +169,7 @@ def _judgments_tab(user: dict) -> None:
         if warnings and not allow_no_raw:
             progress.empty()
             for warning in warnings:
-                errors.warning(f"Not stored: {common.md_escape(warning)}. Add the worker mean/sd file above, or "
+                errors.warning(f"Not stored: {md_escape(warning)}. Add the worker mean/sd file above, or "
                                "tick 'Store even if raw scores are missing'.", icon=":material/warning:")
             return
         total = max(len(frame), 1)
@@ -187,11 +188,11 @@ def _judgments_tab(user: dict) -> None:
         return
     progress.progress(1.0, text="Stored.")
     state.invalidate()
-    st.success(common.md_escape(f"Stored {summary['judgments']:,} judgments of {frame['worker'].nunique()} workers "
+    st.success(md_escape(f"Stored {summary['judgments']:,} judgments of {frame['worker'].nunique()} workers "
                                 f"and {frame['system'].nunique()} systems into {campaign} "
                                 f"({', '.join(sorted(set(summary['lps'])))})."))
     for warning in warnings:
-        st.warning(common.md_escape(warning), icon=":material/warning:")
+        st.warning(md_escape(warning), icon=":material/warning:")
 
 
 def _texts_tab(user: dict) -> None:
@@ -222,11 +223,11 @@ def _texts_tab(user: dict) -> None:
         return
     progress.progress(1.0, text="Stored.")
     state.invalidate()
-    st.success(f"Stored {stored:,} lines from {len(parsed)} file(s) into {common.md_escape(campaign)}.")
+    st.success(f"Stored {stored:,} lines from {len(parsed)} file(s) into {md_escape(campaign)}.")
 
 
 def _ranking_options() -> tuple[list[str], list[str]]:
-    from leaderboard import ranking
+    from leaderboard.human import ranking
     protocols = getattr(ranking, "PROTOCOLS", None) or ("wmt-da",)
     rules = getattr(ranking, "CLUSTER_RULES", None) or ("organisers", "strict")
     return list(protocols), list(rules)
@@ -247,7 +248,7 @@ def preview_ranking(url: str, campaign: str, lp: str, assessment: str, token: st
     records the QC method and threshold. ``marks``: the organisers' human-translation marks
     ((system, human) pairs), as ``mtlb publish`` applies them.
     """
-    from leaderboard.publish import rank
+    from leaderboard.publish.snapshots import rank
     from leaderboard.storage.store import frame_hash
     pooled = state.judgments(url, campaign, None, assessment, token)
     ranking = rank(pooled, protocol=protocol, cluster_rule=rule, qc=qc, qc_alpha=qc_alpha, lp=lp,
@@ -270,16 +271,12 @@ def _publish_tab(user: dict) -> None:
     lp = cols[1].selectbox("Language pair", sorted(part["lp"].dropna().unique()), key="pub_lp")
     assessment = cols[2].selectbox("Assessment", sorted(part.loc[part["lp"] == lp, "assessment"].dropna().unique()),
                                    key="pub_assessment")
-    if not state.has_module("leaderboard.ranking"):
-        st.warning("Ranking (leaderboard.ranking) is not available in this installation.")
-        return
     protocols, rules = _ranking_options()
     methods = list(QC_FIXED)
-    if state.has_module("leaderboard.qc"):
-        from leaderboard.webapp.pages.qc import qc_methods
-        methods += qc_methods()
+    from leaderboard.webapp.pages.qc import qc_methods
+    methods += qc_methods()
     # the default is what `mtlb publish` / `mtlb rank` do (--qc auto), so the same data gets the same label
-    from leaderboard.ranking import resolve_qc
+    from leaderboard.human.ranking import resolve_qc
     auto = resolve_qc("auto", state.judgment_formats(state.store_url(), campaign))
     default = RELEASE_QC if auto == "release" else (methods[len(QC_FIXED)] if len(methods) > len(QC_FIXED) else NO_QC)
     if st.session_state.get("_pub_qc_campaign") != campaign or st.session_state.get("pub_qc") not in methods:
@@ -298,7 +295,7 @@ def _publish_tab(user: dict) -> None:
     url = state.store_url()
     token = state.data_token(url, campaign)
     frame = state.judgments(url, campaign, lp, assessment, token)
-    st.caption(common.md_escape(f"{len(frame):,} stored judgments of {frame['worker'].nunique():,} workers for "
+    st.caption(md_escape(f"{len(frame):,} stored judgments of {frame['worker'].nunique():,} workers for "
                                 f"{lp} {assessment}."))
     qc_info = None
     if qc not in QC_FIXED.values():
@@ -328,7 +325,7 @@ def _publish_tab(user: dict) -> None:
     if not preview or preview["key"] != key:
         st.info("Preview the ranking to check it before publishing.")
         return
-    from leaderboard.publish import ranking_table
+    from leaderboard.publish.render import ranking_table
     from leaderboard.webapp.pages.leaderboard import table_markup
     st.markdown(f"**Preview** · signature {common.code(preview['ranking'].get('signature', ''))}")
     st.html(table_markup(ranking_table(preview["ranking"])))
@@ -338,8 +335,8 @@ def _publish_tab(user: dict) -> None:
     note = st.text_input("Note for this version (e.g. what it corrects)", key="pub_note", max_chars=500)
     if st.button(f"Publish as version v{next_version}", key="pub_go", type="primary"):
         # exactly the previewed ranking (same data token, QC, protocol and rule) becomes the snapshot, with
-        # what its pages show (leaderboard.artifacts) computed from the judgments it was ranked from
-        from leaderboard.publish import snapshot_artifacts
+        # what its pages show (leaderboard.publish.artifacts) computed from the judgments it was ranked from
+        from leaderboard.publish.snapshots import snapshot_artifacts
         with st.spinner("Computing what the pages of this version show (per-segment scores, QC, baselines)…"):
             artifacts = snapshot_artifacts(state.get_store(), campaign, preview["ranking"],
                                            state.judgments(url, campaign, None, assessment, token))
@@ -348,7 +345,7 @@ def _publish_tab(user: dict) -> None:
                                             artifacts=artifacts)
         state.invalidate()
         st.session_state.pop("preview", None)
-        st.session_state["pub_flash"] = (common.md_escape(f"Published {campaign} {lp} {assessment} as version "
+        st.session_state["pub_flash"] = (md_escape(f"Published {campaign} {lp} {assessment} as version "
                                                           f"v{version}.") + " Participants now see it on the "
                                          "Leaderboard.")
         st.rerun()
@@ -367,7 +364,7 @@ def _human_marks(campaign: str, lp: str, frame: pd.DataFrame, user: dict) -> tup
     with st.expander(f"Human translations: {len(current)} of {len(systems)} systems"):
         chosen = st.multiselect("Systems that are human translations", systems, default=current,
                                 key=f"pub_humans-{campaign}-{lp}")
-        st.caption("Without a mark WMT naming decides (" + ", ".join(common.md_escape(p) for p in
+        st.caption("Without a mark WMT naming decides (" + ", ".join(md_escape(p) for p in
                                                                    ("HUMAN-*", "Human-*", "ref-*", "ref.*"))
                    + "). Marked systems are "
                    "shown as human translations (dagger, grey) from the next published version on; metric "
@@ -379,7 +376,7 @@ def _human_marks(campaign: str, lp: str, frame: pd.DataFrame, user: dict) -> tup
                 mark_human(store, campaign, added, True, actor=user["name"])
             if removed:
                 mark_human(store, campaign, removed, False, actor=user["name"])
-            st.session_state["pub_flash"] = common.md_escape(
+            st.session_state["pub_flash"] = md_escape(
                 f"Saved: {len(added)} system(s) marked as human translations, {len(removed)} as MT systems "
                 "(recorded in the audit log); the next preview and published version use them.")
             st.rerun()
@@ -433,7 +430,7 @@ def _hits_tab(user: dict) -> None:
     if not batch:
         return
     manifest = batch["manifest"]
-    st.success(common.md_escape(
+    st.success(md_escape(
         f"Built {manifest['hits']} HITs ({manifest['items']:,} items) for {manifest['lp']} "
         f"{manifest['assessment']}, seed {manifest['seed']}: {len(manifest['systems'])} systems, "
         f"{min(manifest['systems'].values())}–{max(manifest['systems'].values())} genuine outputs each, "
@@ -549,7 +546,7 @@ def _imports_tab(user: dict) -> None:
                 else:
                     state.invalidate()
                     st.session_state["imports_flash"] = (
-                        f"Retracted import #{chosen} ({common.md_escape(entry['details']['file_name'])}: "
+                        f"Retracted import #{chosen} ({md_escape(entry['details']['file_name'])}: "
                         f"{entry['details']['rows_deleted']:,} rows); audit entry #{entry['id']}.")
                     st.rerun()
     log = audit_log(store, campaign)

@@ -9,13 +9,14 @@ import pandas as pd
 import streamlit as st
 
 from leaderboard.webapp import charts, common, key_figures, snapshot_views, state
+from leaderboard.webapp.markdown import md_escape
 from leaderboard.webapp.key_figures import Figure
 
 DEFAULT_METHODS = ("paired-t",)
 
 
 def qc_methods() -> list[str]:
-    from leaderboard import qc
+    from leaderboard.human import qc
     methods = list(getattr(qc, "METHODS", None) or DEFAULT_METHODS)
     default = getattr(qc, "DEFAULT_METHOD", methods[0])
     return [default] + [m for m in methods if m != default]
@@ -79,7 +80,7 @@ def _published_qc(view: common.View, info: dict) -> None:
     label, stored = info["label"], info["stored"]
     lps = ", ".join(stored["lps"])
     if label == "release":
-        st.markdown(common.md_escape(
+        st.markdown(md_escape(
             f"The ranking used {qc_label_text(label)}. The stored data are a WMT release, which holds only the "
             f"judgments of the workers who passed the organisers' quality control, so nothing was filtered "
             f"again: all {stored['lp_workers']:,} workers and their {stored['lp_judgments']:,} judgments of "
@@ -90,12 +91,12 @@ def _published_qc(view: common.View, info: dict) -> None:
                    help="the ranking scores the SYSTEM and REPEAT items among them"),
             Figure("Removed here", "none", help="the release is already filtered")])
     elif label == "none":
-        st.markdown(common.md_escape(
+        st.markdown(md_escape(
             f"The ranking used {qc_label_text(label)}: every stored judgment of {view.lp} counts "
             f"({stored['lp_workers']:,} workers, {stored['lp_judgments']:,} judgments)."))
     else:
         summary = info["summary"] or {}
-        st.markdown(common.md_escape(
+        st.markdown(md_escape(
             f"The ranking used {qc_label_text(label)}, one verdict per worker pooled over the campaign's "
             f"language pairs ({lps}; {view.assessment}), then ranked the judgments of the workers who passed."))
         counts = summary_frame(summary)
@@ -103,7 +104,7 @@ def _published_qc(view: common.View, info: dict) -> None:
             _kept_metrics(counts)
             common.chart(charts.qc_figure(counts), f"qc-{view.lp}-published")
         if info.get("report"):
-            from leaderboard.artifacts import payload_frame
+            from leaderboard.publish.artifacts import payload_frame
             _worker_table(payload_frame(info["report"]), f"qc-workers-{view.campaign}-{view.lp}-published",
                           "dl-qc-published")
 
@@ -116,9 +117,9 @@ def _release_verdicts(view: common.View, recorded: str | None) -> None:
     if not verdicts:
         st.caption("The release's per-worker QC verdicts are not stored with this snapshot.")
         return
-    from leaderboard.artifacts import payload_frame
+    from leaderboard.publish.artifacts import payload_frame
     table = payload_frame(verdicts["report"])
-    st.markdown("**The organisers' per-worker verdicts** " + common.md_escape(
+    st.markdown("**The organisers' per-worker verdicts** " + md_escape(
         f"({verdicts['source']}): {verdicts['good']:,} of "
         f"{verdicts['with_verdict']:,} workers of this ranking are rated good by the paired bad-reference test "
         "over all of their HITs (every language pair they judged), p < 0.05."))
@@ -143,8 +144,6 @@ def _worker_table(report: pd.DataFrame, name: str, key: str) -> None:
 
 def _retest(view: common.View, token: str, recorded: str | None, info: dict | None) -> None:
     """Optional: run a worker test on the stored judgments (what-if; not what the ranking used)."""
-    if not state.has_module("leaderboard.qc"):
-        return
     st.markdown("### Re-test the stored workers (optional)")
     if recorded == "release":
         st.caption("A what-if, not the published QC. Re-testing the released workers on the stored judgments "
@@ -161,7 +160,7 @@ def _retest(view: common.View, token: str, recorded: str | None, info: dict | No
     # one verdict per worker pooled over the campaign's language pairs, as WMT did
     kept, report, summary, _ = state.qc(state.store_url(), view.campaign, None, view.assessment, token,
                                         method, float(alpha))
-    st.caption(common.md_escape(f"Re-test: workers are judged over all stored language pairs of {view.campaign} "
+    st.caption(md_escape(f"Re-test: workers are judged over all stored language pairs of {view.campaign} "
                                 f"({view.assessment}); method {method}, p < {alpha}."))
     counts = summary_frame(summary)
     if not counts.empty:
@@ -170,7 +169,7 @@ def _retest(view: common.View, token: str, recorded: str | None, info: dict | No
                      f"qc-{view.lp}-{method}")
     if recorded == "release" and summary.get("workers_total"):
         lps = ", ".join(info["stored"]["lps"]) if info else view.lp
-        st.caption(common.md_escape(
+        st.caption(md_escape(
             f"Re-testing the released workers on the stored language pair(s) ({lps}) alone loses power: {summary['workers_kept']:,} of "
             f"{summary['workers_total']:,} kept. The published ranking keeps all of them, as the organisers' QC "
             "over all of their HITs passed them."))

@@ -6,8 +6,9 @@ import pandas as pd
 import streamlit as st
 
 from leaderboard.webapp import charts, common, expert_views, key_figures, snapshot_views, state
+from leaderboard.webapp.markdown import md_escape
 from leaderboard.webapp.key_figures import Figure
-from leaderboard.webapp.metric_eval import text_name
+from leaderboard.publish.metric_eval import text_name
 
 
 def segment_texts(texts: pd.DataFrame, system: str) -> pd.DataFrame:
@@ -83,7 +84,7 @@ def render() -> None:
     systems = [s["system"] for s in ranking["systems"]]
     system = common._pick("System", systems, "system_pick", "system", container=st)
     row = next(s for s in ranking["systems"] if s["system"] == system)
-    st.subheader(common.md_escape(f"{system} · {view.lp} · {view.assessment}"))
+    st.subheader(md_escape(f"{system} · {view.lp} · {view.assessment}"))
     common.snapshot_caption(snap, view)
     if view.assessment == "mqm":
         _mqm(view, system, row)
@@ -108,7 +109,7 @@ def render() -> None:
             common.chart(charts.distribution_figure(seg, system, value), f"distribution-{view.lp}-{system}")
             from leaderboard.webapp.signature_text import describe
             words = describe(signature)
-            st.caption(common.md_escape(
+            st.caption(md_escape(
                 (f"Per-segment {words['std']}, as the ranking computed them" if value == "z" else
                  "Per-segment raw 0–100 scores, as the ranking compared them") + f"; {words['qc']}. Grey: the "
                 "segments of every system; blue: this system's."))
@@ -132,7 +133,7 @@ def _segments(view: common.View, seg: pd.DataFrame, system: str, value: str, tok
     mine = mine.sort_values(value, ascending=False).reset_index(drop=True)
     st.markdown(f"**Per-segment scores** (mean over the segment's judgments; {note})")
     if not lines and not stored.empty:
-        st.info(f"The segment ids of {common.md_escape(view.campaign)} do not index the stored test-set texts (for "
+        st.info(f"The segment ids of {md_escape(view.campaign)} do not index the stored test-set texts (for "
                 "example the WMT release numbers segments its own way), so source, reference and output are not "
                 "paired with these scores.", icon=":material/info:")
     st.dataframe(mine, hide_index=True, height=320,
@@ -162,7 +163,7 @@ def _head_to_head(view: common.View, ranking: dict, seg: pd.DataFrame, system: s
         Figure(f"p ({system} better)", _number(p_ab, ".3g")), Figure(f"p ({other} better)", _number(p_ba, ".3g"))])
     from leaderboard.webapp.signature_text import describe
     words = describe(signature)
-    st.caption(common.md_escape(f"p-values are the published ones: {words['test']}; a win needs "
+    st.caption(md_escape(f"p-values are the published ones: {words['test']}; a win needs "
                                 f"{words['p_below']}."))
     if len(pairs):
         common.chart(charts.head_to_head_figure(pairs, system, other, value), f"h2h-{view.lp}-{system}-{other}")

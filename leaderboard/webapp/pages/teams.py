@@ -6,6 +6,7 @@ import streamlit as st
 
 from leaderboard.errors import InputError
 from leaderboard.webapp import common, outputs_views as ov, session, state
+from leaderboard.webapp.markdown import md_escape
 from leaderboard.webapp.pages.login import _client as client_address
 from leaderboard.webapp.pages.organiser import uploaded_path
 
@@ -17,7 +18,7 @@ def render() -> None:
     user = common.current_user()
     if user is None or user.get("role") != "team":
         if user is not None:
-            st.info(f"You are logged in as {common.md_escape(user['name'])} ({user['role'].replace('-', ' ')}); "
+            st.info(f"You are logged in as {md_escape(user['name'])} ({user['role'].replace('-', ' ')}); "
                     "this page is for participating teams.")
         _sign_up_or_in()
         return
@@ -25,7 +26,7 @@ def render() -> None:
     if team is None:
         st.error("This team no longer exists.")
         return
-    st.subheader(f"Team {common.md_escape(team['name'])}")
+    st.subheader(f"Team {md_escape(team['name'])}")
     if not team["verified"]:
         st.warning("Your team is waiting for an organiser's verification; you can submit once it is verified.")
     tabs = st.tabs(["Submit", "My submissions", "Compare outputs"])
@@ -41,7 +42,7 @@ def render() -> None:
 def _sign_up_or_in() -> None:
     flash = st.session_state.get("team_new_token")
     if flash:
-        st.success(f"Team {common.md_escape(flash['name'])} signed up. Keep this sign-in token: it is shown only "
+        st.success(f"Team {md_escape(flash['name'])} signed up. Keep this sign-in token: it is shown only "
                    "once (only its hash is stored). An organiser must verify the team before it can submit.")
         st.code(flash["token"], language=None)
     sign_in, sign_up = st.tabs(["Sign in with a token", "Sign up a new team"])
@@ -49,7 +50,7 @@ def _sign_up_or_in() -> None:
         token = st.text_input("Team token", type="password", key="team_token")
         go = st.form_submit_button("Sign in", type="primary")
     if go:
-        from leaderboard.auth import LoginThrottled, authenticate_token
+        from leaderboard.accounts.auth import LoginThrottled, authenticate_token
         try:
             found = authenticate_token(state.get_store(), token, client=client_address())
         except LoginThrottled as exc:
@@ -127,12 +128,12 @@ def _submit(team: dict) -> None:
 def _show_result(result: dict, team: dict) -> None:
     scores = result["scores"]
     if "chrf" in scores:
-        st.success(f"Stored submission #{result['id']} ({common.md_escape(result['system'])}): "
+        st.success(f"Stored submission #{result['id']} ({md_escape(result['system'])}): "
                    f"BLEU {scores['bleu']:.2f}, chrF {scores['chrf']:.2f}.")
     else:
         st.success(f"Stored submission #{result['id']}; it will be scored when the references are released.")
     for flag, count in result["flags"].items():
-        st.warning(f"Note: {count} {common.md_escape(flag.replace('_', ' '))}.")
+        st.warning(f"Note: {count} {md_escape(flag.replace('_', ' '))}.")
     _rank_note(result["campaign"], result["lp"], team["name"])
 
 
@@ -146,7 +147,7 @@ def _rank_note(campaign: str, lp: str, team: str) -> None:
     pos = ov.team_position(board, team)
     if pos:
         st.info(f"Your team is ranked {pos[0]} of {pos[1]} on the automatic leaderboard of "
-                f"{common.md_escape(campaign)} {lp} (by chrF, with significance clusters).")
+                f"{md_escape(campaign)} {lp} (by chrF, with significance clusters).")
 
 
 # ---- own submissions ---------------------------------------------------------------------------------
@@ -192,7 +193,7 @@ def _compare(team: dict) -> None:
 def compare_view(subs, key: str) -> None:
     """Two submissions of one test set side by side, word-level differences highlighted (escaped)."""
     from leaderboard.outputs.diffview import side_by_side_html
-    from leaderboard.outputs.languages import target_language, word_split_by_character
+    from leaderboard.languages import target_language, word_split_by_character
     from leaderboard.outputs.viewer import segments_frame
     labels = {int(r.id): f"#{r.id} {r.campaign} {r.lp} {r.team}/{r.system}" for r in subs.itertuples()}
     ids = list(labels)

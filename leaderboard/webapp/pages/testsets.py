@@ -10,6 +10,7 @@ import streamlit as st
 
 from leaderboard.errors import InputError
 from leaderboard.webapp import common, outputs_views as ov, state
+from leaderboard.webapp.markdown import md_escape
 from leaderboard.webapp.pages.organiser import MAX_UPLOAD_MB, uploads_in_folder
 
 
@@ -70,8 +71,8 @@ def _testsets(user: dict) -> None:
         common.show_input_error(exc)
         return
     state.invalidate()
-    st.success(f"Stored test set {common.md_escape(result['testset'])} for {common.md_escape(campaign.strip())} "
-               f"{common.md_escape(lp.strip())}: {result['segments']} segments, "
+    st.success(f"Stored test set {md_escape(result['testset'])} for {md_escape(campaign.strip())} "
+               f"{md_escape(lp.strip())}: {result['segments']} segments, "
                f"{len(result['references'])} reference(s).")
 
 
@@ -91,7 +92,7 @@ def _teams(user: dict) -> None:
         name = cols[0].selectbox("Team waiting for verification", waiting, key="verify_team")
         if cols[1].button("Verify", key="verify_go", type="primary"):
             ov.outputs_store().set_verified(name, True, user["name"])
-            st.session_state["teams_flash"] = f"Team {common.md_escape(name)} is verified and may submit."
+            st.session_state["teams_flash"] = f"Team {md_escape(name)} is verified and may submit."
             st.rerun()
     else:
         st.caption("Every team is verified.")
@@ -102,7 +103,7 @@ def _teams(user: dict) -> None:
                                  key="revoke_team")
         if cols[1].button("Revoke tokens", key="revoke_go"):
             n = state.get_store().revoke_upload_tokens(name)
-            st.session_state["teams_flash"] = f"Revoked {n} token(s) of {common.md_escape(name)}."
+            st.session_state["teams_flash"] = f"Revoked {n} token(s) of {md_escape(name)}."
             st.rerun()
 
 
@@ -151,7 +152,7 @@ def _hits() -> None:
     campaign, lp = str(row["campaign"]), str(row["lp"])
     primaries = ov.outputs_store().primary_outputs(campaign, lp)
     st.caption(f"{len(primaries)} primary submission(s): "
-               f"{', '.join(common.md_escape(p) for p in sorted(primaries)) or 'none yet'}. "
+               f"{', '.join(md_escape(p) for p in sorted(primaries)) or 'none yet'}. "
                "Their system names become the systems of the human evaluation.")
     cols = st.columns(3)
     assessment = cols[0].selectbox("Assessment", ["adequacy", "fluency"], key="ph_assessment")
@@ -170,7 +171,7 @@ def _hits() -> None:
     if not batch:
         return
     manifest = batch["manifest"]
-    st.success(f"Built {manifest['hits']} HITs ({manifest['items']:,} items) for {common.md_escape(campaign)} "
+    st.success(f"Built {manifest['hits']} HITs ({manifest['items']:,} items) for {md_escape(campaign)} "
                f"{manifest['lp']} {manifest['assessment']} from {len(manifest['systems'])} primary submissions.")
     name = common.slug(f"{campaign}-{manifest['lp']}-{manifest['assessment']}-seed{manifest['seed']}")
     cols = st.columns(2)

@@ -62,7 +62,7 @@ def segment_scores_artifact(frame: pd.DataFrame, ranking: Mapping, kept: pd.Data
     ``frame``: the judgments the ranking started from (all language pairs of the assessment: worker QC
     pools them); ``kept``: the judgments its QC kept, when already known (then QC is not run again)."""
     import re
-    from .ranking import published_segment_scores
+    from ..human.ranking import published_segment_scores
     signature = str(ranking.get("signature", ""))
     if kept is not None:
         frame, signature = kept, re.sub(r"\|qc:[^|]*", "|qc:none", signature)
@@ -76,11 +76,11 @@ def qc_artifact(frame: pd.DataFrame, ranking: Mapping, cache: dict | None = None
     ``label`` is the signature's ``qc`` field. ``release``: the data are a WMT release, which holds only
     the workers who passed the organisers' QC, so nothing was filtered here (``report`` is null);
     ``none``: no worker QC; ``<method>@<alpha>``: the ranking ran that test itself and ``report`` is
-    its per-worker verdict (``summary``: :func:`leaderboard.qc.qc_summary`). ``cache``: a dict shared by
+    its per-worker verdict (``summary``: :func:`leaderboard.human.qc.qc_summary`). ``cache``: a dict shared by
     the rankings of one publication (the verdicts pool language pairs, so they are computed once); it
     also receives the kept judgments under ``("kept", label)``.
     """
-    from .signature import parse_signature
+    from ..signature import parse_signature
     label = parse_signature(str(ranking.get("signature", ""))).get("qc", "none")
     part = frame[frame["assessment"].astype(str) == str(ranking["assessment"])]
     lp_part = part[part["lp"].astype(str) == str(ranking["lp"])]
@@ -92,11 +92,11 @@ def qc_artifact(frame: pd.DataFrame, ranking: Mapping, cache: dict | None = None
                                       "lps": sorted(part["lp"].astype(str).unique())}}
     if label in ("none", "release") or "@" not in label:
         return out
-    from .qc import filter_judgments, qc_summary
+    from ..human.qc import filter_judgments, qc_summary
     method, _, alpha = label.partition("@")
     alpha_value = float(alpha or 0.05)
     if method == "default":
-        from . import qc as qc_module
+        from ..human import qc as qc_module
         method = getattr(qc_module, "DEFAULT_METHOD", "paired-t")
     key = (label, str(ranking["assessment"]))
     if cache is not None and key in cache:
@@ -116,7 +116,7 @@ def metric_baselines_artifact(texts: pd.DataFrame, ranking: Mapping) -> dict | N
     ``{"long": frame (metric, system, score), "signatures", "notes", "left_out", "result"}``; ``result``
     is :func:`metrics.validation.correlate_lp` over the baselines (None when no system was scored).
     """
-    from .webapp import metric_eval as me
+    from . import metric_eval as me
     if texts is None or texts.empty:
         return None
     lp = str(ranking["lp"])
@@ -152,7 +152,7 @@ def compute_artifacts(ranking: Mapping, frame: pd.DataFrame | None, texts: pd.Da
     filtered = cache.get((out["qc"]["label"], str(ranking["assessment"])))
     out["segment_scores"] = segment_scores_artifact(frame, ranking, None if filtered is None else filtered[0])
     if ranking.get("assessment") != "mqm":
-        from .errors import InputError
+        from ..errors import InputError
         try:
             baselines = metric_baselines_artifact(texts, ranking)
         except (InputError, ValueError):  # e.g. outputs of another length: the page says why on view

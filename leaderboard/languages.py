@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from ..errors import InputError
+from .errors import InputError
 
 #: sacrebleu's own language → tokeniser map (``BLEU._TOKENIZER_MAP`` in sacrebleu 2.x).
 WORD_TOKENISERS: dict[str, str] = {"zh": "zh", "ja": "ja-mecab", "ko": "ko-mecab"}

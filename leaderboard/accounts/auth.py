@@ -79,7 +79,7 @@ class Throttle:
         """Raise LoginThrottled when any of ``keys`` is locked."""
         now = self.clock()
         if self.store is not None:
-            from .storage import throttle as throttle_store
+            from ..storage import throttle as throttle_store
             records = throttle_store.read(self.store.engine, keys)
         else:
             with self._mutex:
@@ -91,7 +91,7 @@ class Throttle:
     def failure(self, *keys: str) -> None:
         now = self.clock()
         if self.store is not None:
-            from .storage import throttle as throttle_store
+            from ..storage import throttle as throttle_store
             throttle_store.change(self.store.engine, keys, lambda rec: self._after_failure(Record(*rec), now))
             return
         with self._mutex:
@@ -106,7 +106,7 @@ class Throttle:
 
     def success(self, *keys: str) -> None:
         if self.store is not None:
-            from .storage import throttle as throttle_store
+            from ..storage import throttle as throttle_store
             throttle_store.forget(self.store.engine, keys)
             return
         with self._mutex:

@@ -27,7 +27,7 @@ ALPHAS: tuple[float, ...] = (0.05, 0.01, 0.001)
 def mwu_greater_matrix(samples: Sequence[np.ndarray]) -> np.ndarray:
     """k x k one-sided Mann-Whitney p-values, [i, j] = p that sample i is greater than j.
 
-    Uses ``leaderboard.significance.mwu_greater_matrix`` when that module exists; otherwise
+    Uses ``leaderboard.human.significance.mwu_greater_matrix`` when that module exists; otherwise
     scipy's ``mannwhitneyu(..., alternative="greater")`` pair by pair.
     """
     try:

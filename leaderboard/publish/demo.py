@@ -12,7 +12,7 @@ Both WMT excerpts ship the release's per-worker QC statistics of their workers (
 shown on the Quality control page.
 
 ``leaderboard/demo_data/simulated/`` holds a campaign made by the crowd-worker simulator
-(:mod:`leaderboard.simulate`; the command that made it is in ``leaderboard/demo_data/README.md``): two language
+(:mod:`leaderboard.human.simulate`; the command that made it is in ``leaderboard/demo_data/README.md``): two language
 pairs judged by good, lenient, harsh and random-clicking workers, so the QC page shows workers
 failing. It is ranked after worker QC (paired t-test) and per-worker standardisation.
 """
@@ -22,9 +22,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .ingest import read_judgments
-from .ingest.texts import parse_text_name, read_lines
-from .storage.store import Store, frame_hash
+from ..ingest import read_judgments
+from ..ingest.texts import parse_text_name, read_lines
+from ..storage.store import Store, frame_hash
 
 DEMO_CAMPAIGN = "WMT22 cs-en (demo)"
 #: the year before (WMT21 news task, cs-en): with it the Across years page opens on a comparison
@@ -34,7 +34,7 @@ SIMULATED_CAMPAIGN = "Simulated crowd (demo)"
 SIMULATED_QC = "paired-t"
 
 
-PACKAGED_DEMO_DIR = Path(__file__).resolve().parent / "demo_data"
+PACKAGED_DEMO_DIR = Path(__file__).resolve().parents[1] / "demo_data"
 
 
 def demo_dir() -> Path:
@@ -75,7 +75,8 @@ def _load_simulated(store: Store, publish: bool) -> dict:
                                    sha256=frame_hash(frame), created_by=DEMO_PUBLISHER)
     published = []
     if publish:
-        from .publish import publish_rankings
+        from .snapshots import publish_rankings
+        # the note every demo version carries since the first release (stores compare equal across versions)
         published = publish_rankings(store, SIMULATED_CAMPAIGN, DEMO_PUBLISHER, qc=SIMULATED_QC,
                                      note="simulated crowd campaign (leaderboard.simulate)")
     return {"judgments": summary["judgments"], "published": published}
@@ -97,7 +98,7 @@ def _load_wmt22_excerpt(store: Store, publish: bool) -> dict:
     store.set_segments_are_lines(DEMO_CAMPAIGN, False)
     result = {"judgments": summary["judgments"], "text_lines": texts, "published": []}
     if publish:
-        from .publish import publish_rankings
+        from .snapshots import publish_rankings
         # the release holds only workers who passed the organisers' QC: record that, filter nothing
         result["published"] = publish_rankings(
             store, DEMO_CAMPAIGN, DEMO_PUBLISHER, qc="release", note="demo excerpt of the WMT22 release",
@@ -126,7 +127,7 @@ def _load_wmt21_excerpt(store: Store, publish: bool) -> dict:
                                    sha256=frame_hash(frame), created_by=DEMO_PUBLISHER)
     result = {"judgments": summary["judgments"], "published": []}
     if publish:
-        from .publish import publish_rankings
+        from .snapshots import publish_rankings
         result["published"] = publish_rankings(
             store, WMT21_CAMPAIGN, DEMO_PUBLISHER, qc="release", note="demo excerpt of the WMT21 release",
             extra_artifacts={"release_qc": _release_qc(folder, frame, "WMT21 release, ad-trk-stats.csv "

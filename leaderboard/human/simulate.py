@@ -38,7 +38,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .hits.builder import HIT_SIZE, N_GENUINE, block_shuffle, hit_template, system_slots
+from ..hits.builder import HIT_SIZE, N_GENUINE, block_shuffle, hit_template, system_slots
 
 KINDS: tuple[str, ...] = ("good", "lenient", "harsh", "random")
 SYSTEM_MEAN, SYSTEM_SD = 65.0, 8.0
@@ -224,7 +224,7 @@ def simulate_answers(
     ``Input.*`` (the upload CSV) and ``Answer.score_k`` / ``Answer.time_k``. ``attrs["worker_kind"]``
     maps WorkerId to kind; ``attrs["system_quality"]`` the systems' mu.
     """
-    from .hits.export import upload_frame
+    from ..hits.export import upload_frame
 
     kinds = _check_workers(workers)
     lp = lp or hits_frame.attrs.get("lp") or "xx-en"

@@ -1,6 +1,6 @@
 """Bootstrap intervals of system scores and rank stability, resampling the test set's segments.
 
-Pure statistics (arrays in, arrays out; no pandas, no I/O), used by :mod:`leaderboard.ranking`
+Pure statistics (arrays in, arrays out; no pandas, no I/O), used by :mod:`leaderboard.human.ranking`
 (Ave, Ave z) and :mod:`leaderboard.expert.ranking` (MQM).
 
 A system's score is the mean, over the segments it was judged on, of its per-segment score

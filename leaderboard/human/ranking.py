@@ -2,16 +2,16 @@
 
 For every (language pair, assessment) in a canonical judgment frame (METHOD.md §4, §5, §9):
 
-1. optional worker QC (:func:`leaderboard.qc.filter_judgments`), pooled over language pairs;
+1. optional worker QC (:func:`leaderboard.human.qc.filter_judgments`), pooled over language pairs;
 2. z-scores: the frame's own (``standardise="keep"``, e.g. the WMT release) or recomputed per
-   (worker, lp, assessment) from raw (``"worker"``, see :mod:`leaderboard.standardise`);
+   (worker, lp, assessment) from raw (``"worker"``, see :mod:`leaderboard.human.standardise`);
 3. system scores from SYSTEM and REPEAT items: repeats averaged per (system, segment) first,
-   then Ave, Ave z, N, N.ALL per system (:mod:`leaderboard.scores`);
+   then Ave, Ave z, N, N.ALL per system (:mod:`leaderboard.human.scores`);
 4. every ordered pair of systems tested one-sided on the per-segment scores
-   (:mod:`leaderboard.significance`), wins / losses over all other systems, rank ranges and
-   clusters (:mod:`leaderboard.clusters`);
+   (:mod:`leaderboard.human.significance`), wins / losses over all other systems, rank ranges and
+   clusters (:mod:`leaderboard.human.clusters`);
 5. 95% bootstrap intervals of Ave and Ave z and rank shares, resampling the test set's segments
-   (:mod:`leaderboard.intervals`; 1000 resamples, seeded); human translations marked (``human``:
+   (:mod:`leaderboard.human.intervals`; 1000 resamples, seeded); human translations marked (``human``:
    the organisers' marks, else WMT naming);
 6. a signature string recording protocol, thresholds, counts, resamples, seed and version.
 
@@ -25,7 +25,7 @@ Protocols (:data:`PROTOCOLS`; name them, never mix silently):
 - ``approx-randomisation``: paired approximate randomisation on shared segments, z-scores,
   1000 trials, seeded.
 - ``wmt24-esa``: raw (ESA) scores, two-sided Wilcoxon signed-rank per domain on shared segments,
-  combined with Stouffer's Z (WMT24; :func:`leaderboard.expert.esa.stouffer_signed_rank_matrix`;
+  combined with Stouffer's Z (WMT24; :func:`leaderboard.human.significance.stouffer_signed_rank_matrix`;
   the domain comes from the document id).
 
 ``score="z" | "raw"`` overrides the score a protocol uses (and sorts by it).
@@ -51,11 +51,11 @@ import numpy as np
 import pandas as pd
 
 from .clusters import CLUSTER_RULES, cluster_ends, cluster_numbers, cluster_spans, wins_losses
-from .errors import InputError
+from ..errors import InputError
 from .intervals import DEFAULT_RESAMPLES, system_intervals
-from .naming import is_human
+from ..naming import is_human
 from .scores import segment_table, system_scores_from_segments
-from .signature import make_signature
+from ..signature import make_signature
 from .significance import (DEFAULT_SEED, DEFAULT_TRIALS, approximate_randomisation_matrix,
                            mwu_greater_matrix, score_matrix, signed_rank_greater_matrix)
 from .standardise import ZERO_SD_OPTIONS, worker_z
@@ -189,7 +189,7 @@ def resolve_qc(qc: str, input_formats: Iterable[str]) -> str:
 
 
 def apply_qc(frame: pd.DataFrame, qc: str, qc_alpha: float = 0.05) -> tuple[pd.DataFrame, str]:
-    """Filter workers with ``leaderboard.qc`` unless ``qc`` is "none" / "release".
+    """Filter workers with ``leaderboard.human.qc`` unless ``qc`` is "none" / "release".
 
     Returns the kept frame and the signature label (``none``, ``release``, ``<method>@<alpha>``).
     ``"auto"`` here means the QC module's default method (the CLI maps ``auto`` to ``release``
@@ -245,7 +245,7 @@ def _test_matrix(protocol: Protocol, seg: pd.DataFrame, systems: Sequence[str], 
     if protocol.test == "signed-rank-greater":
         return signed_rank_greater_matrix(matrix)
     if protocol.test == "signed-rank-domain-stouffer":
-        from .expert.esa import stouffer_signed_rank_matrix
+        from .significance import stouffer_signed_rank_matrix
         lp = str(seg["lp"].iloc[0]) if "lp" in seg.columns and len(seg) else ""
         keys = sorted(seg["segment"].astype(str).unique())  # the column order of score_matrix
         return stouffer_signed_rank_matrix(matrix, [(domains or {}).get((lp, k), "all") for k in keys])
@@ -281,7 +281,7 @@ def rank_group(seg: pd.DataFrame, *, lp: str, assessment: str, protocol: Protoco
     """Rank one (lp, assessment) from its per-segment table (system, segment, raw, z, n).
 
     ``n_resamples`` > 0 adds 95% bootstrap intervals of Ave and Ave z (resampling segments, seeded
-    with ``seed``; :mod:`leaderboard.intervals`) and the rank shares; ``human_systems`` overrides
+    with ``seed``; :mod:`leaderboard.human.intervals`) and the rank shares; ``human_systems`` overrides
     the WMT-naming rule that marks human translations.
     """
     table = _system_table(seg)
@@ -361,7 +361,7 @@ def rankings(
 
     ``standardise`` None = "keep" when every row has a z-score, else "worker" (then
     ``exclude_ref``, ``exclude_bad_ref`` and ``zero_sd`` apply, see
-    :mod:`leaderboard.standardise`). ``alpha``: significance level of a win. ``seed`` and
+    :mod:`leaderboard.human.standardise`). ``alpha``: significance level of a win. ``seed`` and
     ``trials``: approximate randomisation only. ``qc``: "none", "release" (already filtered;
     recorded in the signature), "auto" or a QC method name. ``exclude_systems``: shell-style
     patterns (``ende-tutorial*``) of systems left out of the ranking; their judgments still count
@@ -417,7 +417,7 @@ def rankings(
     base_fields = {"protocol": proto.name, "qc": qc_label, "std": std_label, "items": "system+repeat"}
     domains = None
     if proto.test == "signed-rank-domain-stouffer":
-        from .expert.esa import segment_domains
+        from .domains import segment_domains
         domains = segment_domains(frame)
         base_fields["domains"] = "doc-prefix"
     if exclude_systems:
@@ -443,7 +443,7 @@ def published_segment_scores(frame: pd.DataFrame, signature: str, lp: str, asses
     ``score`` field which rows counted (a z protocol drops rows without z), and ``exclude`` which
     systems were left out. Columns: system, segment, raw, z, n.
     """
-    from .signature import parse_signature
+    from ..signature import parse_signature
 
     fields = parse_signature(signature)
     qc_label = fields.get("qc", "none")

@@ -25,8 +25,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import mannwhitneyu
 
-from .errors import InputError
-from .naming import strip_index
+from ..errors import InputError
+from ..naming import strip_index
 
 #: Star levels of seed 002 Tables 4–5 (smallest threshold first).
 STAR_LEVELS: tuple[tuple[float, str], ...] = ((0.001, "***"), (0.01, "**"), (0.05, "*"))
@@ -289,7 +289,7 @@ def years_from_frame(label: str, frame: pd.DataFrame, *, rank: bool = True,
                      rank_options: Mapping[str, Any] | None = None) -> dict[tuple[str, str | None], YearData]:
     """Split a canonical judgment frame into one :class:`YearData` per (lp, assessment).
 
-    System scores follow METHOD.md §4; rank ranges come from :func:`leaderboard.ranking.rank_judgments`
+    System scores follow METHOD.md §4; rank ranges come from :func:`leaderboard.human.ranking.rank_judgments`
     when that module is available and ``rank`` is true.
     """
     rankings: dict[tuple[str, str | None], dict] = {}

@@ -17,8 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..ingest.textio import read_text
-from .weights import SEVERITIES, normal_severity
+from .textio import read_text
 
 COLUMNS: tuple[str, ...] = ("system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category",
                             "severity", "comment")
@@ -26,6 +25,27 @@ REQUIRED: tuple[str, ...] = ("system", "seg_id", "rater", "category", "severity"
 #: columns of :func:`read_mqm`'s frame
 FRAME_COLUMNS: tuple[str, ...] = ("lp", "system", "doc", "doc_id", "segment", "rater", "source", "target",
                                   "category", "severity", "comment", "span_start", "span_end", "_line")
+#: canonical severities after :func:`normal_severity`
+SEVERITIES: tuple[str, ...] = ("major", "minor", "neutral", "no-error")
+_SEVERITY_ALIASES = {"noerror": "no-error", "none": "no-error", "noerrors": "no-error"}
+
+
+def normal_severity(value: str) -> str:
+    """``'Major'`` → ``'major'``, ``'No-error'`` / ``'no error'`` / ``'No_Error'`` → ``'no-error'``."""
+    key = re.sub(r"[\s_\-]+", "", str(value).strip().lower())
+    return _SEVERITY_ALIASES.get(key, key if key in ("major", "minor", "neutral") else str(value).strip())
+
+
+def normal_category(value: str) -> str:
+    """Lower case, no trailing ``!``, no spaces around ``/``: ``'Non-translation!'`` → ``'non-translation'``."""
+    text = re.sub(r"\s*/\s*", "/", str(value).strip().lower()).rstrip("!").strip()
+    if re.fullmatch(r"non[\s_\-]?translation", text):
+        return "non-translation"
+    if re.fullmatch(r"no[\s_\-]?error", text):
+        return "no-error"
+    return text
+
+
 _SPAN = re.compile(r"<v>(.*?)</v>", re.DOTALL)
 
 

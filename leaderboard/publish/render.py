@@ -1,97 +1,15 @@
-"""Publishing rankings as immutable snapshots, and rendering them for papers and downloads."""
+"""A published ranking rendered for people: the table of the Leaderboard page and downloads, the
+Findings-style LaTeX table, and the caption that says in words how it was computed."""
 
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import pandas as pd
 
-from .errors import InputError
-from .storage.store import Store, frame_hash
-
-
-def rank(frame: pd.DataFrame, **options: Any) -> list[dict]:
-    """The rankings of every (lp, assessment) in ``frame`` (see :mod:`leaderboard.ranking`)."""
-    from .ranking import rank_judgments
-    return rank_judgments(frame, **options)
-
-
-def publish_rankings(store: Store, campaign: str, publisher: str, *, lp: str | None = None,
-                     assessment: str | None = None, note: str = "", extra_artifacts: dict | None = None,
-                     **options: Any) -> list[dict]:
-    """Rank the stored judgments of ``campaign`` and publish each ranking as a new version.
-
-    Human translations: the organisers' marks (:mod:`leaderboard.storage.marks`), else WMT naming.
-
-    Each version is stored with its artifacts (:mod:`leaderboard.artifacts`, what its pages show) in
-    the same transaction; ``extra_artifacts`` (name → value, or a function of the ranking giving
-    the value or None) adds others, e.g. a WMT release's own per-worker QC verdicts.
-
-    ``qc="auto"`` means what it means in ``mtlb rank``: ``release`` when every judgment file of the
-    campaign is a WMT release, else the QC module's default method. Returns one
-    ``{"lp", "assessment", "version", "signature", "data_hash"}`` per snapshot.
-    """
-    from .storage.marks import human_marks
-    options.setdefault("human_systems", human_marks(store, campaign))
-    frame = store.judgments(campaign, lp, assessment) if assessment != "mqm" else None
-    published = publish_mqm(store, campaign, publisher, lp=lp, note=note, **options) \
-        if assessment in (None, "mqm") else []
-    if (frame is None or frame.empty) and not published:
-        raise InputError(f"no stored judgments for campaign {campaign!r}"
-                         + (f", lp {lp}" if lp else "") + (f", assessment {assessment}" if assessment else ""))
-    if "qc" in options:
-        from .ranking import resolve_qc
-        imports = store.imports(campaign)
-        options["qc"] = resolve_qc(options["qc"], imports.loc[imports["kind"] == "judgments", "input_format"])
-    cache: dict = {}  # worker QC verdicts pool language pairs: computed once for all rankings
-    for ranking in (rank(frame, **options) if frame is not None and not frame.empty else []):
-        lp_, assessment_ = ranking["lp"], ranking["assessment"]
-        data_hash = frame_hash(frame[(frame["lp"] == lp_) & (frame["assessment"] == assessment_)])
-        version = store.publish(campaign, lp_, assessment_, ranking, data_hash=data_hash, publisher=publisher,
-                                note=note, artifacts=snapshot_artifacts(store, campaign, ranking, frame,
-                                                                        extra_artifacts, cache))
-        published.append({"lp": lp_, "assessment": assessment_, "version": version,
-                          "signature": ranking.get("signature"), "data_hash": data_hash})
-    return published
-
-
-def snapshot_artifacts(store: Store, campaign: str, ranking: dict, frame: pd.DataFrame,
-                       extra: dict | None = None, cache: dict | None = None) -> dict:
-    """What the pages of this ranking will show, computed now so that they open at once
-    (:mod:`leaderboard.artifacts`): per-segment scores, the QC behind it, BLEU/chrF baselines and
-    their correlations. ``frame``: the judgments the ranking was computed from."""
-    from .artifacts import compute_artifacts
-    part = frame[frame["assessment"].astype(str) == str(ranking["assessment"])]
-    out = compute_artifacts(ranking, part, store.texts(campaign, str(ranking["lp"])), cache)
-    for name, value in (extra or {}).items():
-        value = value(ranking) if callable(value) else value
-        if value is not None:
-            out[name] = value
-    return out
-
-
-def publish_mqm(store: Store, campaign: str, publisher: str, *, lp: str | None = None, note: str = "",
-                **options: Any) -> list[dict]:
-    """Publish the MQM ranking of every language pair with stored MQM annotations (none: [])."""
-    from .expert.ranking import rank_mqm
-    from .storage.expert import errors_hash, mqm_errors
-    errors = mqm_errors(store, campaign, lp)
-    if errors.empty:
-        return []
-    keep = {k: options[k] for k in ("alpha", "cluster_rule", "human_systems", "n_resamples", "seed") if k in options}
-    if options.get("exclude_systems"):
-        import fnmatch
-        names = errors["system"].astype(str)
-        errors = errors[~names.map(lambda s: any(fnmatch.fnmatchcase(s, p) for p in options["exclude_systems"]))]
-    published = []
-    for ranking in rank_mqm(errors, **keep):
-        data_hash = errors_hash(errors[errors["lp"] == ranking["lp"]])
-        version = store.publish(campaign, ranking["lp"], "mqm", ranking, data_hash=data_hash, publisher=publisher,
-                                note=note)
-        published.append({"lp": ranking["lp"], "assessment": "mqm", "version": version,
-                          "signature": ranking["signature"], "data_hash": data_hash})
-    return published
+from ..naming import is_human
+from ..signature import parse_signature
+from ..tables import latex_escape
 
 
 def _ci(s: dict, key: str) -> tuple[float | None, float | None]:
@@ -101,7 +19,6 @@ def _ci(s: dict, key: str) -> tuple[float | None, float | None]:
 
 def is_human_entry(s: dict) -> bool:
     """A ranking entry's human-translation mark; snapshots published before the mark existed: WMT naming."""
-    from .naming import is_human
     return bool(s["human"]) if s.get("human") is not None else is_human(s["system"])
 
 
@@ -119,14 +36,6 @@ def ranking_table(ranking: dict) -> pd.DataFrame:
         row.update(n=s.get("n"), n_all=s.get("n_all"), cluster=s.get("cluster"), wins=s.get("wins"))
         rows.append(row)
     return pd.DataFrame(rows)
-
-
-_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
-
-
-def latex_escape(text: str) -> str:
-    return re.sub(r"[\\&%$#_{}~^]", lambda m: _LATEX_SPECIAL[m.group(0)], str(text))
 
 
 def ranking_to_latex(ranking: dict, caption: str | None = None, label: str | None = None) -> str:
@@ -192,7 +101,6 @@ _SORTS = {"ave_z": "Ave. z (the mean of per-segment worker-standardised scores)"
 def ranking_caption(ranking: dict) -> str:
     """What the published table shows, in words derived from its signature: order, significance test and
     threshold, cluster rule, worker QC, standardisation, intervals and the human-translation mark."""
-    from .signature import parse_signature
     f = parse_signature(str(ranking.get("signature", "")))
     score = {"z": "z", "raw": "raw"}.get(f.get("score", ""), f.get("score", ""))
     parts = []

@@ -13,6 +13,8 @@ All functions return a k x k matrix ``p`` where ``p[i, j]`` is the one-sided p-v
 - :func:`approximate_randomisation_matrix` — paired approximate randomisation on shared
   segments: the two systems' scores of a segment are swapped with probability 1/2; the statistic
   is the mean difference; p = (#{Δ* ≥ Δ} + 1) / (trials + 1).
+- :func:`stouffer_signed_rank_matrix` — the WMT24 ESA test: two-sided Wilcoxon signed-rank per domain
+  on shared segments, the domains combined with Stouffer's Z.
 
 Paired tests take a k x m score matrix (systems x segments) with NaN where a system has no
 score for a segment; :func:`score_matrix` builds it from per-segment scores.
@@ -210,3 +212,30 @@ def approximate_randomisation_matrix(scores: np.ndarray, trials: int = DEFAULT_T
             p[i, j] = (np.count_nonzero(star >= delta - tol) + 1) / (trials + 1)
             p[j, i] = (np.count_nonzero(star <= delta + tol) + 1) / (trials + 1)
     return p
+
+
+def stouffer_signed_rank_matrix(scores: np.ndarray, domains: Sequence[str]) -> np.ndarray:
+    """k × k p-values, row better than column: two-sided Wilcoxon signed-rank per domain, Stouffer-combined.
+
+    Per domain, the one-sided signed-rank p (paired, shared segments; :func:`signed_rank_greater_matrix`)
+    gives a signed z = Φ⁻¹(1 − p); Z = Σ z / √(domains with a test); p[i, j] is the two-sided
+    2·(1 − Φ(|Z|)) when Z > 0 (i is better) and 1 otherwise, so a win needs p < α in the right direction.
+    """
+    from scipy.special import ndtr, ndtri  # lazily: plain DA rankings never need scipy
+    scores = np.asarray(scores, dtype=float)
+    doms = np.asarray(domains, dtype=object)
+    k = scores.shape[0]
+    total = np.zeros((k, k))
+    count = np.zeros((k, k))
+    for d in pd.unique(doms):
+        p = signed_rank_greater_matrix(scores[:, doms == d])
+        z = -ndtri(np.clip(p, 1e-300, 1.0))
+        ok = ~np.isnan(p)
+        total += np.where(ok, z, 0.0)
+        count += ok
+    with np.errstate(divide="ignore", invalid="ignore"):
+        big_z = total / np.sqrt(count)
+    out = np.where(big_z > 0, 2 * ndtr(-np.abs(big_z)), 1.0)
+    out[count == 0] = np.nan
+    np.fill_diagonal(out, np.nan)
+    return out

@@ -1,9 +1,0 @@
-"""The app's entry script inside the package, for ``mtlb serve`` (``app.py`` is the same two lines).
-
-It lives here, not in ``leaderboard/webapp/``, because Streamlit treats a ``pages/`` folder beside the
-entry script as pages of their own; the app registers its pages with ``st.navigation`` instead.
-"""
-
-from leaderboard.webapp.main import main
-
-main()
