@@ -1,0 +1,197 @@
+"""`mtlb autorank` end to end: the JSON contract, several pairs, the selection and its export, refused inputs."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+
+import pandas as pd
+import pytest
+
+from leaderboard.cli import main
+
+
+def run(capsys, *argv):
+    code = main(["autorank", *map(str, argv)])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def run_json(capsys, *argv):
+    code, out, err = run(capsys, *argv, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+@pytest.fixture()
+def now(shared):
+    return shared / "wmt-now"
+
+
+def test_wmt24_json_contract_and_published_values(capsys, now):
+    r = run_json(capsys, "--protocol", "wmt24", "--input", now / "autorank24.cs-uk.csv")
+    assert set(r) == {"lp", "systems"} and r["lp"] == "cs-uk"
+    pub = pd.read_csv(now / "autorank24.cs-uk.published.csv").set_index("system")
+    assert [s["system"] for s in r["systems"]] == pub.sort_values("AutoRank").index.tolist()
+    for s in r["systems"]:
+        assert set(s) == {"system", "autorank", "metrics"}
+        assert abs(s["autorank"] - pub.at[s["system"], "AutoRank"]) < 1e-6
+        assert s["metrics"] == {"MetricX-23-XL": pytest.approx(pub.at[s["system"], "metricx"], abs=1e-12),
+                                "CometKiwi-DA-XL": pytest.approx(-pub.at[s["system"], "cometkiwi_negated"], abs=1e-12)}
+
+
+def test_wmt25_json_contract_from_jsonl(capsys, now, tmp_path):
+    folder = now / "autorank25-en-it_IT"
+    files = sorted(folder.glob("*.jsonl"))
+    # a gzip-compressed file reads the same; the system is the file stem
+    packed = tmp_path / "Shy.jsonl.gz"
+    packed.write_bytes(gzip.compress((folder / "Shy.jsonl").read_bytes()))
+    files = [packed if f.name == "Shy.jsonl" else f for f in files]
+    r = run_json(capsys, "--protocol", "wmt25", "--input", *files, "--lp", "en-it_IT", "--no-reference")
+    assert set(r) == {"lp", "systems"} and r["lp"] == "en-it_IT" and len(r["systems"]) == 33
+    first = r["systems"][0]
+    assert first["system"] == "Shy" and f"{first['autorank']:.1f}" == "1.0"
+    assert set(first["metrics"]) == {"GEMBA-ESA-CMDA", "GEMBA-ESA-GPT4.1", "MetricX-24-Hybrid-XL", "XCOMET-XL"}
+    printed = {s["system"]: f"{s['autorank']:.1f}" for s in r["systems"]}
+    # published_table.tex: CommandA-WMT 2.6, Gemini-2.5-Pro 4.4, GPT-4.1 4.5, Mistral-7B 33.0
+    assert (printed["CommandA-MT"], printed["Gemini-2.5-Pro"], printed["GPT-4.1"], printed["Mistral-7B"]) == \
+        ("2.6", "4.4", "4.5", "33.0")
+    assert f"{first['metrics']['MetricX-24-Hybrid-XL']:.1f}" == "-4.7"
+    with_kiwi = run_json(capsys, "--protocol", "wmt25", "--input", *files, "--lp", "en-it_IT")
+    assert "CometKiwi-XL" in with_kiwi["systems"][0]["metrics"]
+
+
+def test_several_pairs_give_a_list_like_mtlb_rank(capsys, now, tmp_path):
+    frame = pd.read_csv(now / "autorank24.cs-uk.csv")
+    both = pd.concat([frame, frame.assign(lp="en-xx")])
+    path = tmp_path / "two.csv"
+    both.to_csv(path, index=False)
+    r = run_json(capsys, "--protocol", "wmt24", "--input", path)
+    assert isinstance(r, list) and [p["lp"] for p in r] == ["cs-uk", "en-xx"]
+    assert r[0]["systems"] == r[1]["systems"]
+    one = run_json(capsys, "--protocol", "wmt24", "--input", path, "--lp", "en-xx")
+    assert isinstance(one, dict) and one["lp"] == "en-xx"
+
+
+def test_selection_shown_and_exported(capsys, now, tmp_path):
+    pub = pd.read_csv(now / "autorank24.cs-uk.published.csv")
+    types = tmp_path / "types.csv"
+    pub[["system", "type"]].to_csv(types, index=False)
+    out_csv, out_json = tmp_path / "sel.csv", tmp_path / "sel.json"
+    r = run_json(capsys, "--protocol", "wmt24", "--input", now / "autorank24.cs-uk.csv", "--system-types", types,
+                 "--select", "--export", out_csv)
+    chosen = {s["system"]: s["human_eval"] for s in r["systems"]}
+    assert chosen == dict(zip(pub["system"], pub["human_eval"] == "Yes"))
+    table = pd.read_csv(out_csv)
+    assert list(table.columns[:4]) == ["lp", "position", "system", "autorank"]
+    assert dict(zip(table["system"], table["human_eval"])) == chosen
+    assert set(table["type"]) == {"closed", "open", "constrained"}
+    code, _, err = run(capsys, "--protocol", "wmt24", "--input", now / "autorank24.cs-uk.csv", "--system-types",
+                       types, "--select", "--export", out_json)
+    assert code == 0, err
+    assert json.loads(out_json.read_text())["systems"][0]["type"] == "closed"
+    # the type column may also sit in the metrics CSV itself
+    inline = tmp_path / "inline.csv"
+    pd.read_csv(now / "autorank24.cs-uk.csv").merge(pub[["system", "type"]]).to_csv(inline, index=False)
+    r2 = run_json(capsys, "--protocol", "wmt24", "--input", inline, "--select")
+    assert {s["system"]: s["human_eval"] for s in r2["systems"]} == chosen
+    code, out, _ = run(capsys, "--protocol", "wmt24", "--input", inline, "--select")
+    assert code == 0 and "selected for human evaluation: 11 of 20" in out
+
+
+def bad(capsys, *argv) -> str:
+    code, out, err = run(capsys, *argv)
+    assert code == 2, (out, err)
+    assert out == ""
+    return err
+
+
+def test_refused_system_level_csv(capsys, now, tmp_path):
+    lines = (now / "autorank24.cs-uk.csv").read_text().splitlines()
+    f = tmp_path / "m.csv"
+
+    def with_line(i, text):
+        copy = list(lines)
+        copy[i] = text
+        f.write_text("\n".join(copy) + "\n")
+        return f
+
+    err = bad(capsys, "--protocol", "wmt24", "--input", with_line(3, "cs-uk,IOL-Research,,0.6813"))
+    assert "m.csv" in err and "line 4" in err and "MetricX-23-XL" in err and "missing for IOL-Research" in err
+    err = bad(capsys, "--protocol", "wmt24", "--input", with_line(3, "cs-uk,IOL-Research,NaN,0.6813"))
+    assert "line 4" in err and "column 'MetricX-23-XL'" in err
+    err = bad(capsys, "--protocol", "wmt24", "--input", with_line(5, "cs-uk,GPT-4,1.4,inf"))
+    assert "line 6" in err and "column 'CometKiwi-DA-XL'" in err
+    err = bad(capsys, "--protocol", "wmt24", "--input", with_line(5, "cs-uk,GPT-4,1.4,high"))
+    assert "line 6" in err and "not a number" in err
+    err = bad(capsys, "--protocol", "wmt24", "--input", with_line(0, "lp,name,MetricX-23-XL,CometKiwi-DA-XL"))
+    assert "line 1" in err and "column 'system'" in err
+    err = bad(capsys, "--protocol", "wmt24", "--input", with_line(0, "lp,system,MetricX-23-XL,COMET"))
+    assert "CometKiwi-DA-XL is missing" in err
+    err = bad(capsys, "--protocol", "wmt24", "--input", with_line(4, "cs-uk,IOL-Research,1.2,0.6"))
+    assert "line 5" in err and "twice" in err
+    err = bad(capsys, "--protocol", "wmt24", "--input", with_line(4, "cs-uk,GPT-4,1.2"))
+    assert "line 5" in err and "columns" in err
+    f.write_text("")
+    assert "empty" in bad(capsys, "--protocol", "wmt24", "--input", f)
+    f.write_text("lp,system,MetricX-23-XL,CometKiwi-DA-XL\n")
+    assert "no rows" in bad(capsys, "--protocol", "wmt24", "--input", f)
+    err = bad(capsys, "--protocol", "wmt24", "--input", now / "autorank24.cs-uk.csv", "--lp", "en-de")
+    assert "en-de" in err and "autorank24.cs-uk.csv" in err
+    err = bad(capsys, "--protocol", "wmt24", "--input", now / "autorank24.cs-uk.csv", "--select")
+    assert "type" in err
+
+
+def test_refused_jsonl(capsys, now, tmp_path):
+    src = now / "autorank25-en-it_IT"
+    folder = tmp_path / "scores"
+    shutil.copytree(src, folder)
+    target = folder / "GPT-4.1.jsonl"
+    original = target.read_text().splitlines()
+    args = ["--protocol", "wmt25", "--input", *sorted(folder.glob("*.jsonl")), "--lp", "en-it_IT", "--no-reference"]
+
+    def broken(i, text):
+        copy = list(original)
+        copy[i] = text
+        target.write_text("\n".join(copy) + "\n")
+
+    broken(2, original[2][:50])
+    err = bad(capsys, *args)
+    assert "GPT-4.1.jsonl" in err and "line 3" in err and "JSON" in err
+    broken(4, original[4].replace('"XCOMET-XL": [', '"XCOMET-XL": [NaN, ', 1))
+    err = bad(capsys, *args)
+    assert "line 5" in err and "NaN" in err
+    broken(4, original[4].replace('"XCOMET-XL": [', '"XCOMET-XL": [null, ', 1))
+    err = bad(capsys, *args)
+    assert "line 5" in err and "column 'metric_scores.XCOMET-XL'" in err
+    obj = json.loads(original[6])
+    del obj["metric_scores"]["GEMBA-ESA-CMDA"]
+    broken(6, json.dumps(obj))
+    err = bad(capsys, *args)
+    assert "line 7" in err and "GEMBA-ESA-CMDA" in err
+    obj = json.loads(original[6])
+    del obj["document_id"]
+    broken(6, json.dumps(obj))
+    assert "line 7" in bad(capsys, *args)
+    target.write_text("")
+    err = bad(capsys, *args)
+    assert "GPT-4.1.jsonl" in err and "empty" in err
+    target.write_text("\n".join(original) + "\n")
+    err = bad(capsys, "--protocol", "wmt25", "--input", *sorted(folder.glob("*.jsonl")), "--lp", "en-de_DE")
+    assert "en-de_DE" in err and "jsonl" in err
+    # a second copy of one system: the same scores twice
+    shutil.copy(target, tmp_path / "GPT-4.1.jsonl")
+    err = bad(capsys, *args, "--input", tmp_path / "GPT-4.1.jsonl")
+    assert "twice" in err and "GPT-4.1" in err
+
+
+def test_a_file_without_the_pair_is_left_out_with_a_note(capsys, now, tmp_path):
+    folder = now / "autorank25-en-it_IT"
+    other = tmp_path / "Elsewhere.jsonl"
+    line = json.loads((folder / "Shy.jsonl").read_text().splitlines()[0])
+    other.write_text(json.dumps({**line, "language_pair": "cs-de_DE"}) + "\n")
+    code, out, err = run(capsys, "--protocol", "wmt25", "--input", *sorted(folder.glob("*.jsonl")), other,
+                         "--lp", "en-it_IT", "--no-reference", "--json")
+    assert code == 0 and "Elsewhere.jsonl" in err
+    assert len(json.loads(out)["systems"]) == 33
