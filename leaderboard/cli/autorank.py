@@ -119,7 +119,8 @@ def run(args: argparse.Namespace) -> int:
         results = _from_store(args)
     else:
         results = _from_files(args)
-    rows = [_contract(r, args.select, args.human) for r in results]
+    from ..outputs.autorank import contract
+    rows = [contract(r, args.select, args.human) for r in results]
     if args.export:
         _export(args.export, rows, results)
     if args.json:
@@ -165,45 +166,6 @@ def _from_store(args: argparse.Namespace) -> list[dict]:
     return [result]
 
 
-def _contract(result: dict, select: bool, human: bool) -> dict:
-    """``{lp, systems: [{system, autorank, metrics}]}``; with --select each system also has type,
-    human_eval, past_cutoff and reason, with --human the published human rank."""
-    extra = {row["system"]: row for row in result.get("selection") or []} if select else {}
-    people = {row["system"]: row for row in result.get("human") or []} if human else {}
-    systems = []
-    for s in result["systems"]:
-        row = {"system": s["system"], "autorank": s["autorank"], "metrics": s["metrics"]}
-        if s["system"] in extra:
-            sel = extra[s["system"]]
-            row.update({"type": sel["category"], "human_eval": bool(sel["human_eval"]),
-                        "past_cutoff": bool(sel["past_cutoff"]), "reason": sel["reason"]})
-        if human:
-            h = people.get(s["system"])
-            row["human_rank"] = None if h is None else [h["rank_lo"], h["rank_hi"]]
-            row["human_score"] = None if h is None else h["score"]
-        systems.append(row)
-    return {"lp": result["lp"], "systems": systems}
-
-
-def _flat(rows: list[dict]) -> pd.DataFrame:
-    import pandas as pd
-    records = []
-    for pair in rows:
-        for pos, s in enumerate(pair["systems"], start=1):
-            rec = {"lp": pair["lp"], "position": pos, "system": s["system"], "autorank": s["autorank"],
-                   **s["metrics"]}
-            for key in ("type", "human_eval", "past_cutoff", "reason"):
-                if key in s:
-                    rec[key] = s[key]
-            if "human_rank" in s:
-                lo_hi = s["human_rank"]
-                rec["human_rank"] = "" if lo_hi is None else (f"{lo_hi[0]}" if lo_hi[0] == lo_hi[1]
-                                                               else f"{lo_hi[0]}-{lo_hi[1]}")
-                rec["human_score"] = s["human_score"]
-            records.append(rec)
-    return pd.DataFrame(records)
-
-
 def _export(path: str, rows: list[dict], results: list[dict]) -> None:
     import json
     from pathlib import Path
@@ -214,11 +176,13 @@ def _export(path: str, rows: list[dict], results: list[dict]) -> None:
         Path(path).write_text(json.dumps(to_jsonable(rows[0] if len(rows) == 1 else rows), indent=2,
                                          ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8")
     else:
-        write_table(_flat(rows), path)
+        from ..outputs.autorank import flat_table
+        write_table(flat_table(rows), path)
 
 
 def _print(result: dict, select: bool, human: bool) -> None:
-    frame = _flat([_contract(result, select, human)]).drop(columns=["lp"])
+    from ..outputs.autorank import contract, flat_table
+    frame = flat_table([contract(result, select, human)]).drop(columns=["lp"])
     metrics = list(result["systems"][0]["metrics"]) if result["systems"] else []
     print(f"{result['lp']}: AutoRank ({result['protocol']}) over {', '.join(metrics)}")
     print_table(frame, floatfmt="{:.4f}")

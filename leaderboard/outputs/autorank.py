@@ -47,6 +47,20 @@ def _category(constrained: Any, open_source: Any) -> str | None:
     return None
 
 
+def board_systems(store: Store, campaign: str, lp: str | None = None) -> dict[str, set[str]]:
+    """Per language pair, the systems on the campaign's automatic leaderboards (one entry per team):
+    the systems metric scores must cover for AutoRank."""
+    from .board import pick_entries
+    out = OutputStore(store)
+    subs = out.submissions(campaign, lp, include_withdrawn=False)
+    systems: dict[str, set[str]] = {}
+    for pair, part in subs.groupby("lp", sort=True):
+        entries = pick_entries(part)
+        if len(entries):
+            systems[str(pair)] = {str(s) for s in entries["system"]}
+    return systems
+
+
 def stored_metric_values(store: Store, campaign: str, lp: str, metrics: list[str], *, viewer: str | None = None,
                          include_private: bool = False) -> tuple[dict[str, pd.Series], dict[str, dict]]:
     """Per needed metric, its system-level values for ``lp`` (latest visible submission with scores for
@@ -176,3 +190,45 @@ def testset_autorank(store: Store, campaign: str, lp: str, *, protocol: str | No
     if human:
         result["human"], result["human_source"] = _human(store, campaign, lp, systems)
     return result
+
+
+def contract(result: dict, select: bool, human: bool) -> dict:
+    """The ``mtlb autorank --json`` form of a result (:func:`metrics.autorank.rank_pair` or
+    :func:`testset_autorank`): ``{lp, systems: [{system, autorank, metrics}]}``; with ``select`` each
+    system also has type, human_eval, past_cutoff and reason, with ``human`` human_rank [lo, hi] and
+    human_score (None when the published ranking lacks the system)."""
+    extra = {row["system"]: row for row in result.get("selection") or []} if select else {}
+    people = {row["system"]: row for row in result.get("human") or []} if human else {}
+    systems = []
+    for s in result["systems"]:
+        row = {"system": s["system"], "autorank": s["autorank"], "metrics": s["metrics"]}
+        if s["system"] in extra:
+            sel = extra[s["system"]]
+            row.update({"type": sel["category"], "human_eval": bool(sel["human_eval"]),
+                        "past_cutoff": bool(sel["past_cutoff"]), "reason": sel["reason"]})
+        if human:
+            h = people.get(s["system"])
+            row["human_rank"] = None if h is None else [h["rank_lo"], h["rank_hi"]]
+            row["human_score"] = None if h is None else h["score"]
+        systems.append(row)
+    return {"lp": result["lp"], "systems": systems}
+
+
+def flat_table(rows: list[dict]) -> pd.DataFrame:
+    """Pairs in :func:`contract` form as one table: lp, position, system, autorank, one column per
+    metric, then the selection and human-rank columns when present."""
+    records = []
+    for pair in rows:
+        for pos, s in enumerate(pair["systems"], start=1):
+            rec = {"lp": pair["lp"], "position": pos, "system": s["system"], "autorank": s["autorank"],
+                   **s["metrics"]}
+            for key in ("type", "human_eval", "past_cutoff", "reason"):
+                if key in s:
+                    rec[key] = s[key]
+            if "human_rank" in s:
+                lo_hi = s["human_rank"]
+                rec["human_rank"] = "" if lo_hi is None else (f"{lo_hi[0]}" if lo_hi[0] == lo_hi[1]
+                                                               else f"{lo_hi[0]}-{lo_hi[1]}")
+                rec["human_score"] = s["human_score"]
+            records.append(rec)
+    return pd.DataFrame(records)
