@@ -195,3 +195,53 @@ def test_a_file_without_the_pair_is_left_out_with_a_note(capsys, now, tmp_path):
                          "--lp", "en-it_IT", "--no-reference", "--json")
     assert code == 0 and "Elsewhere.jsonl" in err
     assert len(json.loads(out)["systems"]) == 33
+
+
+def test_campaign_mode_uses_the_stored_metric_scores(capsys, tmp_path):
+    """Scores stored with `mtlb submit` for a test set's systems (no human judgment yet) give the same
+    AutoRank as the file, and the submissions' constrained / open-source flags drive the selection."""
+    from leaderboard.cli import main as mtlb
+    db = ["--database-url", f"sqlite:///{tmp_path / 'db.sqlite'}"]
+    words = "one two three four five six seven eight nine ten".split()
+    rng = __import__("numpy").random.default_rng(1)
+    ref = [" ".join(rng.choice(words, 8)) for _ in range(30)]
+    (tmp_path / "src.txt").write_text("\n".join(f"src {i}" for i in range(30)) + "\n")
+    (tmp_path / "ref.txt").write_text("\n".join(ref) + "\n")
+    assert mtlb(["testset", "add", "--campaign", "C", "--lp", "en-de", "--source", str(tmp_path / "src.txt"),
+                 "--ref", str(tmp_path / "ref.txt"), *db]) == 0
+    systems = {"Alpha": ["--constrained"], "Beta": ["--open-source"], "Gamma": [], "Delta": ["--constrained"],
+               "Eps": ["--open-source"], "Zeta": []}
+    for i, (name, flags) in enumerate(systems.items()):
+        out = tmp_path / f"{name}.txt"
+        out.write_text("\n".join(" ".join(line.split()[: 8 - i % 3] + [words[i]]) for line in ref) + "\n")
+        assert mtlb(["team", "add", f"team{i}", "--verified", *db]) == 0
+        assert mtlb(["outputs", "submit", str(out), "--campaign", "C", "--lp", "en-de", "--team", f"team{i}",
+                     "--system", name, "--primary", *flags, *db]) == 0
+    capsys.readouterr()
+    metricx = {"Alpha": 1.5, "Beta": 1.0, "Gamma": 2.5, "Delta": 4.0, "Eps": 3.0, "Zeta": 9.0}
+    kiwi = {"Alpha": 0.70, "Beta": 0.72, "Gamma": 0.60, "Delta": 0.55, "Eps": 0.66, "Zeta": 0.30}
+    lines = ["metric,lp,system,score"] + [f"MetricX-23-XL,en-de,{s},{v}" for s, v in metricx.items()]
+    (tmp_path / "mx.csv").write_text("\n".join(lines) + "\n")
+    lines = ["metric,lp,system,score"] + [f"CometKiwi-DA-XL,en-de,{s},{v}" for s, v in kiwi.items()]
+    (tmp_path / "kiwi.csv").write_text("\n".join(lines) + "\n")
+    assert mtlb(["submit", str(tmp_path / "mx.csv"), "--campaign", "C", "--lower-is-better", *db]) == 0
+    assert mtlb(["submit", str(tmp_path / "kiwi.csv"), "--campaign", "C", *db]) == 0
+    capsys.readouterr()
+    stored = run_json(capsys, "--protocol", "wmt24", "--campaign", "C", "--lp", "en-de", "--select", *db)
+    # by hand: N = 6; MetricX best 1.0, worst 9.0; CometKiwi best 0.72, worst 0.30
+    expected = {s: (1 + 6 * (metricx[s] - 1.0) / 8.0 + 1 + 6 * (0.72 - kiwi[s]) / 0.42) / 2 for s in metricx}
+    assert {s["system"]: pytest.approx(expected[s["system"]], abs=1e-12) for s in stored["systems"]} == \
+        {s: expected[s] for s in expected}
+    # positions: Beta, Alpha, Eps, Gamma, Delta, Zeta; closed keeps 1-2, open 1-4; Zeta lies past a gap > 1.5
+    assert [s["system"] for s in stored["systems"]] == ["Beta", "Alpha", "Eps", "Gamma", "Delta", "Zeta"]
+    assert {s["system"]: s["human_eval"] for s in stored["systems"]} == {
+        "Beta": True, "Alpha": True, "Eps": True, "Gamma": False, "Delta": True, "Zeta": False}
+    assert {s["system"]: s["type"] for s in stored["systems"]}["Beta"] == "open"
+    wide = tmp_path / "wide.csv"
+    wide.write_text("lp,system,MetricX-23-XL,CometKiwi-DA-XL\n"
+                    + "".join(f"en-de,{s},{metricx[s]},{kiwi[s]}\n" for s in metricx))
+    from_file = run_json(capsys, "--protocol", "wmt24", "--input", wide)
+    assert [(s["system"], s["autorank"]) for s in from_file["systems"]] == \
+        [(s["system"], s["autorank"]) for s in stored["systems"]]
+    err = bad(capsys, "--protocol", "wmt25", "--campaign", "C", "--lp", "en-de", *db)
+    assert "GEMBA-ESA-CMDA" in err

@@ -227,7 +227,7 @@ def flat_table(rows: list[dict]) -> pd.DataFrame:
                     rec[key] = s[key]
             if "human_rank" in s:
                 lo_hi = s["human_rank"]
-                rec["human_rank"] = "" if lo_hi is None else (f"{lo_hi[0]}" if lo_hi[0] == lo_hi[1]
+                rec["human_rank"] = None if lo_hi is None else (f"{lo_hi[0]}" if lo_hi[0] == lo_hi[1]
                                                                else f"{lo_hi[0]}-{lo_hi[1]}")
                 rec["human_score"] = s["human_score"]
             records.append(rec)
