@@ -254,12 +254,16 @@ def read_paragraph_scores(path: str | os.PathLike, lp: str | None = None, metric
             raise InputError(f"document {doc!r} of {pair} appears twice (also line {docs[pair][doc][0]})",
                              file=label, line=lineno, column="document_id")
         lengths = set()
+        names = {str(k).lower(): str(k) for k in scores}      # metric names match in any case
+        used = {}
         for metric in need:
-            if metric not in scores:
+            if metric.lower() not in names:
                 raise InputError(f"document {doc!r} has no {metric} scores", file=label, line=lineno,
                                  column=f"metric_scores.{metric}")
-        for metric, values in scores.items():
-            column = f"metric_scores.{metric}"
+            used[names[metric.lower()]] = metric
+        for key, values in scores.items():
+            metric = used.get(key, key)
+            column = f"metric_scores.{key}"
             if not isinstance(values, list) or not values:
                 raise InputError(f"{metric} must be a non-empty list with one score per paragraph", file=label,
                                  line=lineno, column=column)
@@ -310,6 +314,8 @@ def metric_table(values: pd.DataFrame, lp: str, metrics: Sequence[str]) -> pd.Da
     """Systems × ``metrics`` of pair ``lp``; a metric missing for a system is an :class:`InputError`
     pointing at the system's row (or the first file of the pair)."""
     part = values[values["lp"] == lp]
+    canonical = {m.lower(): m for m in metrics}               # metric names match in any case
+    part = part.assign(metric=[canonical.get(str(m).lower(), m) for m in part["metric"]])
     if part.empty:
         found = sorted(values["lp"].unique()) if len(values) else []
         raise InputError(f"no scores for the language pair {lp!r}"

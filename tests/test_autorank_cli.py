@@ -245,3 +245,38 @@ def test_campaign_mode_uses_the_stored_metric_scores(capsys, tmp_path):
         [(s["system"], s["autorank"]) for s in stored["systems"]]
     err = bad(capsys, "--protocol", "wmt25", "--campaign", "C", "--lp", "en-de", *db)
     assert "GEMBA-ESA-CMDA" in err
+
+
+def test_wmt25_chrf_only_targets_and_any_case_names(capsys, tmp_path):
+    """en-bho_IN ranks by chrF++ alone (other metrics in the file are ignored); names match in any case."""
+    means = {"A": 40.0, "B": 55.0, "C": 47.5, "D": 30.0}
+    for system, mean in means.items():
+        docs = [{"language_pair": "en-bho_IN", "domain": "news", "document_id": f"d{i}",
+                 "metric_scores": {"CHRF++": [mean - 2, mean + 2], "XCOMET-XL": [0.1 * i, 0.2]}} for i in range(3)]
+        (tmp_path / f"{system}.jsonl").write_text("\n".join(json.dumps(d) for d in docs) + "\n")
+    r = run_json(capsys, "--protocol", "wmt25", "--input", *sorted(tmp_path.glob("*.jsonl")), "--lp", "en-bho_IN")
+    assert [s["system"] for s in r["systems"]] == ["B", "C", "A", "D"]
+    assert all(set(s["metrics"]) == {"chrF++"} for s in r["systems"])
+    assert r["systems"][0]["metrics"]["chrF++"] == 55.0
+    # robust z: median 43.75, spread max - P25 = 55 - 37.5 = 17.5; one metric, so AutoRank is linear in chrF++
+    assert [round(s["autorank"], 9) for s in r["systems"]] == [1.0, round(1 + 3 * 7.5 / 25, 9),
+                                                               round(1 + 3 * 15 / 25, 9), 4.0]
+
+
+def test_wmt25_selection_from_a_types_file(capsys, now, tmp_path):
+    folder = now / "autorank25-en-it_IT"
+    unconstrained = {"Shy", "CommandA-MT", "Gemini-2.5-Pro", "GPT-4.1", "GemTrans", "UvA-MT", "DeepSeek-V3",
+                     "Mistral-Medium", "Qwen3-235B", "Claude-4", "CommandA", "ONLINE-B", "TowerPlus-72B",
+                     "AyaExpanse-32B", "ONLINE-W", "EuroLLM-22B", "Gemma-3-27B", "Llama-4-Maverick", "ONLINE-G"}
+    types = tmp_path / "types.csv"
+    types.write_text("lp,system,type\n" + "".join(
+        f"en-it_IT,{p.stem},{'unconstrained' if p.stem in unconstrained else 'constrained'}\n"
+        for p in folder.glob("*.jsonl")))
+    r = run_json(capsys, "--protocol", "wmt25", "--input", *sorted(folder.glob("*.jsonl")), "--lp", "en-it_IT",
+                 "--no-reference", "--system-types", types, "--select")
+    chosen = [s for s in r["systems"] if s["human_eval"]]
+    assert len(chosen) == 18
+    constrained = [s["system"] for s in r["systems"] if s["type"] == "constrained"]
+    assert [s["system"] for s in chosen if s["type"] == "constrained"] == constrained[:8]
+    rest = [s["system"] for s in r["systems"] if s["system"] not in constrained[:8]]
+    assert [s["system"] for s in chosen if s["system"] not in constrained[:8]] == rest[:10]
