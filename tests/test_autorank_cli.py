@@ -197,11 +197,12 @@ def test_a_file_without_the_pair_is_left_out_with_a_note(capsys, now, tmp_path):
     assert len(json.loads(out)["systems"]) == 33
 
 
-def test_campaign_mode_uses_the_stored_metric_scores(capsys, tmp_path):
+def test_campaign_mode_uses_the_stored_metric_scores(capsys, tmp_path, db_url):
     """Scores stored with `mtlb submit` for a test set's systems (no human judgment yet) give the same
-    AutoRank as the file, and the submissions' constrained / open-source flags drive the selection."""
+    AutoRank as the file, and the submissions' constrained / open-source flags drive the selection
+    (SQLite and PostgreSQL)."""
     from leaderboard.cli import main as mtlb
-    db = ["--database-url", f"sqlite:///{tmp_path / 'db.sqlite'}"]
+    db = ["--database-url", db_url]
     words = "one two three four five six seven eight nine ten".split()
     rng = __import__("numpy").random.default_rng(1)
     ref = [" ".join(rng.choice(words, 8)) for _ in range(30)]
@@ -245,6 +246,15 @@ def test_campaign_mode_uses_the_stored_metric_scores(capsys, tmp_path):
         [(s["system"], s["autorank"]) for s in stored["systems"]]
     err = bad(capsys, "--protocol", "wmt25", "--campaign", "C", "--lp", "en-de", *db)
     assert "GEMBA-ESA-CMDA" in err
+    # the published human ranking of the pair beside AutoRank (names matched without their .N index)
+    from leaderboard.storage import Store
+    ranking = {"lp": "en-de", "assessment": "adequacy", "signature": "s", "pvalues": {},
+               "systems": [{"system": "Delta.3", "ave": 71.5, "rank_lo": 1, "rank_hi": 2},
+                           {"system": "Beta.1", "ave": 70.0, "rank_lo": 1, "rank_hi": 2}]}
+    Store(db_url).publish("C", "en-de", "adequacy", ranking, data_hash="h", publisher="olga")
+    both = run_json(capsys, "--protocol", "wmt24", "--campaign", "C", "--lp", "en-de", "--human", *db)
+    human = {s["system"]: (s["human_rank"], s["human_score"]) for s in both["systems"]}
+    assert human["Delta"] == ([1, 2], 71.5) and human["Beta"] == ([1, 2], 70.0) and human["Zeta"] == (None, None)
 
 
 def test_wmt25_chrf_only_targets_and_any_case_names(capsys, tmp_path):
