@@ -48,8 +48,7 @@ def test_stored_with_the_test_set(db_url, tmp_path):
     assert out.testset("c", "en-ja")["bleu_tokenize"] is None  # stored as "by target language"
     assert json_form(out.testset("c", "en-ja"))["bleu_tokenize"] == "ja-mecab"
     assert json_form(out.testset("c", "de-en"))["bleu_tokenize"] == "intl"
-    listed = out.testsets("c")["bleu_tokenize"]
-    assert listed.iloc[0] == "intl" and pd.isna(listed.iloc[1])
+    assert list(out.testsets("c")["bleu_tokenize"]) == ["intl", None]
     with pytest.raises(InputError, match="unknown BLEU tokeniser"):
         add_testset(store, "c", "fr-en", src, [ref], bleu_tokenize="13b")
     with store.engine.connect() as conn:

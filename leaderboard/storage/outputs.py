@@ -159,6 +159,7 @@ class OutputStore:
         frame = pd.DataFrame(rows, columns=["id", "campaign", "lp", "name", "segments", "starts_at", "deadline",
                                             "public_before_deadline", "max_submissions", "created_at", "created_by",
                                             "bleu_tokenize"])
+        frame["bleu_tokenize"] = pd.Series([r["bleu_tokenize"] for r in rows], index=frame.index, dtype=object)
         frame["submissions"] = frame["id"].map(lambda i: int(n.get(i, 0))).astype(int)
         return frame
 
