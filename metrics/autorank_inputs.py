@@ -32,7 +32,7 @@ import json
 import math
 import os
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -202,15 +202,17 @@ def _reject_constant(token: str):
     raise ValueError(f"{token} is not a finite number")
 
 
-def read_paragraph_scores(path: str | os.PathLike, lp: str | None = None, metrics: Sequence[str] | None = None,
+def read_paragraph_scores(path: str | os.PathLike, lp: str | None = None,
+                          metrics: Sequence[str] | Callable[[str], Sequence[str]] | None = None,
                           name: str | None = None, system: str | None = None) -> pd.DataFrame:
-    """A WMT25 per-document JSONL file as system-level values: the mean of each metric over every
-    paragraph of each pair (only ``lp`` when given).
+    """A WMT25 per-document JSONL file as system-level values: the mean of each needed metric over
+    every paragraph of each pair (only ``lp`` when given).
 
-    ``metrics``: those that every document of the pair must have (None: the metrics of the pair's
-    first document). The frame has :data:`COLUMNS` plus ``paragraphs`` and ``documents``; its
-    ``attrs["documents"]`` maps each pair to the sorted (document id, paragraphs) tuple, so callers
-    can compare systems. An empty result means the file has no line of ``lp``.
+    ``metrics``: those that every document of the pair must have and that are averaged, or a function
+    of the pair giving them (None: the metrics of the pair's first document). Other metrics of a
+    document are checked (finite numbers) but not averaged. The frame has :data:`COLUMNS` plus ``paragraphs`` and ``documents``; its
+    ``attrs["documents"]`` maps each pair to the sorted (document id, paragraph counts) tuple, so
+    callers can compare systems. An empty result means the file has no line of ``lp``.
     """
     label = name or str(path)
     system = system or system_from_path(name or path)
@@ -249,11 +251,13 @@ def read_paragraph_scores(path: str | os.PathLike, lp: str | None = None, metric
         if not scores:
             raise InputError("metric_scores is empty", file=label, line=lineno, column="metric_scores")
         first_line.setdefault(pair, lineno)
-        need = wanted.setdefault(pair, tuple(metrics) if metrics is not None else tuple(scores))
+        if pair not in wanted:
+            wanted[pair] = tuple(scores) if metrics is None else tuple(metrics(pair) if callable(metrics) else metrics)
+        need = wanted[pair]
         if doc in docs.setdefault(pair, {}):
             raise InputError(f"document {doc!r} of {pair} appears twice (also line {docs[pair][doc][0]})",
                              file=label, line=lineno, column="document_id")
-        lengths = set()
+        lengths: set[int] = set()
         names = {str(k).lower(): str(k) for k in scores}      # metric names match in any case
         used = {}
         for metric in need:
@@ -267,22 +271,19 @@ def read_paragraph_scores(path: str | os.PathLike, lp: str | None = None, metric
             if not isinstance(values, list) or not values:
                 raise InputError(f"{metric} must be a non-empty list with one score per paragraph", file=label,
                                  line=lineno, column=column)
-            if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
-                bad = next(v for v in values if not isinstance(v, (int, float)) or isinstance(v, bool))
+            arr = np.asarray(values) if values[0] is not True and values[0] is not False else np.asarray([None])
+            if arr.dtype.kind not in "iuf" or arr.ndim != 1:
+                bad = next((v for v in values if not isinstance(v, (int, float)) or isinstance(v, bool)), values[0])
                 raise InputError(f"{metric} holds {json.dumps(bad)}, not a number", file=label, line=lineno,
                                  column=column)
-            arr = np.asarray(values, dtype=float)
+            arr = arr.astype(float)
             if not np.isfinite(arr).all():
                 raise InputError(f"{metric} holds a value that is not finite", file=label, line=lineno, column=column)
-            lengths.add(len(values))
             if metric in need:
+                lengths.add(len(values))
                 sums[pair, metric] = sums.get((pair, metric), 0.0) + float(arr.sum())
                 counts[pair, metric] = counts.get((pair, metric), 0) + len(values)
-        if len(lengths) > 1:
-            raise InputError(f"the metrics of document {doc!r} have different numbers of paragraph scores "
-                             f"({', '.join(map(str, sorted(lengths)))})", file=label, line=lineno,
-                             column="metric_scores")
-        docs[pair][doc] = (lineno, lengths.pop())
+        docs[pair][doc] = (lineno, tuple(sorted(lengths)))
     rows = []
     for (pair, metric), total in sums.items():
         rows.append({"lp": pair, "system": system, "metric": metric, "value": total / counts[pair, metric],

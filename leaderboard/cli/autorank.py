@@ -55,7 +55,8 @@ def _read_files(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame, l
     from metrics.autorank_inputs import combine, read_paragraph_scores, read_system_metrics
 
     values, types, skipped, documents = [], [], [], {}
-    wanted = metrics_for(args.protocol, args.lp, not args.no_reference) if args.lp else None
+    def wanted(pair: str) -> tuple[str, ...]:
+        return metrics_for(args.protocol, pair, not args.no_reference)
     for path in args.input:
         lower = path.lower()
         if lower.endswith((".jsonl", ".jsonl.gz", ".json")):
