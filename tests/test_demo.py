@@ -115,3 +115,38 @@ def test_simulated_demo_qc_removes_random_clickers(sqlite_url):
     assert report.loc[kind != "random", "passed"].all()
     assert report.loc[kind == "random", "passed"].sum() <= 2
     assert "qc:paired-t" in store.snapshot(SIMULATED_CAMPAIGN, "de-en", "adequacy")["signature"]
+
+
+def test_demo_shared_task_has_a_leaderboard_equal_to_sacrebleus_cli(sqlite_url, tmp_path):
+    """The demo releases a test set with five submissions; their BLEU is sacrebleu's own, from its CLI."""
+    import gzip
+    import shutil
+    import subprocess
+    import sys
+
+    from leaderboard.outputs.service import leaderboard
+    from leaderboard.publish.demo import DEMO_TEAMS, demo_dir
+    from leaderboard.storage.outputs import OutputStore
+
+    store = Store(sqlite_url)
+    ensure_demo(store, publish=False)
+    out = OutputStore(store)
+    subs = out.submissions(DEMO_CAMPAIGN, "cs-en")
+    assert sorted(subs["system"]) == sorted(s for systems in DEMO_TEAMS.values() for s in systems)
+    assert sorted(subs.loc[subs["primary"].astype(bool), "system"]) == sorted(s[0] for s in DEMO_TEAMS.values())
+    board = leaderboard(store, DEMO_CAMPAIGN, "cs-en", n_samples=100)
+    assert sorted(s["system"] for s in board["systems"]) == sorted(s[0] for s in DEMO_TEAMS.values())  # one a team
+    # the same files through sacrebleu's command line: the README promises equal numbers
+    folder = demo_dir() / "wmt22-cs-en" / "testset"
+    plain = {}
+    for path in folder.glob("*.gz"):
+        plain[path.name[:-3]] = tmp_path / path.name[:-3]
+        with gzip.open(path, "rb") as src, open(plain[path.name[:-3]], "wb") as dst:
+            shutil.copyfileobj(src, dst)
+    refs = [str(plain["generaltest2022.cs-en.ref.B.en"]), str(plain["generaltest2022.cs-en.ref.C.en"])]
+    sacrebleu = [sys.executable, "-m", "sacrebleu", *refs, "-l", "cs-en", "-b", "-w", "4", "-i"]
+    for system in ("Lan-Bridge", "ALMAnaCH-Inria"):
+        cli = float(subprocess.run([*sacrebleu, str(plain[f"generaltest2022.cs-en.hyp.{system}.en"])],
+                                   capture_output=True, text=True, check=True).stdout.strip())
+        stored = float(subs.loc[subs["system"] == system, "bleu"].iloc[0])
+        assert stored == pytest.approx(cli, abs=5e-5)

@@ -5,12 +5,16 @@ settings, the BLEU tokeniser chosen by target language, :mod:`leaderboard.langua
 test set names its own), so they equal ``sacrebleu REF... -i HYP -l SRC-TGT`` (with ``-tok NAME``
 when the test set sets one). The segment statistics against all references are kept:
 the automatic leaderboard resamples them for intervals and paired significance without
-re-tokenising anything.
+re-tokenising anything. The metric objects of the last test set scored against are kept with their
+references' n-grams (sacrebleu caches them), so the next upload to the same test set does not
+extract them again: that extraction is most of the cost of scoring one output.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
+import threading
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
@@ -46,6 +50,29 @@ def metric_for(metric: str, lp: str, references: Sequence[Sequence[str]] | None 
     return obj
 
 
+_cache_lock = threading.Lock()
+_cache: dict = {"key": None, "metrics": {}}
+
+
+def _references_key(references: Mapping[str, Sequence[str]], lp: str, bleu_tokenize: str | None) -> str:
+    digest = hashlib.sha256(f"{lp}\t{bleu_tokenize}".encode())
+    for name, lines in references.items():
+        digest.update(f"\0{name}\0{len(lines)}\0".encode())
+        digest.update("\n".join(lines).encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def _cached_metric(key: str, metric: str, suffix: str, lp: str, refs: list[list[str]], bleu_tokenize: str | None):
+    """The metric object for these references, made once per test set (the last one scored against)."""
+    with _cache_lock:
+        if _cache["key"] != key:
+            _cache["key"], _cache["metrics"] = key, {}
+        found = _cache["metrics"].get((metric, suffix))
+        if found is None:
+            found = _cache["metrics"][(metric, suffix)] = metric_for(metric, lp, refs, bleu_tokenize)
+        return found
+
+
 def score_output(hypothesis: Sequence[str], references: Mapping[str, Sequence[str]], lp: str, *,
                  ter: bool = False, bleu_tokenize: str | None = None) -> OutputScores:
     """BLEU and chrF (and TER when ``ter``) of one output against all references and each one.
@@ -64,9 +91,10 @@ def score_output(hypothesis: Sequence[str], references: Mapping[str, Sequence[st
     sets: list[tuple[str, list[list[str]]]] = [("", [list(references[n]) for n in names])]
     if len(names) > 1:
         sets += [(f"-{n}", [list(references[n])]) for n in names]
+    key = _references_key(references, lp, bleu_tokenize)
     for metric in METRICS + (("ter",) if ter else ()):
         for suffix, refs in sets:
-            obj = metric_for(metric, lp, refs, bleu_tokenize)
+            obj = _cached_metric(key, metric, suffix, lp, refs, bleu_tokenize)
             stats = obj._extract_corpus_statistics(hyp, None)
             result = obj._aggregate_and_compute(stats)
             out.scores[metric + suffix] = float(result.score)

@@ -8,6 +8,11 @@ Conference on Machine Translation (WMT22)"). Everything is gzip-compressed.
 ``leaderboard/demo_data/wmt21-cs-en/`` holds the year before: the WMT21 news task's cs-en crowd DA
 release (Akhbardeh et al., 2021, "Findings of the 2021 Conference on Machine Translation (WMT21)"),
 judgments and worker mean/sd only, so the Across years page compares two WMT years on first visit.
+
+``leaderboard/demo_data/wmt22-cs-en/testset/`` (the first 400 segments of the same test set, with
+references B and C and five systems' outputs) makes a small shared task: the test set is released
+in the demo campaign and four teams submit five outputs (:data:`DEMO_TEAMS`), so the Automatic
+scores page shows a leaderboard on first start.
 Both WMT excerpts ship the release's per-worker QC statistics of their workers (``ad-trk-stats``),
 shown on the Quality control page.
 
@@ -33,6 +38,14 @@ DEMO_PUBLISHER = "demo"
 SIMULATED_CAMPAIGN = "Simulated crowd (demo)"
 SIMULATED_QC = "paired-t"
 
+
+#: the demo shared task: team → the WMT22 cs-en systems it submits (the first is its primary)
+DEMO_TEAMS: dict[str, tuple[str, ...]] = {
+    "CUNI": ("CUNI-DocTransformer", "CUNI-Transformer"),
+    "JDExploreAcademy": ("JDExploreAcademy",),
+    "Lan-Bridge": ("Lan-Bridge",),
+    "ALMAnaCH-Inria": ("ALMAnaCH-Inria",),
+}
 
 PACKAGED_DEMO_DIR = Path(__file__).resolve().parents[1] / "demo_data"
 
@@ -93,10 +106,11 @@ def _load_wmt22_excerpt(store: Store, publish: bool) -> dict:
         info = parse_text_name(path.name)
         files.append((info.lp, info.kind, info.name, read_lines(path), path.name))
     texts = store.load_texts(DEMO_CAMPAIGN, files, created_by=DEMO_PUBLISHER)
+    submissions = _load_shared_task(store, folder / "testset")
     # the release's segment ids (sid) are not line numbers of the general test set: sentence-level
     # chrF correlates with the DA scores only by chance under any line offset
     store.set_segments_are_lines(DEMO_CAMPAIGN, False)
-    result = {"judgments": summary["judgments"], "text_lines": texts, "published": []}
+    result = {"judgments": summary["judgments"], "text_lines": texts, "submissions": submissions, "published": []}
     if publish:
         from .snapshots import publish_rankings
         # the release holds only workers who passed the organisers' QC: record that, filter nothing
@@ -105,6 +119,24 @@ def _load_wmt22_excerpt(store: Store, publish: bool) -> dict:
             extra_artifacts={"release_qc": _release_qc(folder, frame, "WMT22 release, ad-trk-stats.csv and "
                                                                       "ad-trk-stats.class")})
     return result
+
+
+def _load_shared_task(store: Store, texts: Path) -> int:
+    """Release the excerpt of the cs-en test set in the demo campaign and submit :data:`DEMO_TEAMS`'
+    outputs; returns how many submissions were stored (each scored with sacrebleu as a team's upload is)."""
+    from ..outputs.service import add_team, add_testset, submit
+    name = "generaltest2022.cs-en"
+    add_testset(store, DEMO_CAMPAIGN, "cs-en", texts / f"{name}.src.cs.gz",
+                [texts / f"{name}.ref.B.en.gz", texts / f"{name}.ref.C.en.gz"], name="generaltest2022 (first 400)",
+                created_by=DEMO_PUBLISHER)
+    stored = 0
+    for team, systems in DEMO_TEAMS.items():
+        add_team(store, team, verified=True, institution="WMT22 participant (demo)", verified_by=DEMO_PUBLISHER)
+        for k, system in enumerate(systems):
+            submit(store, texts / f"{name}.hyp.{system}.en.gz", campaign=DEMO_CAMPAIGN, lp="cs-en", team=team,
+                   system=system, primary=k == 0, created_by=DEMO_PUBLISHER)
+            stored += 1
+    return stored
 
 
 def _release_qc(folder: Path, frame, source: str) -> dict | None:
