@@ -304,6 +304,7 @@ expert_annotations = Table(
     Column("span_end", Integer),
     Column("comment", Text),
     Column("line", Integer, nullable=False),  # line of the uploaded file
+    Column("context", String(200)),  # side-by-side MQM: the system rated beside this one (NULL: none)
 )
 Index("ix_expert_annotations_lp_system", expert_annotations.c.lp_id, expert_annotations.c.system_id)
 
