@@ -103,6 +103,9 @@ judgments = Table(
     Column("raw", Float),
     Column("z", Float),
     Column("seconds", Float),
+    # the judgment's own document id where it differs from its segment's (NULL: the segment's), e.g. the
+    # Appraise assignment marks doc#incomplete / doc#dup that the WMT24 ranking leaves out
+    Column("doc", String(200)),
     UniqueConstraint("lp_id", "assessment", "worker_id", "hit", "position", name="uq_judgments_key"),
 )
 Index("ix_judgments_lp_system", judgments.c.lp_id, judgments.c.system_id)
