@@ -55,7 +55,7 @@ def looks_like_wmt23(head: str) -> bool:
 def _times(text: pd.Series, label: str, lines: np.ndarray, column: str) -> np.ndarray:
     """Seconds since the epoch from unix seconds or date-time text; a bad value is refused."""
     stripped = text.str.strip()
-    numeric = pd.to_numeric(stripped.replace("", None), errors="coerce").to_numpy(dtype=float)
+    numeric = pd.to_numeric(stripped.replace("", None), errors="coerce").to_numpy(dtype=float, copy=True)
     need = np.isnan(numeric) & (stripped != "").to_numpy()
     if need.any():
         parsed = pd.to_datetime(stripped[need], errors="coerce", utc=True, format="mixed")
