@@ -175,3 +175,28 @@ def test_protocol_against_scipy(shared, tmp_path, capsys):
     ends = [by[s]["wins"] == n - i for i, s in enumerate(names, start=1)]
     clusters = list(np.cumsum([True] + ends[:-1]))
     assert [by[s]["cluster"] for s in names] == clusters
+
+
+def test_published_table_is_a_year_on_the_across_years_page(shared, tmp_path, monkeypatch):
+    """The organisers' WMT23 table, published as a campaign, is compared with a later campaign of the same pair."""
+    from test_app_pages import fresh_store, run_app, shown_table
+    from leaderboard.publish.snapshots import publish_published_tables, publish_rankings
+    from leaderboard.webapp.pages.longitudinal import TRACK_COLUMNS
+    store = fresh_store(tmp_path, monkeypatch)
+    rankings = results_rankings(read_wmt23_results(_results(shared)), str(_results(shared)))
+    publish_published_tables(store, "a-wmt23", rankings, "olga", lp="cs-uk")
+    rng = np.random.default_rng(2)
+    rows = [{"campaign": "b-later", "lp": "cs-uk", "assessment": "adequacy", "worker": f"w{w}", "hit": f"w{w}",
+             "position": seg * 3 + k + 1, "segment": str(seg), "system": system, "item_type": "SYSTEM",
+             "raw": float(np.clip(round(q + rng.normal(0, 9)), 0, 100))}
+            for w in range(3) for seg in range(20) for k, (system, q) in
+            enumerate((("ONLINE-B", 88.0), ("GPT4-5shot", 86.0), ("NLLB_Greedy", 70.0)))]
+    from leaderboard.schema import validate_judgments
+    store.load_judgments(validate_judgments(pd.DataFrame(rows)), file_name="later.csv", input_format="canonical")
+    publish_rankings(store, "b-later", "olga", protocol="wmt23", n_resamples=0)
+    at = run_app("longitudinal.py")
+    assert at.multiselect(key="years").value == ["a-wmt23", "b-later"]
+    tracks = shown_table(at, TRACK_COLUMNS, "best_system")
+    first = tracks[tracks.year == "a-wmt23"].iloc[0]
+    published = {s["system"]: s for s in rankings[0]["systems"]}
+    assert float(first.ave) == pytest.approx(published[first.best_system]["ave"], abs=0.05)
