@@ -52,5 +52,5 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
   CMD python -c "import os, sys, urllib.request; url = 'http://127.0.0.1:%s/_stcore/health' % os.environ.get('MTLB_PORT', '8501'); sys.exit(0 if urllib.request.urlopen(url, timeout=4).status == 200 else 1)"
 # DATABASE_URL (e.g. postgresql+psycopg://user:password@host:5432/mtlb) selects a shared store; default
 # SQLite in the /data volume. docker/start-app.sh: wait for the schema when MTLB_WAIT_FOR_SCHEMA is
-# set, `mtlb demo --if-empty` unless MTLB_NO_DEMO is set, then `mtlb serve` on MTLB_ADDRESS:MTLB_PORT.
+# set, `mtlb demo` unless MTLB_NO_DEMO is set, then `mtlb serve` on MTLB_ADDRESS:MTLB_PORT.
 CMD ["mtlb-start"]

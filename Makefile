@@ -3,7 +3,8 @@
 PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-PORT ?= 8501
+# the app's port: `make run PORT=8600`, or MTLB_PORT in the environment (as `mtlb serve` reads it)
+PORT ?= $(or $(MTLB_PORT),8501)
 
 .PHONY: install run test bench docs-images clean docker-build docker-test
 
@@ -16,7 +17,7 @@ $(BIN)/mtlb: pyproject.toml
 install: $(BIN)/mtlb
 
 run: install
-	$(BIN)/mtlb demo --if-empty
+	$(BIN)/mtlb demo
 	$(BIN)/mtlb serve --port $(PORT)
 
 test: install

@@ -255,7 +255,7 @@ def main() -> int:
             env = {**os.environ, "DATABASE_URL": url}
             mtlb = [sys.executable, "-m", "leaderboard.cli"]
             subprocess.run(mtlb + ["db", "upgrade"], env=env, check=True, capture_output=True)
-            subprocess.run(mtlb + ["demo", "--if-empty"], env=env, check=True, capture_output=True)
+            subprocess.run(mtlb + ["demo"], env=env, check=True, capture_output=True)
             logs = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mtlb-bench-logs-")))
             bases = []
             for name in ("a", "b"):

@@ -84,7 +84,7 @@ def prepare_store(folder: Path) -> float:
     env.pop("DATABASE_URL", None)
     mtlb = Path(sys.executable).with_name("mtlb")
     start = time.perf_counter()
-    subprocess.run([str(mtlb), "demo", "--if-empty"], env=env, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([str(mtlb), "demo"], env=env, check=True, stdout=subprocess.DEVNULL)
     return time.perf_counter() - start
 
 

@@ -9,6 +9,6 @@ if [ -n "${MTLB_WAIT_FOR_SCHEMA:-}" ] && [ "${MTLB_WAIT_FOR_SCHEMA}" != 0 ]; the
   mtlb db wait --timeout "${MTLB_WAIT_FOR_SCHEMA}"
 fi
 if [ -z "${MTLB_NO_DEMO:-}" ]; then
-  mtlb demo --if-empty
+  mtlb demo
 fi
 exec mtlb serve --port "${MTLB_PORT:-8501}" --address "${MTLB_ADDRESS:-0.0.0.0}"

@@ -44,6 +44,19 @@ def make_metric(name: str, *, segment: bool = False, references: Sequence[Sequen
     raise InputError(f"unknown metric {name!r} (choose from {', '.join(METRICS)})", column="metric")
 
 
+def check_bleu_tokeniser(name: str) -> str:
+    """``name`` when sacrebleu can tokenise BLEU with it here, else an InputError listing the choices."""
+    from sacrebleu.metrics.bleu import _TOKENIZERS
+    if name not in _TOKENIZERS:
+        raise InputError(f"unknown BLEU tokeniser {name!r} (sacrebleu has {', '.join(_TOKENIZERS)})",
+                         column="bleu_tokenize")
+    try:
+        BLEU(tokenize=name)
+    except Exception as exc:  # e.g. ja-mecab without its dictionary installed
+        raise InputError(f"the BLEU tokeniser {name!r} cannot run here: {exc}", column="bleu_tokenize") from None
+    return name
+
+
 def signature(metric_obj, score_name: str) -> str:
     """sacrebleu's full signature, prefixed with the score's name (``chrF2|nrefs:1|...``)."""
     return f"{score_name}|{metric_obj.get_signature().format()}"

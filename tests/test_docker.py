@@ -82,7 +82,7 @@ def test_container_serves_demo_and_keeps_its_volume(docker_images, demo_contents
             assert docker("exec", name, "id", "-u").stdout.strip() == "10001"
             listing = docker("exec", name, "stat", "-c", "%a %u %n", "/data", "/data/mtlb.sqlite").stdout.split("\n")
             assert listing[0] == "700 10001 /data" and listing[1] == "600 10001 /data/mtlb.sqlite"
-            # the demo was loaded and published by `mtlb demo --if-empty` before streamlit started
+            # the demo was loaded and published by `mtlb demo` before streamlit started
             first = _published(name)
             assert {c for c, _ in first} == demo_contents["campaigns"]
             # ...and a real browser gets the leaderboard of the newest publication (the WMT22 excerpt)

@@ -60,7 +60,7 @@ def installed(tmp_path_factory) -> dict:
         shutil.copy(ROOT / name, src / name)
     for package in ("leaderboard", "metrics"):
         shutil.copytree(ROOT / package, src / package, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(tmp / "dist"), str(src)])
+    build = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(tmp / "dist"), str(src)])
     wheel = next((tmp / "dist").glob("mtlb-*.whl"))
     venv = tmp / "venv"
     _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
@@ -73,7 +73,7 @@ def installed(tmp_path_factory) -> dict:
     outside = tmp / "elsewhere"
     outside.mkdir()
     return {"python": python, "mtlb": venv / "bin" / "mtlb", "purelib": purelib, "outside": outside,
-            "wheel": wheel}
+            "wheel": wheel, "build_output": build.stdout + build.stderr}
 
 
 def _mtlb(installed: dict, store: Path, *args: str, stdin: str | None = None, **env: str):
@@ -94,6 +94,11 @@ def demo_store(installed, tmp_path_factory) -> Path:
     name, password = USERS["metric-developer"]
     _mtlb(installed, store, "user", "add", name, "--role", "metric-developer", stdin=password + "\n")
     return store
+
+
+def test_the_build_warns_of_nothing(installed):
+    """No deprecation notice (e.g. setuptools' on the licence table) greets a newcomer's install."""
+    assert "deprecat" not in installed["build_output"].lower(), installed["build_output"][-3000:]
 
 
 def test_project_comes_from_the_wheel(installed):

@@ -284,4 +284,7 @@ def test_readme_commands_run_in_order(shared, tmp_path):
                                 "what the command prints:\n" + "\n".join(errors[:20]))
     assert ran == sum(b.lang == RUN for b in blocks)
     assert (tmp_path / "checkout" / "out").is_dir() or not any("out/" in b.code for b in blocks if b.lang == RUN)
+    # everything the commands write lands in out/: the mirror holds only links to the checkout besides it
+    written = sorted(e.name for e in (tmp_path / "checkout").iterdir() if not e.is_symlink() and e.name != "out")
+    assert not written, f"README commands wrote outside out/: {written}"
     assert git_status() == before, "running the README's commands changed files of the repository"

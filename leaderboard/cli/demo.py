@@ -8,8 +8,11 @@ from ._common import add_json_flag, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("demo", help="load and publish the shipped demo campaigns (WMT22 cs-en excerpt, simulated crowd)")
-    p.add_argument("--if-empty", action="store_true", help="do nothing when the demo is already stored")
+    p = sub.add_parser("demo", help="load and publish the shipped demo campaigns (WMT22 cs-en excerpt, simulated crowd)",
+                       description="Load and publish the shipped demo campaigns that are not stored yet; when all "
+                                   "of them are, say so and change nothing.")
+    # the default since the demo can only be loaded once; kept so that existing scripts keep working
+    p.add_argument("--if-empty", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--no-publish", action="store_true", help="load without publishing a ranking")
     p.add_argument("--database-url", help="override DATABASE_URL")
     add_json_flag(p)
@@ -17,12 +20,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..publish.demo import DEMO_CAMPAIGN, SIMULATED_CAMPAIGN, ensure_demo, load_demo
+    from ..publish.demo import DEMO_CAMPAIGN, SIMULATED_CAMPAIGN, ensure_demo
     from ..storage import Store
 
     store = Store(args.database_url)
-    result = ensure_demo(store, publish=not args.no_publish) if args.if_empty else \
-        load_demo(store, publish=not args.no_publish)
+    result = ensure_demo(store, publish=not args.no_publish)
     if result is None:
         result = {"campaigns": [DEMO_CAMPAIGN, SIMULATED_CAMPAIGN], "already_loaded": True}
     if args.json:

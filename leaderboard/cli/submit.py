@@ -102,14 +102,21 @@ def _campaign_from_file(path: str, lp: str | None) -> tuple[dict[str, set[str]],
 
 
 def _campaign_from_store(store, campaign: str, lp: str | None):
+    """Systems per lp from the stored judgments; pairs without judgments take the systems of the
+    test set's automatic leaderboard (so scores for AutoRank can be stored before any human judgment)."""
     from metrics.submissions import human_system_scores
+    from ..outputs.autorank import board_systems
     judgments = store.judgments(campaign, lp)
+    boards = board_systems(store, campaign, lp)
     if judgments.empty:
-        raise InputError(f"campaign {campaign!r} has no stored judgments"
-                         + (f" for {lp}" if lp else "") + "; give --systems-from")
+        if not boards:
+            raise InputError(f"campaign {campaign!r} has no stored judgments and no test set submissions"
+                             + (f" for {lp}" if lp else "") + "; give --systems-from")
+        return boards, None
     systems = judgments.loc[judgments["item_type"] == "SYSTEM"].groupby("lp", observed=True)["system"].unique()
     human = human_system_scores(judgments)
-    return {str(k): set(map(str, v)) for k, v in systems.items()}, (human if len(human) else None)
+    found = {str(k): set(map(str, v)) for k, v in systems.items()}
+    return {**boards, **found}, (human if len(human) else None)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -29,6 +29,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                      help="hide the automatic leaderboard from participants until the deadline")
     add.add_argument("--max-submissions", type=int, default=20, metavar="N",
                      help="valid submissions per team (default 20)")
+    add.add_argument("--bleu-tokenize", metavar="NAME",
+                     help="sacrebleu's BLEU tokeniser for this test set (13a, intl, char, zh, ja-mecab, ko-mecab, "
+                          "flores200, none...; default: by target language, zh / ja-mecab / ko-mecab / char / 13a)")
     add.add_argument("--user", help="organiser name recorded with the test set")
     add.add_argument("--database-url", help="override DATABASE_URL")
     add_json_flag(add)
@@ -50,6 +53,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     change.add_argument("--leaderboard", choices=["public", "hidden-until-deadline"],
                         help="whether participants see the automatic leaderboard before the deadline")
     change.add_argument("--max-submissions", type=int, metavar="N")
+    change.add_argument("--bleu-tokenize", metavar="NAME",
+                        help="BLEU tokeniser ('default': by target language); every submission is rescored")
     change.add_argument("--database-url", help="override DATABASE_URL")
     add_json_flag(change)
     change.set_defaults(func=run_set)
@@ -69,12 +74,14 @@ def run_add(args: argparse.Namespace) -> int:
     result = add_testset(Store(args.database_url), args.campaign, args.lp, args.source, args.ref, docs=args.docs,
                          starts_at=parse_time(args.starts, "starts"), deadline=parse_time(args.deadline, "deadline"),
                          public_before_deadline=not args.hidden_until_deadline,
-                         max_submissions=args.max_submissions, name=args.name, created_by=args.user)
+                         max_submissions=args.max_submissions, name=args.name, created_by=args.user,
+                         bleu_tokenize=args.bleu_tokenize)
     if args.json:
         print_json(result)
     else:
         print(f"stored test set {result['testset']} for {args.campaign} {args.lp}: {result['segments']} segments, "
-              f"references {', '.join(result['references']) or '(none yet)'}; deadline {result['deadline'] or 'none'}")
+              f"references {', '.join(result['references']) or '(none yet)'}; deadline {result['deadline'] or 'none'}; "
+              f"BLEU tokeniser {result['bleu_tokenize']}")
     return 0
 
 
@@ -95,7 +102,8 @@ def run_set(args: argparse.Namespace) -> int:
     from ..storage import Store
     from ..storage.outputs import OutputStore
 
-    out = OutputStore(Store(args.database_url))
+    store = Store(args.database_url)
+    out = OutputStore(store)
     ts = out.testset(args.campaign, args.lp)
     values = {}
     for key, attr in (("starts_at", "starts"), ("deadline", "deadline")):
@@ -108,8 +116,16 @@ def run_set(args: argparse.Namespace) -> int:
         if args.max_submissions < 1:
             raise InputError(f"the submission limit must be at least 1, got {args.max_submissions}")
         values["max_submissions"] = args.max_submissions
-    out.update_testset(ts["id"], **values)
+    rescored = None
+    if args.bleu_tokenize is not None:  # the new tokeniser, the rescored submissions and the rest at once
+        from ..outputs.service import set_bleu_tokenize
+        name = None if args.bleu_tokenize.strip().lower() == "default" else args.bleu_tokenize
+        rescored = set_bleu_tokenize(store, args.campaign, args.lp, name, **values)["rescored"]
+    else:
+        out.update_testset(ts["id"], **values)
     result = testset_json(out.testset(args.campaign, args.lp))
+    if rescored is not None:
+        result["rescored"] = rescored
     print_json(result) if args.json else print(f"updated {args.campaign} {args.lp}: {result}")
     return 0
 

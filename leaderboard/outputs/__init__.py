@@ -10,7 +10,8 @@ developers' evaluation package and the human ranking use them without any file s
 Modules: :mod:`.reading` (validation of uploads),
 :mod:`.scoring` (sacrebleu scores, signatures and sufficient statistics), :mod:`.sacrestats`
 (sacrebleu's score formulas on arrays of statistics), :mod:`.significance` (paired bootstrap for all
-pairs at once), :mod:`.board` (the automatic leaderboard), :mod:`.diffview` (word-level differences
-for the output viewer), :mod:`.service` (the operations the CLI and the app share); the tokeniser by
-target language is :mod:`leaderboard.languages`.
+pairs at once), :mod:`.board` (the automatic leaderboard), :mod:`.autorank` (WMT's AutoRank of a test
+set from the stored metric submissions), :mod:`.diffview` (word-level differences for the output
+viewer), :mod:`.service` (the operations the CLI and the app share); the tokeniser by target language
+is :mod:`leaderboard.languages`, unless the test set names its own.
 """

@@ -1,8 +1,9 @@
 """Scoring one submission with sacrebleu: BLEU and chrF against all references and each one.
 
 The corpus scores are sacrebleu's own (the metric objects of :mod:`metrics.scoring`, default
-settings, the BLEU tokeniser chosen by target language, :mod:`.languages`), so they equal
-``sacrebleu REF... -i HYP -l SRC-TGT``. The segment statistics against all references are kept:
+settings, the BLEU tokeniser chosen by target language, :mod:`leaderboard.languages`, unless the
+test set names its own), so they equal ``sacrebleu REF... -i HYP -l SRC-TGT`` (with ``-tok NAME``
+when the test set sets one). The segment statistics against all references are kept:
 the automatic leaderboard resamples them for intervals and paired significance without
 re-tokenising anything.
 """
@@ -31,21 +32,28 @@ class OutputScores:
     stats: dict[str, np.ndarray] = field(default_factory=dict)
 
 
-def metric_for(metric: str, lp: str, references: Sequence[Sequence[str]] | None = None):
-    """A sacrebleu metric object for ``lp`` (BLEU tokenised for the target language)."""
+def effective_tokeniser(lp: str, bleu_tokenize: str | None = None) -> str:
+    """BLEU's tokeniser for a test set of ``lp``: its own setting, else the target language's."""
+    return bleu_tokenize or bleu_tokeniser(target_language(lp))
+
+
+def metric_for(metric: str, lp: str, references: Sequence[Sequence[str]] | None = None,
+               bleu_tokenize: str | None = None):
+    """A sacrebleu metric object for ``lp`` (BLEU tokenised by ``bleu_tokenize``, else for the target language)."""
     from metrics.scoring import make_metric
-    obj = make_metric(metric, references=references, tokenize=bleu_tokeniser(target_language(lp))
+    obj = make_metric(metric, references=references, tokenize=effective_tokeniser(lp, bleu_tokenize)
                       if metric == "bleu" else None)
     return obj
 
 
 def score_output(hypothesis: Sequence[str], references: Mapping[str, Sequence[str]], lp: str, *,
-                 ter: bool = False) -> OutputScores:
+                 ter: bool = False, bleu_tokenize: str | None = None) -> OutputScores:
     """BLEU and chrF (and TER when ``ter``) of one output against all references and each one.
 
     ``references`` maps reference labels to aligned lines (at least one). Keys of the result:
     ``bleu`` / ``chrf`` / ``ter`` against all references together, ``bleu-<label>`` … against
-    each reference alone when there are several.
+    each reference alone when there are several. ``bleu_tokenize``: the test set's BLEU tokeniser
+    (None: by target language).
     """
     from metrics.scoring import signature
     if not references:
@@ -58,7 +66,7 @@ def score_output(hypothesis: Sequence[str], references: Mapping[str, Sequence[st
         sets += [(f"-{n}", [list(references[n])]) for n in names]
     for metric in METRICS + (("ter",) if ter else ()):
         for suffix, refs in sets:
-            obj = metric_for(metric, lp, refs)
+            obj = metric_for(metric, lp, refs, bleu_tokenize)
             stats = obj._extract_corpus_statistics(hyp, None)
             result = obj._aggregate_and_compute(stats)
             out.scores[metric + suffix] = float(result.score)

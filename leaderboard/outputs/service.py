@@ -84,12 +84,17 @@ def add_testset(store: Store, campaign: str, lp: str, source: str | os.PathLike,
                 starts_at: datetime | None = None, deadline: datetime | None = None,
                 public_before_deadline: bool = True, max_submissions: int = DEFAULT_LIMIT,
                 name: str | None = None, labels: Mapping[str, str] | None = None,
-                created_by: str | None = None) -> dict:
+                created_by: str | None = None, bleu_tokenize: str | None = None) -> dict:
     """Read, check and store a test set; returns what was stored.
 
     ``labels`` maps a path (as given) to the name shown for it (uploads keep their own names).
+    ``bleu_tokenize``: sacrebleu's BLEU tokeniser for every score of the test set (None: the
+    target language's, :func:`leaderboard.languages.bleu_tokeniser`).
     """
     split_lp(lp)
+    if bleu_tokenize is not None:
+        from metrics.scoring import check_bleu_tokeniser
+        check_bleu_tokeniser(bleu_tokenize)
     if not campaign.strip():
         raise InputError("campaign name is empty", column="campaign")
     if max_submissions < 1:
@@ -112,11 +117,11 @@ def add_testset(store: Store, campaign: str, lp: str, source: str | os.PathLike,
     tid = OutputStore(store).add_testset(
         campaign, lp, name=ts_name, source=src_lines, references=refs, docs=doc_ids, starts_at=starts_at,
         deadline=deadline, public_before_deadline=public_before_deadline, max_submissions=max_submissions,
-        created_by=created_by)
+        created_by=created_by, bleu_tokenize=bleu_tokenize)
     return {"id": tid, "campaign": campaign, "lp": lp, "testset": ts_name, "segments": len(src_lines),
             "references": list(refs), "documents": len(set(doc_ids)) if doc_ids else None,
             "starts": iso(starts_at), "deadline": iso(deadline), "public_before_deadline": public_before_deadline,
-            "max_submissions": max_submissions, "bleu_tokenize": bleu_tokeniser(split_lp(lp)[1])}
+            "max_submissions": max_submissions, "bleu_tokenize": bleu_tokenize or bleu_tokeniser(split_lp(lp)[1])}
 
 
 def testset_json(ts: Mapping) -> dict:
@@ -124,7 +129,8 @@ def testset_json(ts: Mapping) -> dict:
     return {"id": ts["id"], "campaign": ts["campaign"], "lp": ts["lp"], "testset": ts["name"],
             "segments": ts["segments"], "references": list(ts.get("references", [])), "starts": iso(ts["starts_at"]),
             "deadline": iso(ts["deadline"]), "public_before_deadline": ts["public_before_deadline"],
-            "max_submissions": ts["max_submissions"]}
+            "max_submissions": ts["max_submissions"],
+            "bleu_tokenize": ts.get("bleu_tokenize") or bleu_tokeniser(split_lp(ts["lp"])[1])}
 
 
 def add_references(store: Store, campaign: str, lp: str, references: Sequence[str | os.PathLike], *,
@@ -146,7 +152,8 @@ def add_references(store: Store, campaign: str, lp: str, references: Sequence[st
     subs = out.submissions(campaign, lp)
     rescored = {}
     for i, sid in enumerate(subs["id"]):
-        rescored[int(sid)] = _scored(out.submission_lines(int(sid)), all_refs, lp)
+        rescored[int(sid)] = _scored(out.submission_lines(int(sid)), all_refs, lp,
+                                     bleu_tokenize=ts.get("bleu_tokenize"))
         if progress:
             progress(i + 1, len(subs))
     out.add_references(ts["id"], new, rescored)
@@ -154,11 +161,34 @@ def add_references(store: Store, campaign: str, lp: str, references: Sequence[st
             "rescored": len(rescored)}
 
 
-def _scored(lines: Sequence[str], refs: Mapping[str, Sequence[str]], lp: str, ter: bool = False) -> dict:
+def set_bleu_tokenize(store: Store, campaign: str, lp: str, bleu_tokenize: str | None, *, progress=None,
+                      **values) -> dict:
+    """Set a test set's BLEU tokeniser (None: back to the target language's) and rescore every submission
+    with it, in one transaction with any other change of ``values`` (start, deadline…); TER is kept for
+    submissions that had it."""
+    out = OutputStore(store)
+    ts = out.testset(campaign, lp)
+    if bleu_tokenize is not None:
+        from metrics.scoring import check_bleu_tokeniser
+        check_bleu_tokeniser(bleu_tokenize)
+    _, refs, _ = out.testset_texts(ts["id"])
+    subs = out.submissions(campaign, lp)
+    rescored = {}
+    for i, (sid, scores) in enumerate(zip(subs["id"], subs["scores"])):
+        rescored[int(sid)] = _scored(out.submission_lines(int(sid)), refs, lp, ter="ter" in scores,
+                                     bleu_tokenize=bleu_tokenize)
+        if progress:
+            progress(i + 1, len(subs))
+    out.set_bleu_tokenize(ts["id"], bleu_tokenize, {k: v for k, v in rescored.items() if v}, **values)
+    return {**testset_json(out.testset(campaign, lp)), "rescored": len([v for v in rescored.values() if v])}
+
+
+def _scored(lines: Sequence[str], refs: Mapping[str, Sequence[str]], lp: str, ter: bool = False,
+            bleu_tokenize: str | None = None) -> dict:
     from .scoring import pack_stats, score_output
     if not refs:
         return {}
-    res = score_output(lines, refs, lp, ter=ter)
+    res = score_output(lines, refs, lp, ter=ter, bleu_tokenize=bleu_tokenize)
     return {"scores": res.scores, "signatures": res.signatures, "stats": pack_stats(res.stats)}
 
 
@@ -229,7 +259,7 @@ def submit(store: Store, path: str | os.PathLike, *, campaign: str, lp: str, tea
     flags = check_output(lines, source, refs, label)
     from ..ingest.textio import read_bytes
     sha = hashlib.sha256(read_bytes(path, label)).hexdigest()
-    scored = _scored(lines, refs, lp, ter=ter)
+    scored = _scored(lines, refs, lp, ter=ter, bleu_tokenize=ts.get("bleu_tokenize"))
     sid = out.add_submission(ts["id"], found["id"], system=system, file_name=Path(label).name, sha256=sha,
                              lines=lines, scored=scored, flags=flags, limit=ts["max_submissions"],
                              created_by=created_by or team, constrained=constrained, open_source=open_source,
@@ -280,7 +310,9 @@ def leaderboard(store: Store, campaign: str, lp: str, *, n_samples: int = 1000, 
     if len(entries):
         first = entries.iloc[0]["signatures"]
         signatures = {k: first[k] for k in ("bleu", "chrf") if k in first}
+    from .scoring import effective_tokeniser
     return {"campaign": campaign, "lp": lp, "testset": ts["name"], "references": ts["references"],
+            "bleu_tokenize": effective_tokeniser(lp, ts.get("bleu_tokenize")),
             "deadline": iso(ts["deadline"]), "hidden": leaderboard_hidden(ts, now),
             "signature": board_signature(board, signatures), "signatures": signatures, **board}
 

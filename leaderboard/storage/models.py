@@ -219,6 +219,8 @@ testsets = Table(
     Column("max_submissions", Integer, nullable=False, server_default="20"),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("created_by", String(200)),
+    # sacrebleu's BLEU tokeniser for this test set; NULL: the target language's (leaderboard.languages)
+    Column("bleu_tokenize", String(40)),
 )
 
 testset_texts = Table(

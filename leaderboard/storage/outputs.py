@@ -59,8 +59,10 @@ class OutputStore:
                     references: Mapping[str, Sequence[str]], docs: Sequence[str] | None = None,
                     starts_at: datetime | None = None, deadline: datetime | None = None,
                     public_before_deadline: bool = True, max_submissions: int = 20,
-                    created_by: str | None = None) -> int:
-        """Store a test set (the campaign and language pair are created when missing); returns its id."""
+                    created_by: str | None = None, bleu_tokenize: str | None = None) -> int:
+        """Store a test set (the campaign and language pair are created when missing); returns its id.
+
+        ``bleu_tokenize``: sacrebleu's BLEU tokeniser for the test set (None: by target language)."""
         n = len(source)
         with self.engine.begin() as conn:
             cid = campaign_id_for_write(conn, campaign)
@@ -70,7 +72,8 @@ class OutputStore:
             tid = conn.execute(insert(m.testsets).values(
                 lp_id=lp_id, name=name, segments=n, starts_at=starts_at, deadline=deadline,
                 public_before_deadline=public_before_deadline, max_submissions=max_submissions,
-                created_at=_now(), created_by=created_by).returning(m.testsets.c.id)).scalar_one()
+                created_at=_now(), created_by=created_by, bleu_tokenize=bleu_tokenize)
+                .returning(m.testsets.c.id)).scalar_one()
             rows = pd.DataFrame({"testset_id": tid, "kind": "source", "name": "source",
                                  "line": np.arange(1, n + 1), "text": list(source),
                                  "doc": list(docs) if docs is not None else None})
@@ -105,10 +108,11 @@ class OutputStore:
             bleu=scores.get("bleu"), chrf=scores.get("chrf"), scores=json.dumps(scores),
             signatures=json.dumps(dict(scored.get("signatures") or {})), stats=scored.get("stats")))
 
+    UPDATABLE = frozenset({"starts_at", "deadline", "public_before_deadline", "max_submissions"})
+
     def update_testset(self, testset_id: int, **values: Any) -> None:
         """Change the deadline, start, visibility or submission limit of a test set."""
-        allowed = {"starts_at", "deadline", "public_before_deadline", "max_submissions"}
-        unknown = set(values) - allowed
+        unknown = set(values) - self.UPDATABLE
         if unknown:
             raise ValueError(f"cannot change {', '.join(sorted(unknown))}")
         if values:
@@ -119,7 +123,7 @@ class OutputStore:
         t, lpt, c = m.testsets, m.language_pairs, m.campaigns
         return (select(t.c.id, c.c.name.label("campaign"), lpt.c.lp, t.c.name, t.c.segments, t.c.starts_at,
                        t.c.deadline, t.c.public_before_deadline, t.c.max_submissions, t.c.created_at,
-                       t.c.created_by)
+                       t.c.created_by, t.c.bleu_tokenize)
                 .join(lpt, t.c.lp_id == lpt.c.id).join(c, lpt.c.campaign_id == c.c.id))
 
     @staticmethod
@@ -153,7 +157,9 @@ class OutputStore:
             rows = [self._testset_row(r) for r in conn.execute(q).mappings()]
             n = dict(conn.execute(counts).all())
         frame = pd.DataFrame(rows, columns=["id", "campaign", "lp", "name", "segments", "starts_at", "deadline",
-                                            "public_before_deadline", "max_submissions", "created_at", "created_by"])
+                                            "public_before_deadline", "max_submissions", "created_at", "created_by",
+                                            "bleu_tokenize"])
+        frame["bleu_tokenize"] = pd.Series([r["bleu_tokenize"] for r in rows], index=frame.index, dtype=object)
         frame["submissions"] = frame["id"].map(lambda i: int(n.get(i, 0))).astype(int)
         return frame
 
@@ -324,6 +330,19 @@ class OutputStore:
     def rescore(self, rescored: Mapping[int, dict]) -> None:
         """Store new scores of several submissions in one transaction."""
         with self.engine.begin() as conn:
+            for sid, scored in rescored.items():
+                self._write_scores(conn, sid, scored)
+
+    def set_bleu_tokenize(self, testset_id: int, bleu_tokenize: str | None, rescored: Mapping[int, dict],
+                          **values: Any) -> None:
+        """Change a test set's BLEU tokeniser (and any of :meth:`update_testset`'s ``values``) and store
+        its submissions' new scores, in one transaction."""
+        unknown = set(values) - self.UPDATABLE
+        if unknown:
+            raise ValueError(f"cannot change {', '.join(sorted(unknown))}")
+        with self.engine.begin() as conn:
+            conn.execute(update(m.testsets).where(m.testsets.c.id == testset_id)
+                         .values(bleu_tokenize=bleu_tokenize, **values))
             for sid, scored in rescored.items():
                 self._write_scores(conn, sid, scored)
 

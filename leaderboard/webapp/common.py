@@ -52,7 +52,10 @@ def _pick(label: str, options: list, key: str, param: str, fmt: Callable[[Any], 
         match = [o for o in options if str(o) == wanted] or \
             [o for o in options if o == st.session_state.get("_keep_" + key)]
         st.session_state[key] = match[0] if match else options[0]
-    value = container.selectbox(label, options, key=key, format_func=fmt)
+    # the default is the current value too: a browser that resets the widget to its default (seen under
+    # load after a tab switch) then sends the value already shown, never the first option
+    value = container.selectbox(label, options, index=options.index(st.session_state[key]), key=key,
+                                format_func=fmt)
     st.session_state["_keep_" + key] = value
     st.query_params[param] = str(value)
     return value
@@ -80,7 +83,8 @@ def sidebar_view() -> View | None:
         st.session_state["view_version"] = int(wanted) if wanted and wanted.isdigit() and int(wanted) in versions \
             else latest
         st.session_state["_view_latest"] = latest
-    version = st.sidebar.selectbox("Version", versions, key="view_version",
+    version = st.sidebar.selectbox("Version", versions, index=versions.index(st.session_state["view_version"]),
+                                   key="view_version",
                                    format_func=lambda v: f"v{v}" + (" (latest)" if v == latest else ""))
     st.query_params["version"] = str(version)
     return View(campaign, lp, assessment, int(version), latest)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -42,24 +43,86 @@ def board(url: str, campaign: str, lp: str, rev: str) -> dict:
     return leaderboard(state.get_store(), campaign, lp)
 
 
-def board_frame(result: dict) -> pd.DataFrame:
-    """The leaderboard as shown: rank range, team, system, chrF and BLEU with intervals, primary."""
+def board_frame(result: dict, autorank: dict | None = None) -> pd.DataFrame:
+    """The leaderboard as shown: rank range, team, system, chrF and BLEU with intervals, primary, and
+    AutoRank when ``autorank`` (a :func:`autorank` result with systems) is given."""
     table = board_table(result)
     ci = lambda lo, hi: "" if pd.isna(lo) else f"{lo:.2f}–{hi:.2f}"  # noqa: E731
-    return pd.DataFrame({
+    frame = pd.DataFrame({
         "Rank": table["rank"], "Team": table["team"], "System": table["system"],
         "chrF": table["chrf"], "chrF 95% CI": [ci(a, b) for a, b in zip(table["chrf_lo"], table["chrf_hi"])],
         "BLEU": table["bleu"], "BLEU 95% CI": [ci(a, b) for a, b in zip(table["bleu_lo"], table["bleu_hi"])],
         "Cluster": table["cluster"], "Primary": table["primary"].map({True: "yes", False: ""}),
     })
+    if autorank and autorank.get("systems"):
+        values = {s["system"]: s["autorank"] for s in autorank["systems"]}
+        frame.insert(7, "AutoRank", [values.get(s, np.nan) for s in table["system"]])
+    return frame
 
 
-def board_markup(result: dict) -> str:
+def board_markup(result: dict, autorank: dict | None = None) -> str:
     """The leaderboard (HTML) with a rule above the first system of each significance cluster."""
-    shown = board_frame(result)
+    shown = board_frame(result, autorank)
     rows = [html_table.CLUSTER_RULE if new else "" for new in html_table.cluster_starts(shown["Cluster"].tolist())]
-    return html_table.table_html(shown, {"chrF": "{:.2f}", "BLEU": "{:.2f}", "Cluster": "{:.0f}"}, row_css=rows,
+    return html_table.table_html(shown, {"chrF": "{:.2f}", "BLEU": "{:.2f}", "Cluster": "{:.0f}",
+                                         "AutoRank": "{:.2f}"}, row_css=rows,
                                  number_columns=["chrF 95% CI", "BLEU 95% CI"])
+
+
+# ---- AutoRank ---------------------------------------------------------------------------------------
+def autorank_revision(campaign: str) -> str:
+    """Changes with the submissions, the metric submissions (and their visibility) and the snapshots."""
+    store = state.get_store()
+    subs = store.metric_submissions(campaign, include_private=True)
+    marks = ",".join(f"{i}{'p' if p else ''}" for i, p in zip(subs["id"], subs["public"]))
+    return f"{revision(campaign)}|{marks}|{len(store.snapshots(campaign))}"
+
+
+@st.cache_data(show_spinner="Computing AutoRank from the stored metric scores…", max_entries=64)
+def autorank(url: str, campaign: str, lp: str, rev: str, viewer: str | None, organiser: bool,
+             protocol: str | None = None) -> dict:
+    """AutoRank of the test set (:func:`leaderboard.outputs.autorank.testset_autorank`): organisers use
+    every stored metric submission and see the human rank; others the public ones and their own."""
+    from ..outputs.autorank import testset_autorank
+    return testset_autorank(state.get_store(), campaign, lp, protocol=protocol, viewer=viewer,
+                            include_private=organiser, human=organiser)
+
+
+AUTORANK_TYPES = {"constrained": "constrained", "open": "open", "closed": "closed", None: "unknown"}
+
+
+def autorank_frame(result: dict, human: bool = False) -> pd.DataFrame:
+    """AutoRank as shown: position, system, AutoRank, the metric values, the category and selection,
+    and (``human``) the published human rank beside it."""
+    from ..outputs.autorank import contract, flat_table
+    table = flat_table([contract(result, True, human)])
+    frame = pd.DataFrame({"#": table["position"], "System": table["system"], "AutoRank": table["autorank"]})
+    for metric in result.get("metrics", []):
+        frame[metric] = table[metric]
+    if "type" in table:
+        frame["Type"] = [AUTORANK_TYPES.get(t if isinstance(t, str) else None, "unknown") for t in table["type"]]
+        frame["Human evaluation"] = table["human_eval"].map({True: "selected", False: ""})
+        frame["Why"] = table["reason"]
+    if human and "human_rank" in table:
+        frame["Human rank"] = table["human_rank"]
+        frame["Human score"] = table["human_score"]
+    return frame
+
+
+def autorank_markup(result: dict, human: bool = False) -> str:
+    shown = autorank_frame(result, human)
+    formats = {"AutoRank": "{:.2f}", "Human score": "{:.2f}"}
+    formats.update({m: "{:.4g}" for m in result.get("metrics", [])})
+    return html_table.table_html(shown, formats, number_columns=["Human rank"] if "Human rank" in shown else None)
+
+
+def autorank_exports(result: dict, human: bool = False) -> dict[str, bytes]:
+    """CSV (one row per system) and JSON (the ``mtlb autorank --select --json`` form) of AutoRank."""
+    from ..outputs.autorank import contract, flat_table
+    body = contract(result, True, human)
+    return {"csv": to_csv_bytes(flat_table([body])),
+            "json": json.dumps(to_jsonable({**body, "protocol": result["protocol"], "metrics": result["metrics"]}),
+                               indent=2, ensure_ascii=False, allow_nan=False).encode("utf-8")}
 
 
 def board_exports(result: dict) -> dict[str, bytes]:

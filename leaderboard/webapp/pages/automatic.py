@@ -1,4 +1,5 @@
-"""Automatic scores: the test sets' automatic leaderboards (BLEU, chrF, intervals, clusters)."""
+"""Automatic scores: the test sets' automatic leaderboards (BLEU, chrF, intervals, clusters) and, when
+the metric scores it needs are stored, WMT's AutoRank with the selection for human evaluation."""
 
 from __future__ import annotations
 
@@ -37,10 +38,20 @@ def render() -> None:
     if not board["systems"]:
         st.info("No submissions yet.")
         return
-    table_tab, stability_tab, pvalue_tab = common.lazy_tabs(["Table", "Rank stability", "Pairwise p-values"])
+    viewer = user["name"] if user else None
+    protocol = st.session_state.get("auto_protocol")
+    ranked = ov.autorank(state.store_url(), campaign, lp, ov.autorank_revision(campaign), viewer, organiser,
+                         protocol if protocol in ("wmt24", "wmt25") else None)
+    if ranked["systems"] is None and protocol:  # the chosen protocol lost its scores: fall back
+        ranked = ov.autorank(state.store_url(), campaign, lp, ov.autorank_revision(campaign), viewer, organiser)
+    table_tab, autorank_tab, stability_tab, pvalue_tab = common.lazy_tabs(
+        ["Table", "AutoRank", "Rank stability", "Pairwise p-values"])
     if table_tab.open:
         with table_tab:
-            _table(board, campaign, lp)
+            _table(board, campaign, lp, ranked)
+    if autorank_tab.open:
+        with autorank_tab:
+            _autorank(ranked, campaign, lp, organiser)
     if stability_tab.open:
         with stability_tab:
             _stability(board, campaign, lp)
@@ -52,11 +63,13 @@ def render() -> None:
             st.dataframe(p.reindex(index=order, columns=order), height=min(600, 40 + 35 * len(order)))
 
 
-def _table(board: dict, campaign: str, lp: str) -> None:
-    st.html(ov.board_markup(board))
+def _table(board: dict, campaign: str, lp: str, ranked: dict) -> None:
+    st.html(ov.board_markup(board, ranked if ranked["systems"] else None))
     st.caption("One entry per team: its primary submission, else its best. Sorted by chrF. Rules separate "
                "clusters: sacrebleu's paired bootstrap (1000 resamples, seed 12345) finds no significant chrF "
-               "difference (p < 0.05) inside a cluster; intervals are 95% bootstrap intervals.")
+               "difference (p < 0.05) inside a cluster; intervals are 95% bootstrap intervals."
+               + (f" AutoRank: {ranked['protocol'].upper()} (1 = best; see the AutoRank tab)."
+                  if ranked["systems"] else ""))
     st.caption(f"Signature: `{board['signature']}`")
     files = ov.board_exports(board)
     name = common.slug(f"automatic-{campaign}-{lp}")
@@ -67,6 +80,61 @@ def _table(board: dict, campaign: str, lp: str) -> None:
                             mime="application/json", key="dl-auto-json", on_click="ignore")
     cols[2].download_button("LaTeX table", files["tex"], file_name=f"{name}.tex", mime="text/x-tex",
                             key="dl-auto-tex", on_click="ignore")
+
+
+PROTOCOL_TEXT = {
+    "wmt24": "WMT24 AutoRank: each metric rescaled to 1 + N·(x − best)/(worst − best) over the N systems, then "
+             "averaged (1 = best, N + 1 = worst).",
+    "wmt25": "WMT25 AutoRank: per metric the mean over the pair's segments, robust-scaled (x − median)/(max − P25), "
+             "averaged over the metrics and mapped linearly onto 1 (best) … N.",
+}
+SELECTION_TEXT = {
+    "wmt24": "Selection for human evaluation (WMT24): closed systems outside the first third and open ones outside "
+             "the first two thirds of the AutoRank order are left out, and so is everything past the first gap of "
+             "more than 1.5 AutoRank points.",
+    "wmt25": "Selection for human evaluation (WMT25): the 8 best constrained systems, then the best of the rest, "
+             "18 in all.",
+}
+
+
+def _autorank(ranked: dict, campaign: str, lp: str, organiser: bool) -> None:
+    """AutoRank with its metrics, the selection for human evaluation and, for organisers, the human rank."""
+    if len(ranked["available"]) > 1:
+        st.radio("Protocol", ranked["available"], index=ranked["available"].index(ranked["protocol"]),
+                 horizontal=True, key="auto_protocol", format_func=str.upper)
+    if ranked["systems"] is None:
+        st.info("AutoRank appears once the metric scores it needs are stored for every system of this test set "
+                "(system- or segment-level, uploaded with `mtlb submit --campaign` by metric developers or "
+                "organisers): WMT24 needs MetricX-23-XL and CometKiwi-DA-XL; WMT25 needs GEMBA-ESA-CMDA, "
+                "GEMBA-ESA-GPT4.1, MetricX-24-Hybrid-XL, XCOMET-XL and, with a reference, CometKiwi-XL.")
+        st.caption(md_escape(ranked["missing"] or ""))
+        return
+    human = organiser and bool(ranked.get("human"))
+    st.html(ov.autorank_markup(ranked, human))
+    st.caption(PROTOCOL_TEXT[ranked["protocol"]] + " " + SELECTION_TEXT[ranked["protocol"]])
+    sources = ", ".join(f"{src['name']} (#{src['submission']}, {src['level']} level)"
+                        for src in ranked["sources"].values())
+    st.caption(md_escape(f"Metric scores: {sources}." + ("" if ranked["reference"] else
+                                                          " The test set has no reference.")))
+    for note in ranked["notes"]:
+        st.warning(md_escape(note))
+    if any(row["category"] is None for row in ranked["selection"] or []):
+        st.caption("Systems whose submission does not say whether it is constrained or open count as closed "
+                   "(WMT24) or unconstrained (WMT25).")
+    if human:
+        src = ranked["human_source"]
+        st.caption(md_escape(f"Human rank: the published {src['assessment']} ranking of {campaign} {lp} "
+                             f"(version {src['version']}); shown to organisers only."))
+    elif organiser:
+        st.caption("No human ranking of this pair is published yet; once one is, its ranks appear here beside "
+                   "AutoRank.")
+    files = ov.autorank_exports(ranked, human)
+    name = common.slug(f"autorank-{campaign}-{lp}")
+    cols = st.columns(2)
+    cols[0].download_button("AutoRank and selection as CSV", files["csv"], file_name=f"{name}.csv", mime="text/csv",
+                            key="dl-autorank-csv", on_click="ignore")
+    cols[1].download_button("AutoRank and selection as JSON", files["json"], file_name=f"{name}.json",
+                            mime="application/json", key="dl-autorank-json", on_click="ignore")
 
 
 def _stability(board: dict, campaign: str, lp: str) -> None:

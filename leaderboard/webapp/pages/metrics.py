@@ -56,6 +56,10 @@ def _campaign_systems(url: str, campaign: str, token: str) -> dict[str, set[str]
     snaps = state.snapshots(url)
     for lp in snaps.loc[(snaps["campaign"] == campaign) & (snaps["assessment"] == "mqm"), "lp"].unique():
         out.setdefault(lp, set()).update(state.mqm_errors(url, campaign, lp, token)["system"].astype(str))
+    # pairs nobody has judged yet: the systems of the test set's automatic leaderboard (scores for AutoRank)
+    from leaderboard.outputs.autorank import board_systems
+    for lp, names in board_systems(state.get_store(), campaign).items():
+        out.setdefault(lp, names)
     return out
 
 

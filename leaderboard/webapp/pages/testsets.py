@@ -31,6 +31,9 @@ def render() -> None:
 
 
 # ---- test sets --------------------------------------------------------------------------------------
+DEFAULT_TOKENISER = "by target language"
+TOKENISERS = ("13a", "intl", "char", "zh", "ja-mecab", "ko-mecab", "flores101", "flores200", "none")
+
 def _testsets(user: dict) -> None:
     from leaderboard.outputs.service import iso
     sets = ov.testsets()
@@ -53,6 +56,10 @@ def _testsets(user: dict) -> None:
         hour = cols[2].time_input("Deadline time (UTC)", value=time(23, 59), key="ts_deadline_time")
         limit = cols[3].number_input("Submissions per team", min_value=1, max_value=1000, value=20, key="ts_limit")
         hidden = st.checkbox("Hide the automatic leaderboard from participants until the deadline", key="ts_hidden")
+        tokenise = st.selectbox("BLEU tokeniser", [DEFAULT_TOKENISER, *TOKENISERS], key="ts_bleu_tokenize",
+                                help="sacrebleu's -tok for every BLEU score of this test set; by default zh, "
+                                     "ja-mecab or ko-mecab for Chinese, Japanese and Korean, char for Thai-like "
+                                     "scripts, 13a otherwise")
         go = st.form_submit_button("Validate and store the test set", type="primary")
     if not go:
         return
@@ -66,7 +73,8 @@ def _testsets(user: dict) -> None:
             path = lambda up: folder / Path(up.name).name  # noqa: E731 (where uploads_in_folder wrote it)
             result = add_testset(state.get_store(), campaign.strip(), lp.strip(), path(source),
                                  [path(r) for r in refs or []], deadline=deadline, public_before_deadline=not hidden,
-                                 max_submissions=int(limit), labels=names, created_by=user["name"])
+                                 max_submissions=int(limit), labels=names, created_by=user["name"],
+                                 bleu_tokenize=None if tokenise == DEFAULT_TOKENISER else tokenise)
     except InputError as exc:
         common.show_input_error(exc)
         return
