@@ -4,14 +4,14 @@ expert_annotations.context: the partner system of a side-by-side MQM rating (Goo
 judgments.doc: a judgment's own document id where it differs from its segment's (Appraise exports mark
 the assignment a rating came from: ``doc#incomplete``, ``doc#dup``; the WMT24 ranking leaves those out).
 
-Revision ID: 0011
-Revises: 0010
+Revision ID: 0012
+Revises: 0011
 """
 from alembic import op
 import sqlalchemy as sa
 
-revision = "0011"
-down_revision = "0010"
+revision = "0012"
+down_revision = "0011"
 branch_labels = None
 depends_on = None
 
