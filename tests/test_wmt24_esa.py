@@ -240,3 +240,17 @@ def test_other_protocols_keep_their_output(shared, capsys):
     assert code == 0 and "domains" not in got["systems"][0] and "domain_score" not in got
     assert set(got) == {"lp", "assessment", "signature", "systems", "pvalues", "protocol", "alpha", "cluster_rule"}
     assert "domains:" not in got["signature"]
+
+
+@pytest.mark.parametrize("score, message", [("inf", "raw score is infinite"), ("-inf", "raw score is infinite"),
+                                            ("nan", "neither a raw score nor a z score"),
+                                            ("101", "outside 0-100")])
+def test_non_finite_scores_are_refused_and_nothing_is_stored(tmp_path, monkeypatch, capsys, score, message):
+    monkeypatch.setenv("MTLB_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    path = _appraise(tmp_path / "a.csv", [("r1", "S", 1, "TGT", 50, "d1", 1, 2), ("r1", "S", 2, "TGT", score, "d1", 3, 4)])
+    code, _, err = _rank(capsys, "--input", str(path), "--protocol", "wmt24-esa", "--resamples", "0")
+    assert code == 2 and "a.csv, line 2, column 'score (field 7)'" in err and message in err
+    assert main(["ingest", str(path), "--campaign", "bad"]) == 2
+    from leaderboard.storage import Store, default_url
+    assert Store(default_url()).judgments("bad").empty
