@@ -200,3 +200,12 @@ def test_published_table_is_a_year_on_the_across_years_page(shared, tmp_path, mo
     first = tracks[tracks.year == "a-wmt23"].iloc[0]
     published = {s["system"]: s for s in rankings[0]["systems"]}
     assert float(first.ave) == pytest.approx(published[first.best_system]["ave"], abs=0.05)
+    # its Leaderboard shows the published table with the H score; its System page says no judgments are stored
+    from htmltables import page_tables
+    at = run_app(params={"campaign": "a-wmt23", "lp": "cs-uk", "assessment": "adequacy"})
+    table = page_tables(at)[0]
+    assert table["System"].str.replace(" †", "").tolist() == [s["system"] for s in rankings[0]["systems"]]
+    assert [float(v) for v in table["H"]] == pytest.approx([s["h"] for s in rankings[0]["systems"]], abs=5e-4)
+    at = run_app("system.py", params={"campaign": "a-wmt23", "lp": "cs-uk", "assessment": "adequacy",
+                                      "system": "ONLINE-B"})
+    assert any("not stored" in i.value for i in at.info)

@@ -254,3 +254,30 @@ def test_non_finite_scores_are_refused_and_nothing_is_stored(tmp_path, monkeypat
     assert main(["ingest", str(path), "--campaign", "bad"]) == 2
     from leaderboard.storage import Store, default_url
     assert Store(default_url()).judgments("bad").empty
+
+
+def test_documents_add_per_domain_scores_to_any_protocol():
+    """With a documents list, a DA ranking carries per-domain means of its own score; its order and Ave z stay."""
+    from leaderboard.human.ranking import rank_judgments
+    rng = np.random.default_rng(9)
+    rows = [{"campaign": "c", "lp": "cs-en", "assessment": "adequacy", "worker": f"w{w}", "hit": f"w{w}",
+             "position": i + 1, "segment": str(seg), "system": system, "item_type": "SYSTEM",
+             "raw": float(np.clip(round(q + rng.normal(0, 10)), 0, 100)), "doc": f"doc{seg % 4}"}
+            for w in range(3) for i, (seg, (system, q)) in
+            enumerate([(seg, sq) for seg in range(40) for sq in (("A", 80.0), ("B", 60.0))])]
+    frame = pd.DataFrame(rows)
+    docs = {"cs-en": {"doc0": "news", "doc1": "news", "doc2": "social", "doc3": "social"}}
+    plain = rank_judgments(frame, standardise="worker", qc="none", n_resamples=0)[0]
+    with_docs = rank_judgments(frame, standardise="worker", qc="none", n_resamples=0, documents=docs)[0]
+    assert [s["ave_z"] for s in with_docs["systems"]] == [s["ave_z"] for s in plain["systems"]]
+    assert with_docs["domain_score"] == "ave_z" and "domains" not in plain["systems"][0]
+    seg = pd.DataFrame([{"system": r["system"], "segment": r["segment"], "doc": r["doc"]} for r in rows]
+                       ).drop_duplicates(["system", "segment"])
+    from leaderboard.human.ranking import published_segment_scores
+    scores = published_segment_scores(frame, with_docs["signature"], "cs-en", "adequacy")
+    scores = scores.merge(seg, on=["system", "segment"])
+    for s in with_docs["systems"]:
+        mine = scores[scores["system"] == s["system"]]
+        for domain in ("news", "social"):
+            part = mine[mine["doc"].map(docs["cs-en"]) == domain]
+            assert s["domains"][domain] == pytest.approx(part["z"].mean(), abs=1e-12)

@@ -33,7 +33,8 @@ def domain_names(ranking: dict) -> list[str]:
 
 def ranking_table(ranking: dict) -> pd.DataFrame:
     """The published table as a frame: rank range, system, human, Ave, Ave z (MQM) with their 95% interval
-    bounds (``<score>_lo`` / ``<score>_hi``, empty when the snapshot has none), one ``domain:<name>``
+    bounds (``<score>_lo`` / ``<score>_hi``, empty when the snapshot has none), WMT23's H score ``h`` when
+    the ranking has it, one ``domain:<name>``
     column per domain when the ranking has per-domain scores (of its ``domain_score``), N, N.ALL,
     cluster, wins."""
     rows = []
@@ -45,6 +46,8 @@ def ranking_table(ranking: dict) -> pd.DataFrame:
         for key in keys:
             row[key] = s.get(key)
             row[f"{key}_lo"], row[f"{key}_hi"] = _ci(s, key)
+        if "h" in s:  # WMT23's H score
+            row["h"] = s.get("h")
         for name in domains:
             row[DOMAIN_PREFIX + name] = (s.get("domains") or {}).get(name)
         row.update(n=s.get("n"), n_all=s.get("n_all"), cluster=s.get("cluster"), wins=s.get("wins"))

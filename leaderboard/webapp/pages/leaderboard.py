@@ -8,7 +8,8 @@ import streamlit as st
 from leaderboard.webapp import common, html_table, state
 
 COLUMNS = {"rank": "Rank", "system": "System", "mqm": "MQM", "mqm_ci": "MQM 95% CI", "ave": "Ave.",
-           "ave_ci": "Ave. 95% CI", "ave_z": "Ave. z", "ave_z_ci": "Ave. z 95% CI", "n": "N", "n_all": "N (all)"}
+           "ave_ci": "Ave. 95% CI", "ave_z": "Ave. z", "ave_z_ci": "Ave. z 95% CI", "h": "H", "n": "N",
+           "n_all": "N (all)"}
 NO_VALUE = "—"
 DOMAIN_FORMATS = {"ave": "{:.1f}", "ave_z": "{:.3f}"}
 # fallback for rankings whose signature names no test (hand-made or foreign snapshots)
@@ -54,7 +55,7 @@ def table_markup(table: pd.DataFrame) -> str:
         band += start
         rows.append(("background-color: #f3f6fb;" if band % 2 else "") + (html_table.CLUSTER_RULE if start else "")
                     + ("color: #6b6b6b;" if is_human else ""))
-    fmt = {"MQM": "{:.3f}", "Ave.": "{:.1f}", "Ave. z": "{:.3f}", "N": "{:,.0f}", "N (all)": "{:,.0f}",
+    fmt = {"MQM": "{:.3f}", "Ave.": "{:.1f}", "Ave. z": "{:.3f}", "H": "{:.3f}", "N": "{:,.0f}", "N (all)": "{:,.0f}",
            **{header: DOMAIN_FORMATS.get(table.attrs.get("domain_score", "ave"), "{:.1f}") for header in names.values()}}
     intervals = [v for k, v in COLUMNS.items() if k.endswith("_ci") and v in shown.columns]
     return html_table.table_html(shown, fmt, row_css=rows, number_columns=intervals)
