@@ -134,6 +134,10 @@ def run_mqm(args: argparse.Namespace) -> int:
         print_json(result[0] if len(result) == 1 else result)
         return 0
     _print_rankings(result, {"mqm": "{:.3f}"}, ["n", "wins"])
+    for ranking in result:
+        if ranking.get("attention_checks"):
+            print(f"{ranking['lp']} attention checks (HOTW-test) found / had: " + ", ".join(
+                f"{c['rater']} {c['found']}/{c['checks']}" for c in ranking["attention_checks"]))
     return 0
 
 
