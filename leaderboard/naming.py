@@ -10,8 +10,9 @@ import re
 from typing import Iterable
 
 _INDEX = re.compile(r"\.\d+$")
-# WMT names human translations HUMAN-B, Human-A.0, HUMAN.0, ref-A, ref.A (MQM releases: "ref")
-_HUMAN = re.compile(r"^(?:human|ref)(?:[-_.].*)?$", re.IGNORECASE)
+# WMT names human translations HUMAN-B, Human-A.0, HUMAN.0, ref-A, ref.A (MQM releases: "ref"; WMT23-25:
+# refA, refB, Human-refA)
+_HUMAN = re.compile(r"^(?:[Hh][Uu][Mm][Aa][Nn]|[Rr][Ee][Ff])(?:[-_.].*|[A-Z])?$")
 
 
 def strip_index(name: str) -> str:
@@ -20,7 +21,8 @@ def strip_index(name: str) -> str:
 
 
 def is_human(name: str) -> bool:
-    """True when WMT naming marks ``name`` as a human translation (``HUMAN-*``, ``Human-*``, ``ref-*``, ``ref.*``)."""
+    """True when WMT naming marks ``name`` as a human translation (``HUMAN-*``, ``Human-*``, ``ref-*``, ``ref.*``,
+    ``refA``)."""
     return bool(_HUMAN.match(str(name).strip()))
 
 

@@ -110,6 +110,9 @@ def _validate(frame: pd.DataFrame, file: str | None) -> pd.DataFrame:
     have_z = "z" in src.columns
     raw = _numeric(src, "raw", file) if have_raw else np.full(len(src), np.nan)
     z = _numeric(src, "z", file) if have_z else np.full(len(src), np.nan)
+    bad = _first_bad(np.isinf(raw))
+    if bad is not None:
+        raise InputError("raw score is infinite", file=file, line=_line_of(src, bad), column="raw")
     bad = _first_bad(np.isfinite(raw) & ((raw < 0) | (raw > 100)))
     if bad is not None:
         raise InputError(

@@ -31,8 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                "../shared/data/wmt22-toen-da/ad-csen-trk-mean-sd.txt --lp cs-en --calibration Online-B --json")
     p.add_argument("--year", action="append", required=True, metavar="LABEL=FILE[:WORKER_STATS]",
                    help="judgments of one year (any format of mtlb ingest; for the WMT release append "
-                        "':' and the worker mean/sd file), or the JSON of 'mtlb rank --json' (then no "
-                        "significance tests). Repeat the option for more files or years; years are "
+                        "':' and the worker mean/sd file), the JSON of 'mtlb rank --json', or the organisers' "
+                        "published tables (WMT23.results.txt; these two without significance tests). Repeat the option for more files or years; years are "
                         "compared in the order first given.")
     p.add_argument("--metrics", action="append", default=[], metavar="LABEL=FILE",
                    help="automatic metric scores of a year: the WMT metrics TSV (metric lp testset refset "
@@ -51,6 +51,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--input-format", help="skip format detection for judgment files")
     add_json_flag(p)
     p.set_defaults(func=run)
+
+
+def _is_published_results(path: str) -> bool:
+    """True for the WMT23 DA+SQM results log (``[ces-->ukr]`` blocks), read as published tables."""
+    from ..ingest.textio import decode, read_bytes
+    from ..ingest.wmt23_results import looks_like_wmt23_results
+    if not Path(path).is_file():
+        return False
+    raw = read_bytes(path, path, limit=4096)
+    try:
+        head = decode(raw[: raw.rfind(b"\n") + 1] or raw, path, nul_ok=False)
+    except InputError:
+        return False
+    return looks_like_wmt23_results(head)
 
 
 def split_label(text: str, option: str) -> tuple[str, str]:
@@ -178,7 +192,10 @@ def run(args: argparse.Namespace) -> int:
         if label not in order:
             order.append(label)
         path, stats = split_stats(spec)
-        if _is_json(path) and stats is None:
+        if stats is None and _is_published_results(path):  # the organisers' own tables (WMT23.results.txt)
+            from ..ingest.wmt23_results import read_wmt23_results, results_rankings
+            rankings.setdefault(label, []).extend(results_rankings(read_wmt23_results(path), path))
+        elif _is_json(path) and stats is None:
             found = read_rankings(path)
             try:
                 years_from_rankings(label, found)  # checked file by file, so an error names its file

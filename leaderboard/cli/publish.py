@@ -20,8 +20,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_password_option(p)
     p.add_argument("--note", default="", help="a note stored with the version (e.g. what was corrected)")
     p.add_argument("--protocol", default="wmt-da", help="ranking protocol (see `mtlb rank --help`)")
-    p.add_argument("--alpha", type=float, default=0.05)
-    p.add_argument("--cluster-rule", default="organisers", choices=["organisers", "strict"])
+    p.add_argument("--alpha", type=float, help="significance level (default 0.05, or the protocol's own)")
+    p.add_argument("--cluster-rule", choices=["organisers", "strict", "wmt24", "wmt25"],
+                   help="cluster rule (default organisers, or the protocol's own; see `mtlb rank --help`)")
+    p.add_argument("--documents", nargs="+", action="extend", metavar="FILE",
+                   help="the test set's documents list per language pair (domain<TAB>doc_id, as `mtlb rank "
+                        "--documents`): the published ranking then carries per-domain scores, and wmt24-esa ranks "
+                        "by their mean; the list's digest is in the signature (not stored: give it again to "
+                        "publish a correction)")
+    p.add_argument("--published-table", metavar="FILE",
+                   help="publish the organisers' own published tables instead of ranking stored judgments "
+                        "(WMT23.results.txt of the WMT23 DA+SQM release), one version per language pair, into "
+                        "--campaign (created when missing), e.g. to compare years on the Across years page")
     p.add_argument("--qc", default="auto", metavar="none|auto|METHOD",
                    help="worker QC before ranking, as in `mtlb rank`: none; auto (default: release when every "
                         "stored file of the campaign is a WMT release, whose files hold only workers who "
@@ -46,12 +56,20 @@ def run(args: argparse.Namespace) -> int:
         from ..errors import InputError
         raise InputError("--resamples must be 0 or more", column="resamples")
     store = Store(args.database_url)
-    user = login_organiser(store, args.user, args.password_stdin, "publish")
-    published = publish_rankings(store, args.campaign, user["name"], lp=args.lp, assessment=args.assessment,
-                                 note=args.note, protocol=args.protocol, alpha=args.alpha,
-                                 cluster_rule=args.cluster_rule, qc=args.qc, n_resamples=args.resamples,
-                                 seed=args.seed,
-                                 **({"exclude_systems": args.exclude_system} if args.exclude_system else {}))
+    if args.published_table:
+        from ..ingest.wmt23_results import read_wmt23_results, results_rankings
+        from ..publish.snapshots import publish_published_tables
+        rankings = results_rankings(read_wmt23_results(args.published_table), args.published_table,
+                                    assessment=args.assessment or "adequacy")
+        user = login_organiser(store, args.user, args.password_stdin, "publish")
+        published = publish_published_tables(store, args.campaign, rankings, user["name"], lp=args.lp, note=args.note)
+    else:
+        user = login_organiser(store, args.user, args.password_stdin, "publish")
+        published = publish_rankings(store, args.campaign, user["name"], lp=args.lp, assessment=args.assessment,
+                                     note=args.note, protocol=args.protocol, alpha=args.alpha,
+                                     cluster_rule=args.cluster_rule, qc=args.qc, n_resamples=args.resamples,
+                                     seed=args.seed, documents_files=args.documents,
+                                     **({"exclude_systems": args.exclude_system} if args.exclude_system else {}))
     if args.json:
         print_json({"campaign": args.campaign, "published": published})
     else:

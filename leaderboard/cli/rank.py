@@ -37,11 +37,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--protocol", choices=list(PROTOCOLS), default="wmt-da",
                    help="; ".join(f"{k}: {v.description}" for k, v in PROTOCOLS.items()) + " (default wmt-da)")
     p.add_argument("--score", choices=("z", "raw"), help="override the score the protocol tests and sorts by")
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level for wins (default 0.05)")
-    p.add_argument("--cluster-rule", choices=CLUSTER_RULES, default="organisers",
+    p.add_argument("--alpha", type=float,
+                   help="significance level for wins (default 0.05; the wmt25 protocol: 0.025)")
+    p.add_argument("--cluster-rule", choices=CLUSTER_RULES,
                    help="organisers: a cluster ends after position i when that system's wins = N - i "
-                        "(published WMT tables, default); strict: when every system above beats every "
-                        "system below")
+                        "(published WMT19-23 tables, default); strict: when every system above beats every "
+                        "system below; wmt24: unless some system above and some below have p > alpha (the "
+                        "WMT24 script); wmt25: where the rank walks do not cross (the WMT25 script, default "
+                        "of --protocol wmt25)")
+    p.add_argument("--documents", nargs="+", action="extend", metavar="FILE",
+                   help="the test set's documents list per language pair (domain<TAB>doc_id per line, the "
+                        "WMT24 release's txt/documents/<lp>.docs): a file named <lp>.docs is that pair's, "
+                        "LP=FILE names the pair, one file for one pair needs neither. Adds per-domain scores; "
+                        "--protocol wmt24-esa ranks by their mean (without it: the domain read from the "
+                        "document id). Recorded in the signature")
     p.add_argument("--seed", type=int, default=DEFAULT_SEED,
                    help=f"seed of the bootstrap intervals and of the approximate randomisation test "
                         f"(default {DEFAULT_SEED}; in the signature)")
@@ -56,8 +65,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--trials", type=int, help="approximate randomisation trials (default 1000)")
     p.add_argument("--qc", default="auto", metavar="none|auto|METHOD",
                    help="worker QC before ranking: none; auto (default: none for the WMT release, whose "
-                        "files hold only workers who passed, else the QC module's default method); or a "
-                        "method name of `mtlb qc`")
+                        "files hold only workers who passed, and for the wmt23, wmt24-esa and wmt25 "
+                        "protocols, else the QC module's default method); or a method name of `mtlb qc`")
     p.add_argument("--weights", default="google-mqm", metavar="SCHEME",
                    help="MQM input: the named weight scheme (google-mqm: Major 5, Minor 1, Minor "
                         "Fluency/Punctuation 0.1, Non-translation 25; major-minor); recorded in the signature")
@@ -75,9 +84,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--exclude-bad-ref", action="store_true",
                    help="with --standardise worker: leave BAD_REF items out of each worker's mean and sd "
                         "(both exclusions = the release's -no-refs mean/sd file)")
-    p.add_argument("--zero-sd", choices=("drop", "one"), default="drop",
+    p.add_argument("--zero-sd", choices=("drop", "one"),
                    help="with --standardise worker: workers whose scores do not vary are dropped "
-                        "(default, as WMT) or divided by 1")
+                        "(default, as WMT19-22) or divided by 1 (the wmt23 protocol's default)")
     add_json_flag(p)
     p.set_defaults(func=run)
 
@@ -117,13 +126,18 @@ def run_mqm(args: argparse.Namespace) -> int:
     from ..expert.ranking import rank_mqm
     frames = [read_mqm(path, lp=args.lp) for path in args.input]
     errors = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
-    result = rank_mqm(errors, weights=args.weights, lp=args.lp, test=args.mqm_test, alpha=args.alpha,
-                      cluster_rule=args.cluster_rule, seed=args.seed, trials=args.trials or 1000,
+    result = rank_mqm(errors, weights=args.weights, lp=args.lp, test=args.mqm_test,
+                      alpha=0.05 if args.alpha is None else args.alpha,
+                      cluster_rule=args.cluster_rule or "organisers", seed=args.seed, trials=args.trials or 1000,
                       n_resamples=args.resamples, human_systems=human_overrides(args, errors["system"]))
     if args.json:
         print_json(result[0] if len(result) == 1 else result)
         return 0
     _print_rankings(result, {"mqm": "{:.3f}"}, ["n", "wins"])
+    for ranking in result:
+        if ranking.get("attention_checks"):
+            print(f"{ranking['lp']} attention checks (HOTW-test) found / had: " + ", ".join(
+                f"{c['rater']} {c['found']}/{c['checks']}" for c in ranking["attention_checks"]))
     return 0
 
 
@@ -156,6 +170,12 @@ def _print_rankings(result: list[dict], scores: dict[str, str], counts: list[str
         for score, fmt in scores.items():
             table[f"{score} 95% CI"] = _ci_text(table, f"{score}_ci", fmt)
             columns += [score, f"{score} 95% CI"]
+        if "domains" in table:
+            fmt = scores.get(ranking.get("domain_score", ""), "{:.3f}")
+            for name in sorted({d for row in table["domains"] for d in (row or {})}):
+                table[name] = [None if (row or {}).get(name) is None else fmt.format(row[name])
+                               for row in table["domains"]]
+                columns.append(name)
         print_table(table[columns + counts])
         _footnote(table)
 
@@ -174,8 +194,43 @@ def _footnote(table: pd.DataFrame) -> None:
         print("† human translation")
 
 
+def documents_of(args: argparse.Namespace, lps) -> tuple[dict | None, str | None]:
+    """The ``--documents`` lists of the language pairs being ranked, and the label naming them in errors."""
+    if not args.documents:
+        return None, None
+    from ..ingest.documents import documents_for
+    wanted = [args.lp] if args.lp else sorted({str(x) for x in lps})
+    return documents_for(args.documents, wanted), ", ".join(args.documents)
+
+
+def run_waves(args: argparse.Namespace) -> int:
+    """The wmt25 protocol: two ratings per item, from wave tables (README: Input formats)."""
+    import pandas as pd
+    from ..human.waves import rank_waves
+    from ..ingest.waves import read_waves
+    frames = [read_waves(path, lp=args.lp) for path in args.input]
+    frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    if len(frames) > 1:
+        dup = frame.duplicated(["lp", "system", "segment", "wave"]).to_numpy()
+        if dup.any():
+            row = frame[dup].iloc[0]
+            raise InputError(f"the same rating (system {row['system']!r}, segment {row['segment']!r}, wave "
+                             f"{row['wave']}) is in two inputs", column="wave")
+    documents, source = documents_of(args, frame["lp"].unique())
+    result = [r.to_dict() for r in rank_waves(frame, alpha=args.alpha, cluster_rule=args.cluster_rule, lp=args.lp,
+                                              human_systems=human_overrides(args, frame["system"].unique()),
+                                              documents=documents, documents_source=source)]
+    if args.json:
+        print_json(result[0] if len(result) == 1 else result)
+        return 0
+    _print_rankings(result, {"ave": "{:.1f}"}, ["n", "n_all", "wins"])
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     from ..human.ranking import rank_judgments, resolve_qc
+    if args.protocol == "wmt25":
+        return run_waves(args)
     formats = [args.input_format or detect_format(path) for path in args.input]
     if "mqm" in formats:
         if set(formats) != {"mqm"}:
@@ -184,14 +239,16 @@ def run(args: argparse.Namespace) -> int:
     if args.resamples < 0:
         raise InputError("--resamples must be 0 or more", column="resamples")
     frame, formats = load(args)
-    qc = resolve_qc(args.qc, formats)
+    qc = resolve_qc(args.qc, formats, args.protocol)
+    documents, source = documents_of(args, frame["lp"].unique())
     result = rank_judgments(
         frame, protocol=args.protocol, alpha=args.alpha, cluster_rule=args.cluster_rule,
         standardise=args.standardise, exclude_ref=args.exclude_ref, exclude_bad_ref=args.exclude_bad_ref,
         zero_sd=args.zero_sd,
         score=args.score, seed=args.seed, trials=args.trials, qc=qc, qc_alpha=args.qc_alpha,
         lp=args.lp, assessment=args.assessment, exclude_systems=args.exclude_system,
-        n_resamples=args.resamples, human_systems=human_overrides(args, frame["system"].unique()))
+        n_resamples=args.resamples, human_systems=human_overrides(args, frame["system"].unique()),
+        documents=documents, documents_source=source)
     if args.json:
         print_json(result[0] if len(result) == 1 else result)
         return 0

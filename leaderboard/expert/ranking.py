@@ -27,6 +27,7 @@ from ..naming import is_human
 from ..signature import make_signature
 from ..human.significance import (DEFAULT_SEED, DEFAULT_TRIALS, approximate_randomisation_matrix, score_matrix,
                             signed_rank_greater_matrix)
+from ..ingest.mqm import attention_checks
 from .scoring import segment_scores, system_scores
 from .weights import DEFAULT_SCHEME, get_scheme
 
@@ -102,7 +103,11 @@ def rank_segments(seg: pd.DataFrame, *, lp: str, weights: str = DEFAULT_SCHEME, 
 
 def rank_mqm(errors: pd.DataFrame, *, weights: str = DEFAULT_SCHEME, lp: str | None = None,
              **options: Any) -> list[dict[str, Any]]:
-    """Rank every language pair of an MQM error frame (:func:`leaderboard.ingest.mqm.read_mqm`)."""
+    """Rank every language pair of an MQM error frame (:func:`leaderboard.ingest.mqm.read_mqm`).
+
+    A pair whose file has attention checks (severity HOTW-test) also gets ``attention_checks``: per
+    rater, how many they had, found and missed (:func:`leaderboard.ingest.mqm.attention_checks`).
+    """
     scheme = get_scheme(weights)
     if lp is not None:
         errors = errors[errors["lp"].astype(str) == lp]
@@ -114,4 +119,9 @@ def rank_mqm(errors: pd.DataFrame, *, weights: str = DEFAULT_SCHEME, lp: str | N
         rows = errors[errors["lp"] == pair]
         out.append(rank_segments(part, lp=str(pair), weights=scheme.name, raters=int(rows["rater"].nunique()),
                                  annotations=len(rows), **options))
+        checks = attention_checks(rows)
+        if checks["checks"].sum():  # files with attention checks (HOTW-test rows) report them per rater
+            out[-1]["attention_checks"] = [
+                {"rater": r.rater, "checks": int(r.checks), "found": int(r.found), "missed": int(r.missed)}
+                for r in checks.itertuples(index=False)]
     return out

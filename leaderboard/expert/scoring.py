@@ -2,7 +2,9 @@
 
 - a rater's score of a segment = the sum of the weights of the errors they marked in it
   (a ``No-error`` row weighs 0 and still says the rater saw the segment);
-- a segment's score = the mean over the raters who rated that (system, segment);
+- a segment's score = the mean over the ratings of that (system, segment): one per rater, or, in
+  side-by-side files, one per rater and partner system (``context``: the same output rated beside two
+  partners is two ratings);
 - a system's score = the mean over its rated segments; ``n`` = the number of rated segments.
 
 This is the rule published with google/wmt-mqm-human-evaluation (Freitag et al. 2021), whose
@@ -29,8 +31,9 @@ def segment_scores(errors: pd.DataFrame, scheme: WeightScheme | str = DEFAULT_SC
     w = error_weights(errors, scheme)
     is_error = (errors["severity"].to_numpy(dtype=object) != "no-error") & (w > 0)
     keys = ["lp", "system", "segment"]
+    rating = ["rater", "context"] if "context" in errors.columns else ["rater"]
     per_rater = (errors.assign(_w=w, _e=is_error.astype(int))
-                 .groupby(keys + ["rater"], sort=False, observed=True)[["_w", "_e"]].sum())
+                 .groupby(keys + rating, sort=False, observed=True)[["_w", "_e"]].sum())
     per_seg = per_rater.groupby(level=keys, sort=False, observed=True).agg(
         mqm=("_w", "mean"), raters=("_w", "size"), errors=("_e", "sum")).reset_index()
     return per_seg
@@ -50,7 +53,8 @@ def breakdown(errors: pd.DataFrame, scheme: WeightScheme | str = DEFAULT_SCHEME)
     """
     w = error_weights(errors, scheme)
     frame = errors.assign(weight=w, top=errors["category"].str.split("/").str[0].str.strip())
-    rated = (frame.drop_duplicates(["lp", "system", "segment", "rater"])
+    rating = ["rater", "context"] if "context" in frame.columns else ["rater"]
+    rated = (frame.drop_duplicates(["lp", "system", "segment", *rating])
              .groupby(["lp", "system"], observed=True).size().rename("rated"))
     errs = frame[(frame["severity"] != "no-error") & (frame["weight"] > 0)]
     out = (errs.groupby(["lp", "system", "top", "severity"], observed=True)

@@ -1,5 +1,9 @@
 """Named MQM weight schemes: how much one error of a category and severity costs.
 
+Non-translation weighs 25 only as a Major error, as mt-metrics-eval scores Google's MQM files (a Minor
+Non-translation is an ordinary Minor error); attention checks (severity HOTW-test) are not errors and
+weigh 0 in every scheme.
+
 A scheme is recorded in every MQM signature (``weights:<name>``), so two scores are comparable
 only when they name the same scheme. Severities and categories are matched after the reader
 normalised their spelling (:mod:`leaderboard.ingest.mqm`).
@@ -22,7 +26,7 @@ class WeightScheme:
     major: float
     minor: float
     minor_punctuation: float   # a Minor error of category Fluency/Punctuation
-    non_translation: float     # category Non-translation, whatever the severity
+    non_translation: float     # a Major error of category Non-translation (other severities weigh as usual)
     neutral: float = 0.0
     no_error: float = 0.0
     description: str = ""
@@ -32,19 +36,20 @@ class WeightScheme:
         cat = category.map(normal_category).to_numpy(dtype=object)
         sev = severity.to_numpy(dtype=object)
         out = np.select(
-            [sev == "major", sev == "minor", sev == "neutral", sev == "no-error"],
-            [self.major, self.minor, self.neutral, self.no_error], default=np.nan)
+            [sev == "major", sev == "minor", sev == "neutral", sev == "no-error", sev == "hotw-test"],
+            [self.major, self.minor, self.neutral, self.no_error, 0.0], default=np.nan)
         out = np.where((sev == "minor") & (cat == "fluency/punctuation"), self.minor_punctuation, out)
-        out = np.where(cat == "no-error", self.no_error, out)
-        out = np.where(cat == "non-translation", self.non_translation, out)
+        out = np.where((cat == "no-error") & (sev != "hotw-test"), self.no_error, out)
+        out = np.where((sev == "major") & (cat == "non-translation"), self.non_translation, out)
         return out.astype(float)
 
 
 SCHEMES: dict[str, WeightScheme] = {
     "google-mqm": WeightScheme(
         "google-mqm", major=5.0, minor=1.0, minor_punctuation=0.1, non_translation=25.0,
-        description="Freitag et al. 2021 / WMT21-22: Major 5, Minor 1, Minor Fluency/Punctuation 0.1, "
-                    "Non-translation 25 (any severity), Neutral and No-error 0"),
+        description="Freitag et al. 2021 / WMT21-22, as mt-metrics-eval scores it: Major 5, Minor 1, Minor "
+                    "Fluency/Punctuation 0.1, Major Non-translation 25 (a Minor one weighs 1), Neutral, No-error "
+                    "and attention checks (HOTW-test) 0"),
     "major-minor": WeightScheme(
         "major-minor", major=5.0, minor=1.0, minor_punctuation=1.0, non_translation=5.0,
         description="Major 5, Minor 1 with no category exceptions (Non-translation counts as Major)"),

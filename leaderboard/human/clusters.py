@@ -11,13 +11,19 @@ a higher one: the test compares distributions, not means).
   after position i (1-based) iff wins(system at i) = N − i.
   ``strict`` (the Findings text read literally): a cluster ends after position i iff every
   system at positions 1..i significantly beats every system at positions i+1..N.
+  ``wmt24`` (the WMT24 organisers' script): a cluster ends after position i unless some system at
+  j ≤ i and some at k > i have p(j, k) > alpha (an untested pair, NaN, counts as not significant);
+  the same as ``strict`` except at p = alpha.
+  ``wmt25`` (the WMT25 organisers' script): from the rank walks of :func:`rank_walks`, a cluster ends
+  after position i when every system at 1..i has rank_end ≤ i and every system below has
+  rank_start > i.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-CLUSTER_RULES: tuple[str, ...] = ("organisers", "strict")
+CLUSTER_RULES: tuple[str, ...] = ("organisers", "strict", "wmt24", "wmt25")
 
 
 def significant(p: np.ndarray, alpha: float) -> np.ndarray:
@@ -53,6 +59,14 @@ def cluster_ends(p: np.ndarray, alpha: float, rule: str = "organisers") -> np.nd
     if rule == "organisers":
         wins = beats.sum(axis=1)
         ends = wins == n - np.arange(1, n + 1)
+    elif rule == "wmt24":
+        with np.errstate(invalid="ignore"):
+            loose = ~(np.asarray(p, dtype=float) <= alpha)  # p > alpha, or untested
+        ends = np.array([not loose[:i + 1, i + 1:].any() for i in range(n)])
+    elif rule == "wmt25":
+        start, end = rank_walks(p, alpha)
+        pos = np.arange(1, n + 1)
+        ends = np.array([(end[:i] <= i).all() and (start[i:] > i).all() for i in pos])
     else:
         # block [0..i] x [i+1..n) all True  <=>  no False in that block; count False per block
         # with a 2-D cumulative sum over the complement
@@ -64,6 +78,26 @@ def cluster_ends(p: np.ndarray, alpha: float, rule: str = "organisers") -> np.nd
             ends[i] = block == 0
     ends[-1] = True
     return ends
+
+
+def rank_walks(p: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """WMT25 rank ranges (1-based), the matrix in ranking order: rank_start walks up from each system
+    to the nearest system above that significantly beats it (rank_start = its position + 1; 1 when
+    none does), rank_end walks down to the nearest system below that it significantly beats
+    (rank_end = that position − 1; N when none)."""
+    beats = significant(p, alpha)
+    np.fill_diagonal(beats, False)
+    n = beats.shape[0]
+    start = np.ones(n, dtype=int)
+    end = np.full(n, n, dtype=int)
+    for i in range(n):
+        above = np.flatnonzero(beats[:i, i])
+        if above.size:
+            start[i] = above[-1] + 2
+        below = np.flatnonzero(beats[i, i + 1:])
+        if below.size:
+            end[i] = i + below[0] + 1
+    return start, end
 
 
 def cluster_numbers(ends: np.ndarray) -> np.ndarray:

@@ -24,9 +24,16 @@ Protocols (:data:`PROTOCOLS`; name them, never mix silently):
   raw scores, sorted by raw Ave (WMT25; WMT24 used a two-sided variant per domain).
 - ``approx-randomisation``: paired approximate randomisation on shared segments, z-scores,
   1000 trials, seeded.
-- ``wmt24-esa``: raw (ESA) scores, two-sided Wilcoxon signed-rank per domain on shared segments,
-  combined with Stouffer's Z (WMT24; :func:`leaderboard.human.significance.stouffer_signed_rank_matrix`;
-  the domain comes from the document id).
+- ``wmt23``: the WMT23 DA+SQM procedure: z per rater and language pair (sample sd, sd 0 → 1), segment
+  averages, sorted by raw Ave, one-sided Mann-Whitney U on the segments both systems have, and the
+  "H" score (mean of min(round(raw / 25) + 1, 4)); no worker QC.
+- ``wmt24-esa``: the WMT24 ESA procedure (:mod:`leaderboard.human.selection`: TGT items, no tutorial
+  systems, no ``#incomplete`` / ``#dup`` / canary documents, each rater's latest rating); Ave is the
+  mean over domains of the per-domain means (domains from the release's documents list, else the
+  document id); two-sided Wilcoxon signed-rank per domain on shared segments, combined with
+  Stouffer's Z (:func:`leaderboard.human.significance.stouffer_signed_rank_matrix`); a win needs
+  p < alpha and the higher Ave; no worker QC; with ``--cluster-rule wmt24`` the organisers' clusters.
+- ``wmt25``: two ratings per item (:mod:`leaderboard.human.waves`; not on judgment frames).
 
 ``score="z" | "raw"`` overrides the score a protocol uses (and sorts by it).
 
@@ -44,31 +51,49 @@ from __future__ import annotations
 
 import fnmatch
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
-from .clusters import CLUSTER_RULES, cluster_ends, cluster_numbers, cluster_spans, wins_losses
+from .clusters import CLUSTER_RULES, cluster_ends, cluster_numbers, cluster_spans, rank_walks, wins_losses
+from .domains import domain_macro_average, domain_means
 from ..errors import InputError
 from .intervals import DEFAULT_RESAMPLES, system_intervals
 from ..naming import is_human
 from .scores import segment_table, system_scores_from_segments
 from ..signature import make_signature
-from .significance import (DEFAULT_SEED, DEFAULT_TRIALS, approximate_randomisation_matrix,
-                           mwu_greater_matrix, score_matrix, signed_rank_greater_matrix)
+from .significance import (DEFAULT_SEED, DEFAULT_TRIALS, approximate_randomisation_matrix, directional,
+                           mwu_greater_matrix, mwu_greater_shared_matrix, score_matrix,
+                           signed_rank_greater_matrix)
 from .standardise import ZERO_SD_OPTIONS, worker_z
 
 
 @dataclass(frozen=True)
 class Protocol:
-    """How systems are compared: which score, which test, how many randomisation trials."""
+    """How systems are compared: which score, which test, how many randomisation trials.
+
+    The other fields are the protocol's own defaults where the organisers' procedure fixes them:
+    ``alpha`` and ``cluster_rule`` (None: the caller's, 0.05 and ``organisers``), ``qc`` (what
+    ``--qc auto`` means), ``standardise`` / ``zero_sd`` (how z is computed), ``selection`` (which
+    judgments count, :mod:`leaderboard.human.selection`), ``domains`` (the score is the mean over
+    domains of per-domain means) and ``ranks`` (``wins``: 1 + losses … N − wins; ``walk``: the WMT25
+    walks of :func:`leaderboard.human.clusters.rank_walks`).
+    """
     name: str
     score: str          # "z" | "raw"
-    test: str           # "mwu-greater" | "signed-rank-greater" | "ar-greater"
+    test: str           # "mwu-greater" | "signed-rank-greater" | "ar-greater" | ...
     trials: int | None = None
     description: str = ""
+    alpha: float | None = None
+    cluster_rule: str | None = None
+    qc: str = "auto"
+    standardise: str | None = None
+    zero_sd: str | None = None
+    selection: str | None = None
+    domains: bool = False
+    ranks: str = "wins"
 
 
 PROTOCOLS: dict[str, Protocol] = {
@@ -76,13 +101,24 @@ PROTOCOLS: dict[str, Protocol] = {
                        description="WMT19-22: Mann-Whitney U on per-segment z averages, sort by Ave z"),
     "wmt23-raw": Protocol("wmt23-raw", "raw", "mwu-greater",
                           description="WMT23: Mann-Whitney U on per-segment raw averages, sort by Ave"),
+    "wmt23": Protocol("wmt23", "raw", "mwu-greater-shared", qc="none", standardise="worker", zero_sd="one",
+                      description="WMT23 DA+SQM as the organisers computed it: z per rater and pair (sample sd, "
+                                  "sd 0 -> 1), segment averages, sort by raw Ave, one-sided Mann-Whitney U on "
+                                  "the segments both systems have, H score"),
     "wmt25-signed-rank": Protocol("wmt25-signed-rank", "raw", "signed-rank-greater",
                                   description="WMT25: one-sided Wilcoxon signed-rank on shared segments, raw"),
     "approx-randomisation": Protocol("approx-randomisation", "z", "ar-greater", DEFAULT_TRIALS,
                                      description="paired approximate randomisation on shared segments, z"),
-    "wmt24-esa": Protocol("wmt24-esa", "raw", "signed-rank-domain-stouffer",
-                          description="WMT24 ESA: two-sided Wilcoxon signed-rank per domain on shared segments, "
-                                      "Stouffer-combined, raw"),
+    "wmt24-esa": Protocol("wmt24-esa", "raw", "signed-rank-domain-stouffer", qc="none", selection="wmt24",
+                          domains=True,
+                          description="WMT24 ESA as the organisers computed it: TGT items without tutorial "
+                                      "systems and unusable documents, each rater's latest rating, mean over "
+                                      "domains of per-domain means, two-sided Wilcoxon signed-rank per domain "
+                                      "Stouffer-combined, a win needs p < alpha and the higher score"),
+    "wmt25": Protocol("wmt25", "raw", "wave-signed-rank-greater", alpha=0.025, cluster_rule="wmt25", qc="none",
+                      ranks="walk",
+                      description="WMT25: two ESA ratings per item (wave 1, wave 2; input with a wave column), "
+                                  "a+a against b+swap(b), one-sided Wilcoxon signed-rank, p < 0.025, rank walks"),
 }
 STANDARDISE_OPTIONS: tuple[str, ...] = ("keep", "worker")
 QC_NONE = ("none", "release")
@@ -101,6 +137,7 @@ class Ranking:
     def to_dict(self) -> dict[str, Any]:
         names = self.systems["system"].tolist()
         shares = self.extra.get("_rank_shares")
+        domain_means = self.extra.get("_domain_means")
         rows = []
         for i, rec in enumerate(self.systems.to_dict(orient="records")):
             rows.append({
@@ -115,6 +152,10 @@ class Ranking:
                 "cluster_start": int(rec["cluster_start"]), "cluster_end": int(rec["cluster_end"]),
                 "rank_shares": None if shares is None else [round(float(v), 4) for v in shares[i]],
             })
+            if "h" in rec:
+                rows[-1]["h"] = _float(rec["h"])
+            if domain_means is not None:
+                rows[-1]["domains"] = {str(d): _float(v) for d, v in domain_means.iloc[i].items()}
         extra = {k: v for k, v in self.extra.items() if not k.startswith("_")}
         pv = {a: {b: _float(self.pvalues[i, j]) for j, b in enumerate(names) if j != i}
               for i, a in enumerate(names)}
@@ -141,8 +182,14 @@ def human_flags(systems: Sequence[str], overrides: Mapping[str, bool] | None = N
 
 
 def _segment_intervals(seg: pd.DataFrame, systems: Sequence[str], sort_score: str, n_resamples: int,
-                       seed: int) -> tuple[pd.DataFrame, np.ndarray]:
-    """Bootstrap intervals (resampling segments) of Ave and Ave z and the rank shares of ``sort_score``."""
+                       seed: int, segment_domains: np.ndarray | None = None) -> tuple[pd.DataFrame, np.ndarray]:
+    """Bootstrap intervals (resampling segments) of Ave and Ave z and the rank shares of ``sort_score``.
+
+    ``segment_domains`` (the domain of each segment, in ``pd.factorize`` order of ``seg["segment"]``):
+    the score is the mean over domains of per-domain means, recomputed in every resample from the same
+    draws of the whole test set.
+    """
+    from .intervals import bootstrap_means, percentile_intervals, rank_shares
     rows = pd.Index(systems).get_indexer(seg["system"])
     cols, uniq = pd.factorize(seg["segment"])
     mats = []
@@ -150,11 +197,23 @@ def _segment_intervals(seg: pd.DataFrame, systems: Sequence[str], sort_score: st
         m = np.full((len(systems), len(uniq)), np.nan)
         m[rows, cols] = seg[col].to_numpy(dtype=float)
         mats.append(m)
-    with np.errstate(invalid="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        points = [np.nanmean(m, axis=1) for m in mats]
-    (ave, ave_z), shares = system_intervals(mats, points, sort_by=0 if sort_score == "raw" else 1,
-                                            n_resamples=n_resamples, seed=seed)
+    if segment_domains is None:
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            points = [np.nanmean(m, axis=1) for m in mats]
+        (ave, ave_z), shares = system_intervals(mats, points, sort_by=0 if sort_score == "raw" else 1,
+                                                n_resamples=n_resamples, seed=seed)
+    else:
+        names = pd.unique(segment_domains)
+        parts = [np.where(segment_domains[None, :] == d, m, np.nan) for m in mats for d in names]
+        samples = bootstrap_means(parts, n_resamples, seed)
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            macro = [np.nanmean(np.stack(samples[k * len(names):(k + 1) * len(names)]), axis=0) for k in (0, 1)]
+            points = [np.nanmean(np.stack([np.nanmean(p, axis=1) for p in parts[k * len(names):(k + 1) * len(names)]]),
+                                 axis=0) for k in (0, 1)]
+        ave, ave_z = (percentile_intervals(s, p) for s, p in zip(macro, points))
+        shares = rank_shares(macro[0 if sort_score == "raw" else 1])
     table = pd.DataFrame({"ave_lo": ave[:, 0], "ave_hi": ave[:, 1], "ave_z_lo": ave_z[:, 0],
                           "ave_z_hi": ave_z[:, 1]})
     return table, shares
@@ -169,19 +228,22 @@ def resolve_protocol(protocol: str, score: str | None = None) -> Protocol:
     if score is not None and score != p.score:
         if score not in ("z", "raw"):
             raise InputError(f"score must be 'z' or 'raw', not {score!r}", column="score")
-        p = Protocol(p.name, score, p.test, p.trials, p.description)
+        p = replace(p, score=score)
     return p
 
 
 RELEASE_FORMAT = "wmt-stnd"  # the WMT release: its files hold only the workers who passed QC
 
 
-def resolve_qc(qc: str, input_formats: Iterable[str]) -> str:
-    """``auto`` becomes ``release`` when every input is a WMT release file; other choices stay.
+def resolve_qc(qc: str, input_formats: Iterable[str], protocol: str | None = None) -> str:
+    """``auto`` becomes ``release`` when every input is a WMT release file, and the protocol's own
+    choice when it fixes one (``none`` for the WMT23-25 organisers' protocols); other choices stay.
 
     ``mtlb rank`` (formats of its input files) and ``mtlb publish`` (formats recorded in the
     campaign's import log) both use it, so the same data gets the same QC label.
     """
+    if qc == "auto" and protocol in PROTOCOLS and PROTOCOLS[protocol].qc != "auto":
+        return PROTOCOLS[protocol].qc
     formats = [f for fmt in input_formats for f in str(fmt).split(",") if f]
     if qc == "auto" and formats and all(f == RELEASE_FORMAT for f in formats):
         return "release"
@@ -244,6 +306,8 @@ def _test_matrix(protocol: Protocol, seg: pd.DataFrame, systems: Sequence[str], 
     matrix = score_matrix(seg, systems, col)
     if protocol.test == "signed-rank-greater":
         return signed_rank_greater_matrix(matrix)
+    if protocol.test == "mwu-greater-shared":
+        return mwu_greater_shared_matrix(matrix)
     if protocol.test == "signed-rank-domain-stouffer":
         from .significance import stouffer_signed_rank_matrix
         lp = str(seg["lp"].iloc[0]) if "lp" in seg.columns and len(seg) else ""
@@ -278,17 +342,30 @@ def rank_group(seg: pd.DataFrame, *, lp: str, assessment: str, protocol: Protoco
                cluster_rule: str, seed: int, trials: int | None,
                signature_fields: dict[str, Any], domains: dict | None = None,
                n_resamples: int = DEFAULT_RESAMPLES, human_systems: Mapping[str, bool] | None = None) -> Ranking:
-    """Rank one (lp, assessment) from its per-segment table (system, segment, raw, z, n).
+    """Rank one (lp, assessment) from its per-segment table (system, segment, raw, z, n; optionally h).
 
     ``n_resamples`` > 0 adds 95% bootstrap intervals of Ave and Ave z (resampling segments, seeded
     with ``seed``; :mod:`leaderboard.human.intervals`) and the rank shares; ``human_systems`` overrides
-    the WMT-naming rule that marks human translations.
+    the WMT-naming rule that marks human translations. ``domains`` ((lp, segment) → domain) adds each
+    system's per-domain means of the protocol's score; a protocol with ``domains`` ranks by their mean.
     """
     table = _system_table(seg)
     key = "ave_z" if protocol.score == "z" else "ave"
+    column = "z" if protocol.score == "z" else "raw"
+    if "h" in seg.columns:
+        table["h"] = seg.groupby("system", sort=False)["h"].mean().reindex(table["system"]).to_numpy(dtype=float)
+    means = None
+    if domains is not None:
+        means = domain_means(seg, table["system"].tolist(), domains, lp, column)
+        if protocol.domains:  # Ave and Ave z: means over domains of the per-domain means
+            for col, name in (("raw", "ave"), ("z", "ave_z")):
+                table[name] = domain_macro_average(
+                    means if col == column else domain_means(seg, table["system"].tolist(), domains, lp, col))
     table = table.sort_values([key, "system"], ascending=[False, True], kind="mergesort").reset_index(drop=True)
     systems = table["system"].tolist()
     p = _test_matrix(protocol, seg, systems, seed, trials, domains)
+    if protocol.test == "signed-rank-domain-stouffer":
+        p = directional(p, table[key].to_numpy(dtype=float))  # the test has no direction: the score gives it
     wins, losses = wins_losses(p, alpha)
     n = len(systems)
     ends = cluster_ends(p, alpha, cluster_rule)
@@ -296,21 +373,32 @@ def rank_group(seg: pd.DataFrame, *, lp: str, assessment: str, protocol: Protoco
     start, end = cluster_spans(numbers)
     table["wins"] = wins
     table["losses"] = losses
-    table["rank_lo"] = 1 + losses
-    table["rank_hi"] = n - wins
+    if protocol.ranks == "walk":
+        table["rank_lo"], table["rank_hi"] = rank_walks(p, alpha)
+    else:
+        table["rank_lo"] = 1 + losses
+        table["rank_hi"] = n - wins
     table["cluster"] = numbers
     table["cluster_start"] = start
     table["cluster_end"] = end
     table["human"] = human_flags(systems, human_systems)
     extra: dict[str, Any] = {"protocol": protocol.name, "alpha": alpha, "cluster_rule": cluster_rule}
+    if means is not None:
+        extra["domain_score"] = key
+        extra["_domain_means"] = means.reindex(index=systems)
     if n_resamples:
-        cis, shares = _segment_intervals(seg, systems, protocol.score, n_resamples, seed)
+        by_domain = None
+        if means is not None and protocol.domains:
+            _, uniq = pd.factorize(seg["segment"])
+            by_domain = np.array([domains.get((lp, str(u)), "all") for u in uniq], dtype=object)
+        cis, shares = _segment_intervals(seg, systems, protocol.score, n_resamples, seed, by_domain)
         table = pd.concat([table, cis], axis=1)
         extra["_rank_shares"] = shares
     uses_seed = protocol.test == "ar-greater"
     fields = {
         **signature_fields,
-        "score": protocol.score, "sort": key, "test": protocol.test,
+        "score": protocol.score, "sort": key + ("-domain-mean" if means is not None and protocol.domains else ""),
+        "test": protocol.test,
         "trials": (trials or protocol.trials) if uses_seed else None,
         "p": alpha, "clusters": cluster_rule, "systems": n, "segments": int(seg["segment"].nunique()),
         "judgments": int(table["n_all"].sum()),
@@ -340,12 +428,12 @@ def rankings(
     frame: pd.DataFrame,
     *,
     protocol: str = "wmt-da",
-    alpha: float = 0.05,
-    cluster_rule: str = "organisers",
+    alpha: float | None = None,
+    cluster_rule: str | None = None,
     standardise: str | None = None,
     exclude_ref: bool = False,
     exclude_bad_ref: bool = False,
-    zero_sd: str = "drop",
+    zero_sd: str | None = None,
     score: str | None = None,
     seed: int = DEFAULT_SEED,
     trials: int | None = None,
@@ -356,6 +444,8 @@ def rankings(
     exclude_systems: Sequence[str] = (),
     n_resamples: int = DEFAULT_RESAMPLES,
     human_systems: Mapping[str, bool] | None = None,
+    documents: Mapping[str, Mapping[str, str]] | None = None,
+    documents_source: str | None = None,
 ) -> list[Ranking]:
     """Rank every (lp, assessment) of ``frame`` into :class:`Ranking` objects.
 
@@ -369,17 +459,28 @@ def rankings(
     ``n_resamples``: bootstrap resamples of the segments for the 95% intervals of Ave / Ave z and
     the rank shares (0 = none), seeded with ``seed``; both recorded in the signature.
     ``human_systems``: system name → True / False, the organisers' marking of human translations
-    (default: WMT naming, :func:`leaderboard.naming.is_human`).
+    (default: WMT naming, :func:`leaderboard.naming.is_human`). ``alpha``, ``cluster_rule``,
+    ``standardise`` and ``zero_sd`` left None take the protocol's own (else 0.05, ``organisers``, as
+    above, ``drop``); ``qc="auto"`` means ``none`` for a protocol that fixes it. ``documents`` (per lp,
+    document id → domain; ``documents_source`` names its file in errors): each system's per-domain
+    scores (:mod:`leaderboard.human.domains`), which a protocol with domains also ranks by; without
+    it, such a protocol reads the domain from the document id.
     """
     if n_resamples < 0:
         raise InputError("the number of resamples must be 0 or more", column="resamples")
     proto = resolve_protocol(protocol, score)
+    if proto.test == "wave-signed-rank-greater":
+        raise InputError("the wmt25 protocol ranks two ratings per item (wave 1 and wave 2): give a file with "
+                         "system, segment, wave and score columns (README: Input formats)", column="protocol")
+    alpha = alpha if alpha is not None else (proto.alpha or 0.05)
+    cluster_rule = cluster_rule or proto.cluster_rule or "organisers"
     if not 0 < alpha < 1:
         raise InputError("alpha must lie strictly between 0 and 1", column="alpha")
     if cluster_rule not in CLUSTER_RULES:
         raise InputError(f"cluster rule must be one of {', '.join(CLUSTER_RULES)}", column="cluster-rule")
     if trials is not None and trials < 1:
         raise InputError("trials must be positive", column="trials")
+    qc = resolve_qc(qc, (), proto.name)
     unfiltered = frame
     frame, qc_label = apply_qc(frame, qc, qc_alpha)
     if lp is not None:
@@ -397,7 +498,16 @@ def rankings(
                          "can pass, and judgments that are already filtered need --qc none", column="qc")
     if frame.empty:
         raise InputError("no judgments to rank" + where)
-    z, std_label = _z_scores(frame, standardise, exclude_ref, exclude_bad_ref, zero_sd)
+    items = "system+repeat"
+    if proto.selection == "wmt24":
+        from .selection import wmt24_selection
+        frame = wmt24_selection(frame)
+        items = "system-latest"
+        if frame.empty:
+            raise InputError("no judgments left to rank" + where + " after the WMT24 selection (TGT items of "
+                             "non-tutorial systems in usable documents)")
+    z, std_label = _z_scores(frame, standardise if standardise is not None else proto.standardise,
+                             exclude_ref, exclude_bad_ref, zero_sd or proto.zero_sd or "drop")
     score_values = z if proto.score == "z" else frame["raw"].to_numpy(dtype=float, na_value=np.nan)
     usable = ~np.isnan(score_values)  # workers without a z (sd = 0, dropped) do not count
     if exclude_systems:
@@ -412,14 +522,17 @@ def rankings(
     seg_all = segment_table(frame, ["lp", "assessment"], z=z, keep=usable)
     if seg_all.empty:
         raise InputError("no SYSTEM or REPEAT judgments with a usable score to rank")
+    if proto.name == "wmt23":
+        seg_all["h"] = segment_table(frame.assign(raw=h_scores(frame["raw"])), ["lp", "assessment"], z=z,
+                                     keep=usable)["raw"].to_numpy()
     bounds = np.searchsorted(seg_all["_group"].to_numpy(), np.arange(int(seg_all["_group"].max()) + 2)) \
         if len(seg_all) else np.zeros(1, dtype=int)
-    base_fields = {"protocol": proto.name, "qc": qc_label, "std": std_label, "items": "system+repeat"}
+    base_fields = {"protocol": proto.name, "qc": qc_label, "std": std_label, "items": items}
     domains = None
-    if proto.test == "signed-rank-domain-stouffer":
-        from .domains import segment_domains
-        domains = segment_domains(frame)
-        base_fields["domains"] = "doc-prefix"
+    if proto.domains or documents is not None:
+        from .domains import domains_label, segment_domains
+        domains = segment_domains(frame[usable], documents, documents_source)
+        base_fields["domains"] = domains_label(documents)
     if exclude_systems:
         base_fields["exclude"] = ",".join(exclude_systems)
     out = []
@@ -431,6 +544,13 @@ def rankings(
                               n_resamples=n_resamples, human_systems=human_systems))
     out.sort(key=lambda r: (r.lp, r.assessment))
     return out
+
+
+def h_scores(raw: pd.Series | np.ndarray) -> np.ndarray:
+    """WMT23's "H" score of each 0-100 rating: min(round(raw / 25) + 1, 4) (round half to even, as Python)."""
+    values = np.asarray(raw, dtype=float)
+    with np.errstate(invalid="ignore"):
+        return np.minimum(np.round(values / 25.0) + 1.0, 4.0)
 
 
 def published_segment_scores(frame: pd.DataFrame, signature: str, lp: str, assessment: str) -> pd.DataFrame:
@@ -454,6 +574,9 @@ def published_segment_scores(frame: pd.DataFrame, signature: str, lp: str, asses
         qc, qc_alpha = ("auto" if method == "default" else method), float(alpha_text or 0.05)
     kept, _ = apply_qc(frame, qc, qc_alpha)
     part = kept[(kept["lp"].astype(str).to_numpy() == lp) & (kept["assessment"].astype(str).to_numpy() == assessment)]
+    if fields.get("items") == "system-latest":  # the WMT24 selection (protocol wmt24-esa)
+        from .selection import wmt24_selection
+        part = wmt24_selection(part)
     std = fields.get("std", "given")
     if std == "given" or part.empty:
         z = part["z"].to_numpy(dtype=float, na_value=np.nan)

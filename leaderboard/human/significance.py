@@ -14,7 +14,10 @@ All functions return a k x k matrix ``p`` where ``p[i, j]`` is the one-sided p-v
   segments: the two systems' scores of a segment are swapped with probability 1/2; the statistic
   is the mean difference; p = (#{Δ* ≥ Δ} + 1) / (trials + 1).
 - :func:`stouffer_signed_rank_matrix` — the WMT24 ESA test: two-sided Wilcoxon signed-rank per domain
-  on shared segments, the domains combined with Stouffer's Z.
+  on shared segments, the domains combined with Stouffer's Z; symmetric, made directional by the
+  scores (:func:`directional`).
+- :func:`mwu_greater_shared_matrix` — the WMT23 test: Mann-Whitney U on the segments both systems have.
+- :func:`wave_signed_rank_matrix` — the WMT25 test on two ratings per item (a+a against b+swap(b)).
 
 Paired tests take a k x m score matrix (systems x segments) with NaN where a system has no
 score for a segment; :func:`score_matrix` builds it from per-segment scores.
@@ -214,28 +217,119 @@ def approximate_randomisation_matrix(scores: np.ndarray, trials: int = DEFAULT_T
     return p
 
 
-def stouffer_signed_rank_matrix(scores: np.ndarray, domains: Sequence[str]) -> np.ndarray:
-    """k × k p-values, row better than column: two-sided Wilcoxon signed-rank per domain, Stouffer-combined.
+#: scipy's ``method="auto"`` limits, written out so the choice does not move with scipy versions
+EXACT_MAX_N = 50
+PERMUTATION_MAX_N = 13
 
-    Per domain, the one-sided signed-rank p (paired, shared segments; :func:`signed_rank_greater_matrix`)
-    gives a signed z = Φ⁻¹(1 − p); Z = Σ z / √(domains with a test); p[i, j] is the two-sided
-    2·(1 − Φ(|Z|)) when Z > 0 (i is better) and 1 otherwise, so a win needs p < α in the right direction.
+
+def wilcoxon_pvalue(d: np.ndarray, alternative: str = "two-sided") -> float:
+    """Wilcoxon signed-rank p of the paired differences ``d`` as ``scipy.stats.wilcoxon(x, y)`` gives it by default.
+
+    The defaults the WMT24/25 organisers called (zero_method "wilcox", no continuity correction, method
+    "auto"), with the choice of method made here: the exact null distribution when n ≤ 50 (n counts the
+    zero differences) and no difference is zero or tied in absolute value; all 2^n sign flips when there
+    are zeros or ties and n ≤ 13; the normal approximation (tie-corrected) otherwise. No difference at
+    all gives NaN; differences that are all zero give 1 (scipy: 1 for n ≤ 13, NaN above; no evidence
+    either way, so a pair that never differs is never significant).
+    """
+    from scipy import stats  # lazily: plain DA rankings never need scipy
+    d = np.asarray(d, dtype=float)
+    d = d[~np.isnan(d)]
+    n = len(d)
+    if n == 0:
+        return float("nan")
+    nonzero = np.abs(d[d != 0])
+    if len(nonzero) == 0:
+        return 1.0
+    ties = len(np.unique(nonzero)) < len(nonzero)
+    if n <= EXACT_MAX_N and not ties and len(nonzero) == n:
+        method = "exact"
+    elif n <= PERMUTATION_MAX_N:
+        method = stats.PermutationMethod()
+    else:
+        method = "asymptotic"
+    return float(stats.wilcoxon(d, alternative=alternative, method=method, correction=False,
+                                zero_method="wilcox").pvalue)
+
+
+def stouffer_signed_rank_matrix(scores: np.ndarray, domains: Sequence[str]) -> np.ndarray:
+    """k × k symmetric p-values of the WMT24 ESA test: per domain a two-sided Wilcoxon signed-rank test.
+
+    For each pair and each domain, the two-sided p_d of :func:`wilcoxon_pvalue` on the segments of that
+    domain both systems have; the domains are combined with Stouffer's method as the organisers did,
+    Z = Σ_d Φ⁻¹(1 − p_d) / √D and p = 1 − Φ(Z), D = the domains where the pair shares a segment. The
+    p-value has no direction (p[i, j] = p[j, i]): a win also needs the higher score
+    (:func:`directional`). NaN when the pair shares no segment; diagonal NaN.
     """
     from scipy.special import ndtr, ndtri  # lazily: plain DA rankings never need scipy
     scores = np.asarray(scores, dtype=float)
     doms = np.asarray(domains, dtype=object)
     k = scores.shape[0]
-    total = np.zeros((k, k))
-    count = np.zeros((k, k))
-    for d in pd.unique(doms):
-        p = signed_rank_greater_matrix(scores[:, doms == d])
-        z = -ndtri(np.clip(p, 1e-300, 1.0))
-        ok = ~np.isnan(p)
-        total += np.where(ok, z, 0.0)
-        count += ok
-    with np.errstate(divide="ignore", invalid="ignore"):
-        big_z = total / np.sqrt(count)
-    out = np.where(big_z > 0, 2 * ndtr(-np.abs(big_z)), 1.0)
-    out[count == 0] = np.nan
+    out = np.full((k, k), np.nan)
+    have = ~np.isnan(scores)
+    parts = [doms == d for d in pd.unique(doms)]
+    for i in range(k):
+        for j in range(i + 1, k):
+            total, count = 0.0, 0
+            for part in parts:
+                shared = part & have[i] & have[j]
+                if not shared.any():
+                    continue
+                p_d = wilcoxon_pvalue(scores[i, shared] - scores[j, shared])
+                total += float(ndtri(1.0 - p_d))
+                count += 1
+            if count:
+                out[i, j] = out[j, i] = 1.0 - float(ndtr(total / math.sqrt(count)))
+    return out
+
+
+def directional(p: np.ndarray, scores: Sequence[float]) -> np.ndarray:
+    """A p-value matrix without direction made directional: ``p[i, j]`` where system i has the higher
+    score, 1 where it has not (a test that ignores direction says nothing about the lower system winning)."""
+    p = np.asarray(p, dtype=float)
+    s = np.asarray(scores, dtype=float)
+    out = np.where(s[:, None] > s[None, :], p, np.where(np.isnan(p), np.nan, 1.0))
     np.fill_diagonal(out, np.nan)
     return out
+
+
+def mwu_greater_shared_matrix(scores: np.ndarray) -> np.ndarray:
+    """k x k one-sided Mann-Whitney U p-values on the segments both systems have (WMT23).
+
+    ``scores`` is systems x segments (NaN: not judged). For each pair, the two systems' scores of their
+    shared segments are compared as independent samples (:func:`mwu_greater_matrix`, identical to
+    ``scipy.stats.mannwhitneyu(x, y, alternative="greater")`` with the asymptotic method).
+    """
+    scores = np.asarray(scores, dtype=float)
+    k = scores.shape[0]
+    p = np.full((k, k), np.nan)
+    have = ~np.isnan(scores)
+    for i in range(k):
+        for j in range(i + 1, k):
+            shared = have[i] & have[j]
+            if shared.any():
+                pair = mwu_greater_matrix([scores[i, shared], scores[j, shared]])
+                p[i, j], p[j, i] = pair[0, 1], pair[1, 0]
+    return p
+
+
+def wave_signed_rank_matrix(wave1: np.ndarray, wave2: np.ndarray) -> np.ndarray:
+    """k x k one-sided p-values of the WMT25 test on two ratings per item (row better than column).
+
+    ``wave1`` / ``wave2``: systems x items, each system's first and second rating of every item (NaN:
+    missing). System a's scores are wave 1 then wave 2; the pair (a, b) compares a+a with b+swap(b) —
+    a1 a2 a1 a2 against b1 b2 b2 b1, so every same-wave and every cross-wave pairing of the two systems'
+    ratings of an item is one paired difference — with the one-sided Wilcoxon signed-rank test
+    "greater" (:func:`wilcoxon_pvalue`); pairs with a missing rating are left out.
+    """
+    w1 = np.asarray(wave1, dtype=float)
+    w2 = np.asarray(wave2, dtype=float)
+    k = w1.shape[0]
+    p = np.full((k, k), np.nan)
+    for i in range(k):
+        a = np.concatenate([w1[i], w2[i], w1[i], w2[i]])
+        for j in range(k):
+            if i != j:
+                b = np.concatenate([w1[j], w2[j], w2[j], w1[j]])
+                p[i, j] = wilcoxon_pvalue(a - b, "greater")
+    return p

@@ -17,7 +17,7 @@ from .textio import decode, read_bytes
 if TYPE_CHECKING:  # the readers import pandas: loaded when a file is read, not with the package
     import pandas as pd
 
-FORMATS: tuple[str, ...] = ("canonical", "wmt-stnd", "appraise", "mturk", "mqm")
+FORMATS: tuple[str, ...] = ("canonical", "wmt-stnd", "appraise", "wmt23", "mturk", "mqm")
 #: formats holding expert error annotations rather than DA judgments (read by leaderboard.expert)
 ANNOTATION_FORMATS: tuple[str, ...] = ("mqm",)
 
@@ -59,6 +59,9 @@ def detect_format(path: str | os.PathLike, name: str | None = None) -> str:
         return "canonical"
     if looks_like_appraise(head):
         return "appraise"
+    from .wmt23 import looks_like_wmt23
+    if looks_like_wmt23(head):
+        return "wmt23"
     raise InputError(
         "cannot tell the format from the content; pass --input-format "
         f"({' | '.join(FORMATS)})", file=label, line=1,
@@ -110,6 +113,9 @@ def read_judgments(
             frame["raw"] = float("nan")
     elif fmt == "appraise":
         frame = read_appraise(str(path), campaign=default_campaign, assessment=assessment, name=label)
+    elif fmt == "wmt23":
+        from .wmt23 import read_wmt23
+        frame = read_wmt23(str(path), campaign=default_campaign, assessment=assessment, name=label)
     elif fmt == "mturk":
         frame = _mturk().read_mturk(str(path), campaign=default_campaign, name=label, assessment=assessment)
     else:

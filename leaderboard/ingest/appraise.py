@@ -5,8 +5,10 @@ target language, score, document id, is-complete flag, error spans (JSON), start
 
 Mapping to the canonical model: annotator → worker and hit (an Appraise task is one annotator's
 batch), item id → segment, TGT → SYSTEM, BAD → BAD_REF, CHK → REPEAT, REF → REF; position is
-the row's order within the annotator's rows; seconds = end − start. Three-letter language codes
-are shortened to two letters where ISO 639-1 has one (eng → en, jpn → ja, zho → zh).
+the order in which the annotator finished the item (by end time, equal end times in file order, rows
+without one last), so the latest of several ratings of one item has the highest position;
+seconds = end − start. Three-letter language codes are shortened to two letters where ISO 639-1 has
+one (eng → en, jpn → ja, zho → zh).
 The assessment is ``esa`` when any row carries error spans, otherwise ``adequacy``.
 """
 
@@ -79,8 +81,14 @@ def read_appraise(path: str, campaign: str | None = None, assessment: str | None
                          f"(expected {', '.join(TYPE_MAP)})", file=label,
                          line=int(body[LINE].iloc[i]), column="type (field 4)")
     times = {}
-    for col in ("start", "end"):
-        values = pd.to_numeric(body[col].str.strip().replace("", None), errors="coerce")
+    for col, field in (("start", "start time (field 11)"), ("end", "end time (field 12)")):
+        text = body[col].str.strip()
+        values = pd.to_numeric(text.replace("", None), errors="coerce")
+        bad = np.flatnonzero((values.isna() & (text != "")).to_numpy() | np.isinf(values.to_numpy(dtype=float)))
+        if bad.size:
+            i = int(bad[0])
+            raise InputError(f"time {body[col].iloc[i]!r} is not a number of seconds", file=label,
+                             line=int(body[LINE].iloc[i]), column=field)
         times[col] = values.to_numpy(dtype=float)
     if assessment is None:
         spans = body["spans"].str.strip()
@@ -101,6 +109,10 @@ def read_appraise(path: str, campaign: str | None = None, assessment: str | None
         "doc": body["doc"],
         LINE: body[LINE],
     })
-    out["position"] = out.groupby("hit", sort=False).cumcount() + 1
+    # the order in which the annotator finished the items: by end time, ties (and rows without one) in
+    # file order; the latest of several ratings of one item is the one with the highest position
+    order = np.lexsort((body[LINE].to_numpy(), np.nan_to_num(times["end"], nan=np.inf)))
+    out["position"] = 0
+    out.loc[out.index[order], "position"] = out.iloc[order].groupby("hit", sort=False).cumcount().to_numpy() + 1
     out.attrs["source_columns"] = SOURCE_COLUMNS
     return out

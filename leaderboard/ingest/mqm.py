@@ -1,10 +1,28 @@
-"""The MQM TSV layout of google/wmt-mqm-human-evaluation, read into a validated error frame.
+"""The MQM TSV layouts of google/wmt-mqm-human-evaluation, read into a validated error frame.
 
-One row per marked error (or one ``No-error`` row for a segment a rater found clean):
-``system doc doc_id seg_id rater source target category severity comment``, tab separated,
-no quoting, a header line; ``<v>…</v>`` marks the error span in ``target``. The frame keeps
-every row (spans, categories, severities, raters, comments) with its file line; the target is
-stored without the markup and the span as character offsets into it.
+One row per marked error (or one ``No-error`` row for a segment a rater found clean), tab separated,
+no quoting, a header line; ``<v>…</v>`` marks the error span in ``target``. Two header generations:
+
+- up to WMT22: ``system doc doc_id seg_id rater source target category severity comment``;
+- 2023 on: ``system doc docSegId globalSegId rater source target category severity metadata``, where
+  docSegId is the segment's number in its document, globalSegId its number in the test set and
+  metadata a JSON log of the rating session (not kept); the header ends with one more, header-only
+  column (``# Documentation: …``) that data rows do not have. Documents carry the language pair
+  (``news_aj-english.33941:en-de``), which then names the pair.
+
+The 2023+ files add two things the reader interprets:
+
+- severity ``HOTW-test``: an attention check ("hands on the wheel": the rater was shown an output with
+  an error planted in it; category ``Found`` or ``Missed`` says whether they marked it). Not an error
+  of the system: it weighs 0 in every scheme and is reported per rater by :func:`attention_checks`.
+- side-by-side names ``A_with_B``: the raters saw two outputs of a segment side by side, and a
+  system paired twice (an odd number of systems) is listed once per partner. ``A_with_B`` is system
+  A's output rated beside system B's, so the row is A's, with ``context`` B; its two ratings by one
+  rater are two ratings (scored apart, then averaged with the other raters'), never one rating with
+  the errors of both. The rule applies when B is itself a system of the file.
+
+The frame keeps every row (spans, categories, severities, raters, comments) with its file line; the
+target is stored without the markup and the span as character offsets into it.
 """
 
 from __future__ import annotations
@@ -21,19 +39,34 @@ from .textio import read_text
 
 COLUMNS: tuple[str, ...] = ("system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category",
                             "severity", "comment")
+#: the 2023+ header names of the columns :data:`COLUMNS` calls otherwise
+NEW_NAMES: dict[str, str] = {"docsegid": "doc_id", "globalsegid": "seg_id", "metadata": "comment"}
 REQUIRED: tuple[str, ...] = ("system", "seg_id", "rater", "category", "severity")
 #: columns of :func:`read_mqm`'s frame
-FRAME_COLUMNS: tuple[str, ...] = ("lp", "system", "doc", "doc_id", "segment", "rater", "source", "target",
+FRAME_COLUMNS: tuple[str, ...] = ("lp", "system", "context", "doc", "doc_id", "segment", "rater", "source", "target",
                                   "category", "severity", "comment", "span_start", "span_end", "_line")
 #: canonical severities after :func:`normal_severity`
-SEVERITIES: tuple[str, ...] = ("major", "minor", "neutral", "no-error")
-_SEVERITY_ALIASES = {"noerror": "no-error", "none": "no-error", "noerrors": "no-error"}
+SEVERITIES: tuple[str, ...] = ("major", "minor", "neutral", "no-error", "hotw-test")
+#: the attention-check severity (not an error; weight 0)
+ATTENTION_CHECK = "hotw-test"
+SIDE_BY_SIDE = "_with_"
+_SEVERITY_ALIASES = {"noerror": "no-error", "none": "no-error", "noerrors": "no-error", "hotwtest": "hotw-test"}
+_DOC_PAIR = re.compile(r":([a-z]{2,3}(?:_[A-Za-z]{2,4})?-[a-z]{2,3}(?:_[A-Za-z]{2,4})?)$")
 
 
 def normal_severity(value: str) -> str:
     """``'Major'`` → ``'major'``, ``'No-error'`` / ``'no error'`` / ``'No_Error'`` → ``'no-error'``."""
     key = re.sub(r"[\s_\-]+", "", str(value).strip().lower())
     return _SEVERITY_ALIASES.get(key, key if key in ("major", "minor", "neutral") else str(value).strip())
+
+
+def header_columns(first_line: str) -> list[str]:
+    """The header's column names in the reader's terms (lower case; 2023+ names mapped to the older ones;
+    a trailing header-only ``# …`` documentation column dropped)."""
+    names = [c.strip().lower() for c in first_line.split("\t")]
+    while names and names[-1].startswith("#"):
+        names.pop()
+    return [NEW_NAMES.get(c, c) for c in names]
 
 
 def normal_category(value: str) -> str:
@@ -50,9 +83,9 @@ _SPAN = re.compile(r"<v>(.*?)</v>", re.DOTALL)
 
 
 def looks_like_mqm(head: str) -> bool:
-    """True when the first line is a tab-separated header naming the MQM columns."""
+    """True when the first line is a tab-separated header naming the MQM columns (either generation)."""
     first = head.splitlines()[0] if head else ""
-    cols = {c.strip().lower() for c in first.split("\t")}
+    cols = set(header_columns(first))
     return set(REQUIRED) <= cols and "target" in cols
 
 
@@ -89,13 +122,17 @@ def _rejoin(fields: list[str]) -> list[str] | None:
 
 
 def read_mqm(path: str | os.PathLike, *, lp: str | None = None, name: str | None = None) -> pd.DataFrame:
-    """Read and validate an MQM TSV; one row per annotation (columns :data:`FRAME_COLUMNS`).
+    """Read and validate an MQM TSV of either header generation; one row per annotation (columns
+    :data:`FRAME_COLUMNS`).
 
-    ``lp`` names the language pair (the file has no column for it); default: from the file name.
-    Refuses (with file, line and column) a missing header column, a row with the wrong number of
-    fields, an empty system / segment id / category, and a severity outside Major, Minor,
-    Neutral, No-error (any spelling of case, spaces and hyphens). Rows without a rater keep an
-    empty rater: they count as one anonymous rater of that segment.
+    The language pair: the one the documents name (``…:en-de``, 2023+ files), else ``lp``, else the
+    file name; with ``lp`` and a file naming its pairs, only the rows of ``lp`` are kept (a file
+    without any is refused). Refuses (with file, line and column) a missing header column, a row with
+    the wrong number of fields, an empty system / segment id / category, a control character in a
+    key column, and a severity outside Major, Minor, Neutral, No-error and HOTW-test (any spelling
+    of case, spaces and hyphens). Rows without a rater keep an empty rater: they count as one
+    anonymous rater of that segment. Side-by-side names ``A_with_B`` become system A with context B
+    (module docstring).
     """
     label = name or str(path)
     text = read_text(path, label)
@@ -103,11 +140,16 @@ def read_mqm(path: str | os.PathLike, *, lp: str | None = None, name: str | None
     if lines and lines[-1] == "":
         lines.pop()
     lines = [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
-    header = [c.strip().lower() for c in lines[0].split("\t")]
+    if not lines:
+        raise InputError("the file is empty", file=label)
+    original = [c.strip().lower() for c in lines[0].split("\t")]
+    header = header_columns(lines[0])
+    modern = any(c in NEW_NAMES for c in original)
     missing = [c for c in REQUIRED + ("target",) if c not in header]
     if missing:
-        raise InputError(f"not an MQM file: the header lacks {', '.join(missing)} "
-                         f"(expected {' '.join(COLUMNS)})", file=label, line=1)
+        raise InputError(f"not an MQM file: the header lacks {', '.join(missing)} (expected "
+                         f"{' '.join(COLUMNS)}, or from 2023: system doc docSegId globalSegId rater source "
+                         "target category severity metadata)", file=label, line=1)
     if len(set(header)) != len(header):
         raise InputError("a column name appears twice in the header", file=label, line=1)
     width = len(header)
@@ -131,36 +173,98 @@ def read_mqm(path: str | os.PathLike, *, lp: str | None = None, name: str | None
     for col in COLUMNS:
         if col not in raw.columns:
             raw[col] = ""
+    if modern:
+        raw["comment"] = ""  # the rating session's JSON log: not an annotator's comment
     line_no = np.asarray(numbers)
-    for col in ("system", "seg_id", "category", "severity"):
+    for col in ("system", "seg_id", "category", "severity", "rater", "doc"):
         values = raw[col].str.strip()
-        empty = np.flatnonzero((values == "").to_numpy())
-        if empty.size:
-            raise InputError("empty value", file=label, line=int(line_no[empty[0]]), column=col)
+        if col != "rater" and col != "doc":
+            empty = np.flatnonzero((values == "").to_numpy())
+            if empty.size:
+                raise InputError("empty value", file=label, line=int(line_no[empty[0]]), column=col)
+        control = np.flatnonzero(values.str.contains(r"[\x00-\x1f\x7f]", regex=True).to_numpy())
+        if control.size:
+            raise InputError("control character in the value", file=label, line=int(line_no[control[0]]),
+                             column=col)
         raw[col] = values
     severity = raw["severity"].map(normal_severity)
     bad = np.flatnonzero(~severity.isin(SEVERITIES).to_numpy())
     if bad.size:
-        raise InputError(f"unknown severity {raw['severity'].iloc[bad[0]]!r} (expected Major, Minor, Neutral "
-                         "or No-error)", file=label, line=int(line_no[bad[0]]), column="severity")
-    lp = lp or lp_from_name(label)
-    if not lp:
-        raise InputError("the MQM file does not name its language pair; pass --lp", file=label)
+        raise InputError(f"unknown severity {raw['severity'].iloc[bad[0]]!r} (expected Major, Minor, Neutral, "
+                         "No-error or HOTW-test)", file=label, line=int(line_no[bad[0]]), column="severity")
+    pairs, keep = _pairs(raw["doc"], lp, label, line_no)
+    if keep is not None:
+        raw, severity, line_no, pairs = raw[keep], severity[keep], line_no[keep], pairs[keep]
+    system, context = split_side_by_side(raw["system"])
     clean, start, end = strip_spans(raw["target"])
     frame = pd.DataFrame({
-        "lp": lp,
-        "system": raw["system"],
-        "doc": raw["doc"].str.strip(),
-        "doc_id": raw["doc_id"].str.strip(),
-        "segment": raw["seg_id"],
-        "rater": raw["rater"].str.strip(),
-        "source": raw["source"],
-        "target": clean,
-        "category": raw["category"],
-        "severity": severity,
-        "comment": raw["comment"],
+        "lp": pairs.to_numpy(dtype=object),
+        "system": system.to_numpy(dtype=object),
+        "context": context.to_numpy(dtype=object),
+        "doc": raw["doc"].to_numpy(dtype=object),
+        "doc_id": raw["doc_id"].str.strip().to_numpy(dtype=object),
+        "segment": raw["seg_id"].to_numpy(dtype=object),
+        "rater": raw["rater"].to_numpy(dtype=object),
+        "source": raw["source"].to_numpy(dtype=object),
+        "target": clean.to_numpy(dtype=object),
+        "category": raw["category"].to_numpy(dtype=object),
+        "severity": severity.to_numpy(dtype=object),
+        "comment": raw["comment"].to_numpy(dtype=object),
         "span_start": start,
         "span_end": end,
         "_line": line_no,
     })
-    return frame[list(FRAME_COLUMNS)]
+    return frame[list(FRAME_COLUMNS)].reset_index(drop=True)
+
+
+def _pairs(docs: pd.Series, lp: str | None, label: str, lines: np.ndarray) -> tuple[pd.Series, np.ndarray | None]:
+    """Each row's language pair (module docstring) and, when ``lp`` filters a file naming its pairs,
+    the rows to keep."""
+    named = docs.str.extract(_DOC_PAIR, expand=False)
+    if named.notna().any():
+        fallback = lp or lp_from_name(label)
+        if named.isna().any() and not fallback:
+            row = int(np.flatnonzero(named.isna().to_numpy())[0])
+            raise InputError("this document does not name its language pair and the file name does not "
+                             "either; pass --lp", file=label, line=int(lines[row]), column="doc")
+        pairs = named.fillna(fallback or "")
+        if lp is None:
+            return pairs, None
+        keep = (pairs == lp).to_numpy()
+        if not keep.any():
+            raise InputError(f"no annotations for language pair {lp!r}; the file holds "
+                             f"{', '.join(sorted(pairs.unique()))}", file=label, column="doc")
+        return pairs, keep
+    lp = lp or lp_from_name(label)
+    if not lp:
+        raise InputError("the MQM file does not name its language pair; pass --lp", file=label)
+    return pd.Series(lp, index=docs.index), None
+
+
+def split_side_by_side(names: pd.Series) -> tuple[pd.Series, pd.Series]:
+    """(system, context): ``A_with_B`` → (A, B) when B is a system of ``names`` (itself, or as the A of
+    another such name); other names are their own system with an empty context."""
+    names = names.astype(str)
+    parts = names.str.partition(SIDE_BY_SIDE)
+    systems = set(names[parts[1] == ""]) | set(parts.loc[parts[1] != "", 0])
+    paired = (parts[1] != "") & (parts[0] != "") & parts[2].isin(systems)
+    system = names.where(~paired, parts[0])
+    context = parts[2].where(paired, "")
+    return system, context
+
+
+def attention_checks(errors: pd.DataFrame) -> pd.DataFrame:
+    """Per (lp, rater): the attention checks (``HOTW-test`` rows) they passed (``Found``), missed
+    (``Missed``) and their share passed (NaN when they had none)."""
+    checks = errors[errors["severity"].astype(str) == ATTENTION_CHECK]
+    raters = errors[["lp", "rater"]].drop_duplicates().sort_values(["lp", "rater"])
+    outcome = checks["category"].astype(str).str.strip().str.lower()
+    counts = (checks.assign(found=(outcome == "found").astype(int), missed=(outcome == "missed").astype(int))
+              .groupby(["lp", "rater"], sort=True)[["found", "missed"]].sum().reset_index())
+    out = raters.merge(counts, on=["lp", "rater"], how="left").fillna({"found": 0, "missed": 0})
+    out["found"] = out["found"].astype(int)
+    out["missed"] = out["missed"].astype(int)
+    out["checks"] = out["found"] + out["missed"]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out["share_found"] = np.where(out["checks"] > 0, out["found"] / out["checks"].clip(lower=1), np.nan)
+    return out.reset_index(drop=True)[["lp", "rater", "checks", "found", "missed", "share_found"]]

@@ -22,10 +22,23 @@ def is_human_entry(s: dict) -> bool:
     return bool(s["human"]) if s.get("human") is not None else is_human(s["system"])
 
 
+#: prefix of the per-domain columns of :func:`ranking_table` (``domain:news``)
+DOMAIN_PREFIX = "domain:"
+
+
+def domain_names(ranking: dict) -> list[str]:
+    """The domains a ranking has per-domain scores for (sorted; empty when none)."""
+    return sorted({str(d) for s in ranking.get("systems") or [] for d in (s.get("domains") or {})})
+
+
 def ranking_table(ranking: dict) -> pd.DataFrame:
     """The published table as a frame: rank range, system, human, Ave, Ave z (MQM) with their 95% interval
-    bounds (``<score>_lo`` / ``<score>_hi``, empty when the snapshot has none), N, N.ALL, cluster, wins."""
+    bounds (``<score>_lo`` / ``<score>_hi``, empty when the snapshot has none), WMT23's H score ``h`` when
+    the ranking has it, one ``domain:<name>``
+    column per domain when the ranking has per-domain scores (of its ``domain_score``), N, N.ALL,
+    cluster, wins."""
     rows = []
+    domains = domain_names(ranking)
     for s in ranking["systems"]:
         lo, hi = s.get("rank_lo"), s.get("rank_hi")
         row = {"rank": f"{lo}" if lo == hi else f"{lo}-{hi}", "system": s["system"], "human": is_human_entry(s)}
@@ -33,9 +46,16 @@ def ranking_table(ranking: dict) -> pd.DataFrame:
         for key in keys:
             row[key] = s.get(key)
             row[f"{key}_lo"], row[f"{key}_hi"] = _ci(s, key)
+        if "h" in s:  # WMT23's H score
+            row["h"] = s.get("h")
+        for name in domains:
+            row[DOMAIN_PREFIX + name] = (s.get("domains") or {}).get(name)
         row.update(n=s.get("n"), n_all=s.get("n_all"), cluster=s.get("cluster"), wins=s.get("wins"))
         rows.append(row)
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    if domains:
+        table.attrs["domain_score"] = str(ranking.get("domain_score") or "ave")
+    return table
 
 
 def ranking_to_latex(ranking: dict, caption: str | None = None, label: str | None = None) -> str:
@@ -90,10 +110,15 @@ _TESTS = {
     "ar-greater": "paired approximate randomisation tests on shared segments ({trials} trials, seed {seed})",
     "ar-greater-paired": "paired approximate randomisation tests on shared segments ({trials} trials, seed {seed})",
     "signed-rank-domain-stouffer": "two-sided Wilcoxon signed-rank tests per domain on shared segments, combined "
-                                   "with Stouffer's Z ({score} scores)",
+                                   "with Stouffer's Z ({score} scores; a win also needs the higher score)",
+    "mwu-greater-shared": "one-sided Mann-Whitney U (Wilcoxon rank-sum) tests on the {score} scores of the "
+                          "segments both systems have",
+    "wave-signed-rank-greater": "one-sided Wilcoxon signed-rank tests on both ratings of every item (same-wave and "
+                                "cross-wave pairs, {score} scores)",
 }
 _SORTS = {"ave_z": "Ave. z (the mean of per-segment worker-standardised scores)",
           "ave": "Ave. (the mean of per-segment raw 0-100 scores)",
+          "ave-domain-mean": "Ave. (the mean over domains of each domain's mean per-segment raw 0-100 score)",
           "mqm-ascending": "MQM (the mean over rated segments of the error weights, averaged over raters; "
                            "lower is better)"}
 
@@ -114,10 +139,15 @@ def ranking_caption(ranking: dict) -> str:
         rule = ranking.get("cluster_rule", f.get("clusters"))
         rule_text = {"organisers": "a cluster ends after a system whose wins equal the number of systems below it "
                                    "(the organisers' rule)",
-                     "strict": "a cluster ends where every system above beats every system below"}.get(
+                     "strict": "a cluster ends where every system above beats every system below",
+                     "wmt24": "a cluster ends unless a system above and a system below it differ at p > "
+                              f"{alpha} (the WMT24 rule)",
+                     "wmt25": "a cluster ends where no system's rank range crosses it (the WMT25 rule)"}.get(
             str(rule), f"cluster rule {rule}")
+        ranks = ("the nearest system above that beats it + 1 to the nearest below that it beats - 1"
+                 if f.get("test") == "wave-signed-rank-greater" else "1 + losses to n - wins")
         parts.append(f"Rules separate clusters from {text} at p < {alpha}; {rule_text}. Rank gives each "
-                     f"system's rank range (1 + losses to n - wins).")
+                     f"system's rank range ({ranks}).")
     else:
         parts.append("Rules separate clusters and Rank gives each system's rank range; the signature records "
                      "how they were computed.")

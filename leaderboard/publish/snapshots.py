@@ -19,7 +19,7 @@ def rank(frame: pd.DataFrame, **options: Any) -> list[dict]:
 
 def publish_rankings(store: Store, campaign: str, publisher: str, *, lp: str | None = None,
                      assessment: str | None = None, note: str = "", extra_artifacts: dict | None = None,
-                     **options: Any) -> list[dict]:
+                     documents_files: list[str] | None = None, **options: Any) -> list[dict]:
     """Rank the stored judgments of ``campaign`` and publish each ranking as a new version.
 
     Human translations: the organisers' marks (:mod:`leaderboard.storage.marks`), else WMT naming.
@@ -29,7 +29,9 @@ def publish_rankings(store: Store, campaign: str, publisher: str, *, lp: str | N
     the value or None) adds others, e.g. a WMT release's own per-worker QC verdicts.
 
     ``qc="auto"`` means what it means in ``mtlb rank``: ``release`` when every judgment file of the
-    campaign is a WMT release, else the QC module's default method. Returns one
+    campaign is a WMT release, the protocol's own choice when it fixes one, else the QC module's default
+    method. ``documents_files``: the test set's documents lists (``mtlb rank --documents``), read now
+    and matched to the stored language pairs; the rankings then carry per-domain scores. Returns one
     ``{"lp", "assessment", "version", "signature", "data_hash"}`` per snapshot.
     """
     from ..storage.marks import human_marks
@@ -43,7 +45,12 @@ def publish_rankings(store: Store, campaign: str, publisher: str, *, lp: str | N
     if "qc" in options:
         from ..human.ranking import resolve_qc
         imports = store.imports(campaign)
-        options["qc"] = resolve_qc(options["qc"], imports.loc[imports["kind"] == "judgments", "input_format"])
+        options["qc"] = resolve_qc(options["qc"], imports.loc[imports["kind"] == "judgments", "input_format"],
+                                   options.get("protocol"))
+    if documents_files and frame is not None and not frame.empty:
+        from ..ingest.documents import documents_for
+        options["documents"] = documents_for(documents_files, [lp] if lp else frame["lp"].astype(str).unique())
+        options["documents_source"] = ", ".join(documents_files)
     cache: dict = {}  # worker QC verdicts pool language pairs: computed once for all rankings
     for ranking in (rank(frame, **options) if frame is not None and not frame.empty else []):
         lp_, assessment_ = ranking["lp"], ranking["assessment"]
@@ -90,5 +97,30 @@ def publish_mqm(store: Store, campaign: str, publisher: str, *, lp: str | None =
         version = store.publish(campaign, ranking["lp"], "mqm", ranking, data_hash=data_hash, publisher=publisher,
                                 note=note)
         published.append({"lp": ranking["lp"], "assessment": "mqm", "version": version,
+                          "signature": ranking["signature"], "data_hash": data_hash})
+    return published
+
+
+def publish_published_tables(store: Store, campaign: str, rankings: list[dict], publisher: str, *,
+                             lp: str | None = None, note: str = "") -> list[dict]:
+    """Publish rankings read from the organisers' published tables (e.g.
+    :func:`leaderboard.ingest.wmt23_results.results_rankings`) as versions of ``campaign`` (created when
+    missing), so they can be compared with other campaigns on the Across years page. No judgments are
+    behind them: their pages show the table, not per-segment scores."""
+    import json
+    from ..storage.store import payload_hash
+    chosen = [r for r in rankings if lp is None or r["lp"] == lp]
+    if not chosen:
+        raise InputError(f"the published tables hold no language pair {lp!r}", column="lp")
+    try:
+        store.campaign_info(campaign)
+    except InputError:
+        store.create_campaign(campaign, description="published tables")
+    published = []
+    for ranking in chosen:
+        data_hash = payload_hash(json.dumps(ranking, sort_keys=True, ensure_ascii=False, allow_nan=False))
+        version = store.publish(campaign, ranking["lp"], ranking["assessment"], ranking, data_hash=data_hash,
+                                publisher=publisher, note=note)
+        published.append({"lp": ranking["lp"], "assessment": ranking["assessment"], "version": version,
                           "signature": ranking["signature"], "data_hash": data_hash})
     return published

@@ -20,7 +20,7 @@ from .bulk import insert_frame
 from .store import Store, _now
 
 ANNOTATION_COLUMNS = ["lp", "assessment", "system", "segment", "doc", "rater", "category", "severity", "span_start",
-                      "span_end", "comment", "line"]
+                      "span_end", "comment", "line", "context"]
 
 
 def errors_hash(errors: pd.DataFrame) -> str:
@@ -68,6 +68,8 @@ def save_mqm(store: Store, campaign: str, errors: pd.DataFrame, *, file_name: st
                     "span_end": pd.array(np.where(rows["span_end"] >= 0, rows["span_end"], -1)).astype("Int64"),
                     "comment": rows["comment"].where(rows["comment"] != "", None).to_numpy(),
                     "line": rows["_line"].to_numpy(),
+                    "context": (rows["context"].where(rows["context"] != "", None).to_numpy()
+                                if "context" in rows.columns else None),
                 })
                 ann.loc[ann["span_start"] < 0, ["span_start", "span_end"]] = pd.NA
                 summary["annotations"] += insert_frame(conn, "expert_annotations", ann)
@@ -115,7 +117,7 @@ def annotation_rows(store: Store, campaign: str, lp: str | None = None, assessme
     """Stored annotations (columns :data:`ANNOTATION_COLUMNS`), in upload order."""
     a, lpt, c, s, sy = m.expert_annotations, m.language_pairs, m.campaigns, m.segments, m.systems
     q = (select(lpt.c.lp, a.c.assessment, sy.c.name, s.c.key, s.c.doc, a.c.rater, a.c.category, a.c.severity,
-                a.c.span_start, a.c.span_end, a.c.comment, a.c.line)
+                a.c.span_start, a.c.span_end, a.c.comment, a.c.line, a.c.context)
          .join(lpt, a.c.lp_id == lpt.c.id).join(c, lpt.c.campaign_id == c.c.id)
          .join(sy, a.c.system_id == sy.c.id).join(s, a.c.segment_id == s.c.id)
          .where(c.c.name == campaign).order_by(a.c.id))
@@ -142,7 +144,8 @@ def outputs(store: Store, campaign: str, lp: str) -> pd.DataFrame:
 def mqm_errors(store: Store, campaign: str, lp: str | None = None) -> pd.DataFrame:
     """Stored MQM annotations in the shape of :func:`leaderboard.ingest.mqm.read_mqm` (for scoring)."""
     ann = annotation_rows(store, campaign, lp, "mqm")
-    return pd.DataFrame({"lp": ann["lp"], "system": ann["system"], "doc": ann["doc"], "segment": ann["segment"],
+    return pd.DataFrame({"lp": ann["lp"], "system": ann["system"], "context": ann["context"].fillna(""),
+                         "doc": ann["doc"], "segment": ann["segment"],
                          "rater": ann["rater"], "category": ann["category"].fillna(""), "severity": ann["severity"],
                          "comment": ann["comment"], "span_start": ann["span_start"], "span_end": ann["span_end"],
                          "_line": ann["line"]})

@@ -30,7 +30,7 @@ from . import models as m
 from .bulk import copy_postgres, insert_frame
 
 JUDGMENT_COLUMNS = ("import_id", "lp_id", "assessment", "worker_id", "hit", "position", "segment_id",
-                    "system_id", "item_type", "raw", "z", "seconds")
+                    "system_id", "item_type", "raw", "z", "seconds", "doc")
 #: judgments column -> the table its foreign key references
 JUDGMENT_PARENTS = {"import_id": "imports", "lp_id": "language_pairs", "worker_id": "workers",
                     "segment_id": "segments", "system_id": "systems"}
@@ -187,6 +187,8 @@ def store_judgments(conn: Connection, frame: pd.DataFrame, *, file_name: str, in
         order = np.argsort(lp_codes, kind="stable")
         lp_ids = np.array([lp_id_for_write(conn, cid, str(lp)) for lp in lps], dtype=np.int64)[lp_codes[order]]
         n = len(part)
+        segment_ids = _row_ids(conn, m.segments, "lp_id", "key", lp_ids, _categorical(part["segment"], order),
+                               docs=_doc_codes(part["doc"], order))
         out = pd.DataFrame({
             "import_id": np.full(n, import_id, dtype=np.int64),
             "lp_id": lp_ids,
@@ -195,13 +197,13 @@ def store_judgments(conn: Connection, frame: pd.DataFrame, *, file_name: str, in
                                   _categorical(part["worker"], order)),
             "hit": _categorical(part["hit"], order),
             "position": part["position"].to_numpy()[order],
-            "segment_id": _row_ids(conn, m.segments, "lp_id", "key", lp_ids, _categorical(part["segment"], order),
-                                   docs=_doc_codes(part["doc"], order)),
+            "segment_id": segment_ids,
             "system_id": _row_ids(conn, m.systems, "lp_id", "name", lp_ids, _categorical(part["system"], order)),
             "item_type": _categorical(part["item_type"], order),
             "raw": part["raw"].to_numpy(dtype=float)[order],
             "z": part["z"].to_numpy(dtype=float)[order],
             "seconds": part["seconds"].to_numpy(dtype=float)[order],
+            "doc": _own_docs(conn, segment_ids, _categorical(part["doc"], order)),
         })
         summary["lps"] += [str(lp) for lp in lps]
         if conn.dialect.name == "postgresql":
@@ -212,6 +214,22 @@ def store_judgments(conn: Connection, frame: pd.DataFrame, *, file_name: str, in
             also(conn, str(campaign), cid, import_id)
         summary["campaigns"].append(str(campaign))
     return summary
+
+
+def _own_docs(conn: Connection, segment_ids: np.ndarray, docs: pd.Categorical) -> pd.Categorical:
+    """Each row's document id where it differs from its segment's stored one, else missing (NULL)."""
+    uniq, inverse = np.unique(segment_ids, return_inverse=True)
+    stored: dict[int, str | None] = {}
+    for start in range(0, len(uniq), 10_000):
+        chunk = uniq[start:start + 10_000].tolist()
+        stored.update(conn.execute(select(m.segments.c.id, m.segments.c.doc).where(m.segments.c.id.in_(chunk))).all())
+    seg_codes = pd.Categorical(np.array([stored.get(int(i)) for i in uniq], dtype=object),
+                               categories=docs.categories).codes[inverse]  # -1: none, or not among the rows'
+    differs = (docs.codes >= 0) & (docs.codes != seg_codes)
+    if not differs.any():
+        return pd.Categorical([None] * len(docs), categories=pd.Index([], dtype=object))
+    codes = np.where(differs, docs.codes, -1)
+    return pd.Categorical.from_codes(codes, categories=docs.categories, validate=False)
 
 
 def _sort_codes(values: pd.Series) -> np.ndarray:

@@ -103,6 +103,9 @@ judgments = Table(
     Column("raw", Float),
     Column("z", Float),
     Column("seconds", Float),
+    # the judgment's own document id where it differs from its segment's (NULL: the segment's), e.g. the
+    # Appraise assignment marks doc#incomplete / doc#dup that the WMT24 ranking leaves out
+    Column("doc", String(200)),
     UniqueConstraint("lp_id", "assessment", "worker_id", "hit", "position", name="uq_judgments_key"),
 )
 Index("ix_judgments_lp_system", judgments.c.lp_id, judgments.c.system_id)
@@ -306,6 +309,7 @@ expert_annotations = Table(
     Column("span_end", Integer),
     Column("comment", Text),
     Column("line", Integer, nullable=False),  # line of the uploaded file
+    Column("context", String(200)),  # side-by-side MQM: the system rated beside this one (NULL: none)
 )
 Index("ix_expert_annotations_lp_system", expert_annotations.c.lp_id, expert_annotations.c.system_id)
 

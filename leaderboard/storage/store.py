@@ -196,7 +196,7 @@ class Store:
             if not lps:
                 return normalise_dtypes(pd.DataFrame(columns=list(COLUMNS)))
             q = (select(j.c.lp_id, j.c.assessment, j.c.worker_id, j.c.hit, j.c.position, j.c.segment_id,
-                        j.c.system_id, j.c.item_type, j.c.raw, j.c.z, j.c.seconds)
+                        j.c.system_id, j.c.item_type, j.c.raw, j.c.z, j.c.seconds, j.c.doc)
                  .where(j.c.lp_id.in_(list(lps))).order_by(j.c.id))
             if assessment is not None:
                 q = q.where(j.c.assessment == assessment)
@@ -206,7 +206,8 @@ class Store:
                                 columns=["id", "key", "doc"]).set_index("id")
             systems = dict(conn.execute(select(sy.c.id, sy.c.name).where(sy.c.lp_id.in_(list(lps)))).all())
         raw = pd.DataFrame(rows, columns=["lp_id", "assessment", "worker_id", "hit", "position", "segment_id",
-                                          "system_id", "item_type", "raw", "z", "seconds"])
+                                          "system_id", "item_type", "raw", "z", "seconds", "doc"])
+        own_doc = raw["doc"]
         frame = pd.DataFrame({
             "campaign": campaign,
             "lp": raw["lp_id"].map(lps),
@@ -218,7 +219,7 @@ class Store:
             "system": raw["system_id"].map(systems),
             "item_type": raw["item_type"],
             "raw": raw["raw"], "z": raw["z"], "seconds": raw["seconds"],
-            "doc": raw["segment_id"].map(segs["doc"]),
+            "doc": own_doc.where(own_doc.notna(), raw["segment_id"].map(segs["doc"])),
         })
         return normalise_dtypes(frame)
 

@@ -178,6 +178,7 @@ def _test_short(ranking: Mapping) -> str:
     test = parse_signature(str(ranking.get("signature") or "")).get("test") if ranking.get("signature") else None
     return {"mwu-greater": "one-sided rank-sum", "signed-rank-greater": "one-sided signed-rank",
             "ar-greater": "approx. randomisation", "signed-rank-domain-stouffer": "signed-rank + Stouffer",
+            "mwu-greater-shared": "one-sided rank-sum", "wave-signed-rank-greater": "one-sided signed-rank",
             "signed-rank-greater-paired": "one-sided signed-rank",
             "ar-greater-paired": "approx. randomisation"}.get(test or "", "p-value")
 

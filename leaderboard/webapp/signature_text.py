@@ -15,7 +15,11 @@ TESTS: dict[str, str] = {
     "ar-greater": "one-sided paired approximate randomisation test on the segments both systems share ({score}"
                   "{trials})",
     "signed-rank-domain-stouffer": "two-sided Wilcoxon signed-rank test per domain on shared segments ({score}), "
-                                   "combined with Stouffer's Z",
+                                   "combined with Stouffer's Z (a win also needs the higher score)",
+    "mwu-greater-shared": "one-sided Wilcoxon rank-sum (Mann-Whitney U) test on the systems' {score} of the "
+                          "segments both have",
+    "wave-signed-rank-greater": "one-sided Wilcoxon signed-rank test on both ratings of every item, same-wave and "
+                                "cross-wave pairs ({score})",
     "signed-rank-greater-paired": "one-sided Wilcoxon signed-rank test on the segments both systems share ({score})",
     "ar-greater-paired": "one-sided paired approximate randomisation test on the segments both systems share "
                          "({score}{trials})",
@@ -27,6 +31,9 @@ CLUSTER_RULES: dict[str, str] = {
                   "it significantly beats all N − i systems below it)",
     "strict": "the strict rule (a cluster ends only where every system above significantly beats every "
               "system below)",
+    "wmt24": "the WMT24 rule (a cluster ends unless some system above and some system below it are not "
+             "significantly different)",
+    "wmt25": "the WMT25 rule (a cluster ends where no system's rank range crosses it)",
 }
 
 
@@ -79,5 +86,6 @@ def describe(signature: str | None) -> dict[str, str]:
         "qc": qc_phrase(fields.get("qc")),
         "std": std_phrase(fields.get("std")),
         "score": score_text,
-        "sort": {"ave_z": "Ave z", "ave": "Ave (raw)", "mqm": "MQM"}.get(sort or "", sort or "the published order"),
+        "sort": {"ave_z": "Ave z", "ave": "Ave (raw)", "mqm": "MQM", "ave-domain-mean": "Ave (raw), the mean over "
+                 "domains of per-domain means"}.get(sort or "", sort or "the published order"),
     }

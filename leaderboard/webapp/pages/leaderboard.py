@@ -8,8 +8,10 @@ import streamlit as st
 from leaderboard.webapp import common, html_table, state
 
 COLUMNS = {"rank": "Rank", "system": "System", "mqm": "MQM", "mqm_ci": "MQM 95% CI", "ave": "Ave.",
-           "ave_ci": "Ave. 95% CI", "ave_z": "Ave. z", "ave_z_ci": "Ave. z 95% CI", "n": "N", "n_all": "N (all)"}
+           "ave_ci": "Ave. 95% CI", "ave_z": "Ave. z", "ave_z_ci": "Ave. z 95% CI", "h": "H", "n": "N",
+           "n_all": "N (all)"}
 NO_VALUE = "—"
+DOMAIN_FORMATS = {"ave": "{:.1f}", "ave_z": "{:.3f}"}
 # fallback for rankings whose signature names no test (hand-made or foreign snapshots)
 CAPTIONS = {
     "mqm": "Expert MQM: lower is better; N = rated segments.",
@@ -42,7 +44,10 @@ def table_markup(table: pd.DataFrame) -> str:
     alternate clusters shaded, human translations in grey with a dagger, each score with its 95%
     interval."""
     shown_all = display_table(table)
-    shown = shown_all[[c for c in COLUMNS if c in shown_all.columns]].rename(columns=COLUMNS)
+    names = domain_columns(table)
+    order = [c for c in COLUMNS if c in shown_all.columns]
+    at = order.index("n") if "n" in order else len(order)
+    shown = shown_all[order[:at] + list(names) + order[at:]].rename(columns={**COLUMNS, **names})
     starts = html_table.cluster_starts(table["cluster"].tolist()) if "cluster" in table else [False] * len(table)
     human = table["human"].fillna(False).astype(bool).to_numpy() if "human" in table else [False] * len(table)
     rows, band = [], 0
@@ -50,9 +55,31 @@ def table_markup(table: pd.DataFrame) -> str:
         band += start
         rows.append(("background-color: #f3f6fb;" if band % 2 else "") + (html_table.CLUSTER_RULE if start else "")
                     + ("color: #6b6b6b;" if is_human else ""))
-    fmt = {"MQM": "{:.3f}", "Ave.": "{:.1f}", "Ave. z": "{:.3f}", "N": "{:,.0f}", "N (all)": "{:,.0f}"}
+    fmt = {"MQM": "{:.3f}", "Ave.": "{:.1f}", "Ave. z": "{:.3f}", "H": "{:.3f}", "N": "{:,.0f}", "N (all)": "{:,.0f}",
+           **{header: DOMAIN_FORMATS.get(table.attrs.get("domain_score", "ave"), "{:.1f}") for header in names.values()}}
     intervals = [v for k, v in COLUMNS.items() if k.endswith("_ci") and v in shown.columns]
     return html_table.table_html(shown, fmt, row_css=rows, number_columns=intervals)
+
+
+def domain_columns(table: pd.DataFrame) -> dict[str, str]:
+    """The table's per-domain columns (``domain:news``) → their headers (``news``)."""
+    from leaderboard.publish.render import DOMAIN_PREFIX
+    return {c: c[len(DOMAIN_PREFIX):] for c in table.columns if str(c).startswith(DOMAIN_PREFIX)}
+
+
+def domain_caption(ranking: dict) -> str:
+    """What the per-domain columns hold (empty when the ranking has none)."""
+    from leaderboard.publish.render import domain_names
+    from leaderboard.signature import parse_signature
+    names = domain_names(ranking)
+    if not names:
+        return ""
+    score = {"ave": "Ave.", "ave_z": "Ave. z"}.get(str(ranking.get("domain_score", "ave")), "score")
+    sort = parse_signature(str(ranking.get("signature", ""))).get("sort", "")
+    text = (f"Per domain ({', '.join(names)}): the system's {score} over its segments of that domain")
+    if sort.endswith("-domain-mean"):
+        text += f"; {score} is the mean of these per-domain scores"
+    return text + "."
 
 
 def caption(ranking: dict, assessment: str) -> str:
@@ -60,7 +87,8 @@ def caption(ranking: dict, assessment: str) -> str:
     from leaderboard.publish.render import ranking_caption
     text = ranking_caption(ranking)
     extra = CAPTIONS.get(assessment)
-    return text + (" " + extra if extra else "")
+    domains = domain_caption(ranking)
+    return text + (" " + extra if extra else "") + (" " + domains if domains else "")
 
 
 def render() -> None:

@@ -228,7 +228,9 @@ def _texts_tab(user: dict) -> None:
 
 def _ranking_options() -> tuple[list[str], list[str]]:
     from leaderboard.human import ranking
-    protocols = getattr(ranking, "PROTOCOLS", None) or ("wmt-da",)
+    # every protocol that ranks stored judgments (wmt25 ranks two-wave rating tables, not judgments)
+    protocols = [name for name, p in (getattr(ranking, "PROTOCOLS", None) or {}).items()
+                 if p.test != "wave-signed-rank-greater"] or ["wmt-da"]
     rules = getattr(ranking, "CLUSTER_RULES", None) or ("organisers", "strict")
     return list(protocols), list(rules)
 

@@ -64,6 +64,16 @@ def shown_score(seg: pd.DataFrame, signature: str) -> str:
     return wanted if seg.empty or seg[wanted].notna().any() or not seg[other].notna().any() else other
 
 
+def domain_figures(ranking: dict, row: dict) -> list[Figure]:
+    """One figure per domain: the system's score over its segments of that domain (the ranking's
+    ``domain_score``), beside the overall score above."""
+    score = str(ranking.get("domain_score") or "ave")
+    label, fmt = {"ave_z": ("Ave. z", ".3f")}.get(score, ("Ave.", ".1f"))
+    return [Figure(f"{label} · {name}", _number(value, fmt),
+                   help=f"Mean {label} of this system's segments of the {name} domain")
+            for name, value in sorted((row.get("domains") or {}).items())]
+
+
 def _number(value, fmt: str) -> str:
     return "–" if value is None or pd.isna(value) else format(value, fmt)
 
@@ -92,6 +102,8 @@ def render() -> None:
     key_figures.show([Figure("Rank", _rank_text(row)), Figure("Ave. z", _number(row.get("ave_z"), ".3f")),
                       Figure("Ave.", _number(row.get("ave"), ".1f")), Figure("Segments (N)", f"{row.get('n', 0):,}"),
                       Figure("Judgments", f"{row.get('n_all', 0):,}" if row.get("n_all") is not None else "–")])
+    if row.get("domains"):
+        key_figures.show(domain_figures(ranking, row))
 
     token = state.data_token(state.store_url(), view.campaign)
     signature = snap.get("signature") or ranking.get("signature") or ""

@@ -1,0 +1,87 @@
+"""A test set's documents list: the domain of every document (WMT24's ``txt/documents/<lp>.docs``).
+
+One line per line of the test set, ``domain<TAB>document id``; the first line is the canary
+(``canary<TAB>canary``), and a document's lines repeat its id. :func:`read_documents` returns the
+document → domain table of one language pair; :func:`documents_for` matches several files to the
+language pairs being ranked.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from ..errors import InputError
+from .textio import read_text
+
+_PAIR = re.compile(r"^([a-z]{2,3}(?:_[A-Za-z]{2,4})?)-([a-z]{2,3}(?:_[A-Za-z]{2,4})?)$")
+
+
+def lp_of_documents(path: str | os.PathLike) -> str | None:
+    """``en-cs.docs`` → ``en-cs`` (``en-it_IT.docs`` → ``en-it_IT``); None when the name is no pair."""
+    stem = Path(path).name.split(".", 1)[0]
+    return stem if _PAIR.match(stem) else None
+
+
+def read_documents(path: str | os.PathLike, name: str | None = None) -> dict[str, str]:
+    """Document id → domain, refusing (with file, line and column) a line without exactly two tab-separated
+    fields, an empty domain or id, and a document listed under two domains."""
+    label = name or str(path)
+    if not Path(path).is_file():
+        raise InputError("documents file not found", file=label, column="documents")
+    text = read_text(path, label, nul_ok=False)
+    out: dict[str, str] = {}
+    first_line: dict[str, int] = {}
+    for i, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        bad = next((c for c in line if c != "\t" and (ord(c) < 32 or ord(c) == 127)), None)
+        if bad is not None:
+            raise InputError(f"control character {bad!r} in the line", file=label, line=i)
+        fields = line.split("\t")
+        if len(fields) != 2:
+            raise InputError(f"expected 2 tab-separated fields (domain, document id), found {len(fields)}",
+                             file=label, line=i)
+        domain, doc = fields[0].strip(), fields[1].strip()
+        if not domain:
+            raise InputError("empty domain", file=label, line=i, column="domain (field 1)")
+        if not doc:
+            raise InputError("empty document id", file=label, line=i, column="doc_id (field 2)")
+        if out.setdefault(doc, domain) != domain:
+            raise InputError(f"document {doc!r} is listed under domain {out[doc]!r} on line {first_line[doc]} "
+                             f"and {domain!r} here", file=label, line=i, column="domain (field 1)")
+        first_line.setdefault(doc, i)
+    if not out:
+        raise InputError("no documents listed (the file is empty)", file=label)
+    return out
+
+
+def documents_for(paths: Sequence[str], lps: Iterable[str]) -> dict[str, dict[str, str]]:
+    """The documents list of each language pair from ``--documents`` files.
+
+    A file ``LP=PATH`` is that pair's; a file named ``<lp>.docs`` (the release's naming) is that pair's;
+    one file given for one language pair is that pair's whatever its name. Two files for one pair,
+    and a file left unmatched, are refused.
+    """
+    wanted = sorted(set(lps))
+    out: dict[str, dict[str, str]] = {}
+    unmatched: list[str] = []
+    for spec in paths:
+        lp, sep, path = spec.partition("=")
+        if not (sep and _PAIR.match(lp)):
+            lp, path = "", spec
+        lp = lp or lp_of_documents(path) or ""
+        if not lp:
+            unmatched.append(path)
+            continue
+        if lp in out:
+            raise InputError(f"two documents files for language pair {lp}", file=path, column="documents")
+        out[lp] = read_documents(path)
+    if unmatched:
+        if len(unmatched) == 1 and len(paths) == 1 and len(wanted) == 1:
+            return {wanted[0]: read_documents(unmatched[0])}
+        raise InputError("cannot tell which language pair this documents file is for: name it <lp>.docs "
+                         "or pass LP=FILE", file=unmatched[0], column="documents")
+    return out
