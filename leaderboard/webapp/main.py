@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from . import common, navigation, session, state
 from .markdown import md_escape
 
+# the tab's icon ships with the app: a named Material icon would be fetched from Google's font server
+ICON = str(Path(__file__).resolve().parent / "assets" / "icon.png")
 # pages that show one published snapshot and therefore get the sidebar picker
 VIEW_PAGES = {"leaderboard", "significance", "system", "qc", "metrics", ""}
 
 
 def main() -> None:
-    st.set_page_config(page_title="MT leaderboard", page_icon=":material/leaderboard:", layout="wide")
+    st.set_page_config(page_title="MT leaderboard", page_icon=ICON, layout="wide")
     _store_or_stop()
     state.ensure_demo()
     current = st.navigation(navigation.sections())
