@@ -13,8 +13,9 @@ one human translation on each side (``ref`` = ``ref-A`` = ``ref.A``, :func:`lead
 Metric scores of systems or segments without a human score are not used; they are counted.
 
 Systems (as the WMT meta-evaluation selects them): every system with a human score, less the
-reference the metrics used (never a system) and the human translations declared as such, unless
-they are asked for. A metric must score every rated (system, segment) of those systems.
+reference the metrics used (never a system), the human translations declared as such, unless
+they are asked for, and any human translation (by its name) that no metric scores: the reference
+itself when it was rated. A metric must score every rated (system, segment) of those systems.
 """
 
 from __future__ import annotations
@@ -135,6 +136,13 @@ def build(human: pd.DataFrame, metric_scores: pd.DataFrame, lp: str, file: str |
     unmatched = sorted(set(scores["system"].astype(str)) - set(mapping))
     scores = scores.assign(system=scores["system"].astype(str).map(mapping), segment=scores["segment"].map(norm_segment))
     scores = scores[scores["system"].notna() & ~scores["system"].isin(dropped)]
+    # a human translation that no metric scores is the reference they used (or one nobody asked for)
+    excluded["unscored_human_translations"] = sorted(
+        s for s in h_systems if s not in dropped and is_human(s) and s not in set(scores["system"]))
+    dropped |= set(excluded["unscored_human_translations"])
+    if scores.empty:
+        raise InputError(f"no (system, segment) of {lp} has both a human and a metric score: check that the "
+                         "segment ids and system names of the two files agree", file=file, column="system")
     kept = human[~human["system"].isin(dropped)]
     if kept.empty:
         raise InputError(f"no system of {lp} is left once the reference and human translations are set aside",
