@@ -129,7 +129,7 @@ def meta_eval_loop(human: np.ndarray, metrics: dict[str, np.ndarray], k: int, se
         acc, eps = acc_eq_loop(human, m)
         values[name] = {"acc_eq": acc, "epsilon": eps, "spa": spa_loop(human, m)}
     pvalues: dict[str, dict] = {"acc_eq": {}, "spa": {}}
-    for stat in ("acc_eq", "spa"):
+    for stat in ("acc_eq", "spa") if k else ():
         order = sorted(values, key=lambda m: (-values[m][stat], m))
         for x, a in enumerate(order):
             pvalues[stat][a] = {}

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from metrics.metaeval.correlations import grouped_pearson, pdp
 from metrics.metaeval.global_rank import Task, global_ranking
-from metrics.metaeval.hybrids import AccEqHybrids, PearsonHybrids, SpaHybrids
+from metrics.metaeval.hybrids import AccEqHybrids, PearsonHybrids, SpaHybrids, coin_flips
 from metrics.metaeval.perm import Significance, assign_ranks, compare, score_order
 from metrics.metaeval.spa import spa
 from metrics.metaeval.sysacc import system_accuracy
@@ -106,7 +106,7 @@ def test_pearson_hybrids_equal_a_loop_over_draws():
     a, b = gold + rng.normal(size=40), rng.normal(size=40)
     hyb = PearsonHybrids(gold, np.stack([a, b]))
     got = hyb.deltas(0, 1, 50, np.random.default_rng(7))
-    swaps = np.random.default_rng(7).random((50, 40)) < 0.5
+    swaps = coin_flips(np.random.default_rng(7), (50, 40))      # the same coins as the draws
     za, zb = (a - a.mean()) / a.std(), (b - b.mean()) / b.std()
     want = [np.corrcoef(gold, np.where(s, zb, za))[0, 1] - np.corrcoef(gold, np.where(s, za, zb))[0, 1] for s in swaps]
     assert got == pytest.approx(want, abs=1e-10)
@@ -117,11 +117,18 @@ def test_spa_hybrids_equal_spa_recomputed_on_each_hybrid():
     human = rng.normal(size=(5, 30))
     a, b = human + rng.normal(size=human.shape), rng.normal(size=human.shape)
     got = SpaHybrids(human, np.stack([a, b])).deltas(0, 1, 20, np.random.default_rng(8))
-    swaps = np.random.default_rng(8).random((20, 5, 30)) < 0.5
+    swaps = coin_flips(np.random.default_rng(8), (20, 5, 30))
     za, zb = (a - a.mean()) / a.std(), (b - b.mean()) / b.std()
     want = [spa(human, np.where(s, zb, za)) - spa(human, np.where(s, za, zb)) for s in swaps]
     # float32 rounding may move one inner permutation of one pair: 1/1000 of one pair's p-value
     assert np.abs(np.array(got) - want).max() <= 1 / (1000 * 10) + 1e-12
+
+
+def test_coin_flips_are_fair_and_independent():
+    coins = coin_flips(np.random.default_rng(0), (1000, 37))
+    assert coins.dtype == bool and coins.shape == (1000, 37)
+    assert coins.mean() == pytest.approx(0.5, abs=0.01)
+    assert abs(np.corrcoef(coins[:, :-1].ravel(), coins[:, 1:].ravel())[0, 1]) < 0.02
 
 
 def test_order_and_clusters_follow_the_rules():

@@ -40,6 +40,13 @@ def zscore(x: np.ndarray) -> np.ndarray:
     return (x - x.mean()) / (sd if sd > 0 else 1.0)
 
 
+def coin_flips(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    """Fair 0/1 coins (bool) of the given shape, eight per random byte."""
+    count = int(np.prod(shape))
+    bits = np.unpackbits(np.frombuffer(rng.bytes((count + 7) // 8), dtype=np.uint8), count=count)
+    return bits.view(bool).reshape(shape)
+
+
 def _chunks(n: int, per_draw: int):
     size = max(1, CHUNK_ELEMENTS // max(per_draw, 1))
     for start in range(0, n, size):
@@ -115,7 +122,7 @@ class SpaHybrids:
         out = []
         n_sys = za.shape[0]
         for c in _chunks(n, len(self.signs) * n_sys * 2):
-            swap = rng.random((c, *za.shape)) < 0.5
+            swap = coin_flips(rng, (c, *za.shape))
             out.append(self._spa(self._residuals(np.where(swap, zb, za)))
                        - self._spa(self._residuals(np.where(swap, za, zb))))
         return np.concatenate(out) if out else np.empty(0)
@@ -143,7 +150,7 @@ class PearsonHybrids:
         cols = np.stack([d, zb * zb - za * za, g * d], axis=1)          # N × 3
         out = []
         for c in _chunks(n, len(g)):
-            swap = (rng.random((c, len(g))) < 0.5).astype(float)
+            swap = coin_flips(rng, (c, len(g))).astype(float)
             s1 = base + swap @ cols                                     # c × 3: Σh, Σh², Σgh of hybrid 1
             s2 = full - s1
             out.append(_r(N, sg, sgg, *s1.T) - _r(N, sg, sgg, *s2.T))
@@ -174,7 +181,7 @@ class PooledAccuracyHybrids:
 
     def deltas(self, a: int, b: int, n: int, rng: np.random.Generator) -> np.ndarray:
         za, zb = self.z[a], self.z[b]
-        swap = rng.random((n, len(za))) < 0.5
+        swap = coin_flips(rng, (n, len(za)))
         return self._accuracy(np.where(swap, zb, za)) - self._accuracy(np.where(swap, za, zb))
 
 
