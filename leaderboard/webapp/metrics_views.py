@@ -162,6 +162,7 @@ def meta_evaluation(url: str, campaign: str, lps: tuple[str, ...], assessment: s
     from leaderboard.storage.marks import human_marks
     from metrics.metaeval.evaluate import PairInput, evaluate
     from metrics.metaeval.inputs import build
+    from metrics.metaeval.reference import metric_kind
     marks = human_marks(state.get_store(), campaign)
     pairs = []
     for lp in lps:
@@ -185,7 +186,8 @@ def meta_evaluation(url: str, campaign: str, lps: tuple[str, ...], assessment: s
                 raise
             pairs.append(None)
             continue
-        pairs.append(PairInput(lp, data.human, data.metrics, extra={
+        kinds = {label: metric_kind(label.rsplit(" #", 1)[0]) for label in data.metrics}
+        pairs.append(PairInput(lp, data.human, data.metrics, kinds, extra={
             "systems": data.systems, "excluded_systems": data.excluded, "skipped_metrics": data.skipped}))
     pairs = [p for p in pairs if p is not None]
     if not pairs:
