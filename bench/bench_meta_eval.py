@@ -8,6 +8,9 @@ structure of Google's mt-metrics-eval (which cannot be installed here; a faithfu
 from its rules). Its values are computed in full; its tests run ``--baseline-draws`` draws per
 metric pair and are scaled to k (every draw costs the same), or all k with ``--full``.
 
+Without ``--human`` (as ``make bench`` runs it) the task is synthetic, of the sample's shape: 9 systems
+× 200 segments × 5 metrics, MQM-like human scores.
+
 Checks (exit code 1 when one fails): the baseline's acc_eq (1e-9) and SPA (exactly) equal the fast
 ones, and every p-value of the two lies within 4 Monte-Carlo standard errors (+1/k) of the other's.
 With ``--expected`` (the reference tool's own output as JSON: metrics → acc_eq / spa, pvalues), the
@@ -33,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from mtme_loops import meta_eval_loop  # noqa: E402
 
 from leaderboard.cli.meta_eval import pair_input, register  # noqa: E402
-from metrics.metaeval.evaluate import evaluate  # noqa: E402
+from metrics.metaeval.evaluate import PairInput, evaluate  # noqa: E402
 from leaderboard.jsonable import to_jsonable  # noqa: E402
 from metrics.submissions import read_submission  # noqa: E402
 
@@ -59,6 +62,15 @@ def value_diffs(fast_rows: dict, other: dict) -> dict:
     return {stat: max(abs(fast_rows[m][stat] - other[m][stat]) for m in other) for stat in ("acc_eq", "spa")}
 
 
+def make_task(systems: int = 9, segments: int = 200, metrics: int = 5, seed: int = 0) -> PairInput:
+    """MQM-like human scores (many exact ties) and continuous metrics of decreasing quality."""
+    rng = np.random.default_rng(seed)
+    quality = np.linspace(0.5, 2.5, systems)[:, None]
+    human = -rng.poisson(quality * rng.gamma(1.0, 1.0, size=(1, segments)), size=(systems, segments)).astype(float)
+    scores = {f"metric{j}": human + rng.normal(scale=0.5 + 0.5 * j, size=human.shape) for j in range(metrics)}
+    return PairInput("xx-yy", human, scores)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers()
@@ -68,12 +80,15 @@ def main() -> int:
     cli.add_argument("--full", action="store_true")
     cli.add_argument("--expected")
     extra, rest = cli.parse_known_args()
+    synthetic = "--human" not in rest
+    if synthetic:                                  # `make bench`: a task of the sample's shape, made up here
+        rest += ["--human", "-", "--metric-scores", "-", "--lp", "xx-yy"]
     args = ap.parse_args(["meta-eval", *rest])
     if len(args.lp) != 1:
         ap.error("one --lp")
     k = args.draws
-    scores = read_submission(args.metric_scores, level="segment")
-    pair = pair_input(args, scores, args.lp[0])
+    pair = make_task() if synthetic else pair_input(args, read_submission(args.metric_scores, level="segment"),
+                                                    args.lp[0])
     names = sorted(pair.metrics)
 
     start = time.perf_counter()
@@ -95,7 +110,7 @@ def main() -> int:
     same_values = value_diffs(rows, values_only["metrics"])
     loop_vs_fast = compare_pvalues(out["lps"][0]["pvalues"], loop["pvalues"], loop_k) if loop_k else {}
     result = {
-        "task": {"lp": args.lp[0], "systems": int(human.shape[0]), "segments": int(human.shape[1]),
+        "task": {"lp": args.lp[0], "data": "synthetic (no --human given)" if synthetic else args.human, "systems": int(human.shape[0]), "segments": int(human.shape[1]),
                  "metrics": len(names), "draws_per_metric_pair": k, "metric_pairs_per_statistic":
                      len(names) * (len(names) - 1) // 2},
         "fast_seconds": round(fast, 3),

@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from .acc_eq import item_pairs
-from .spa import batch_pvalues, pair_pvalues, sign_matrix, spa_from_pvalues
+from .spa import pair_pvalues, sign_matrix, spa_from_pvalues
 
 #: cap on the elements of one chunk of hybrids (bounds the memory of a chunk to some hundred MB)
 CHUNK_ELEMENTS = 4_000_000
