@@ -11,6 +11,9 @@ metric pair and are scaled to k (every draw costs the same), or all k with ``--f
 Without ``--human`` (as ``make bench`` runs it) the task is synthetic, of the sample's shape: 9 systems
 × 200 segments × 5 metrics, MQM-like human scores.
 
+Both sides run on one core (BLAS limited to one thread unless the environment says otherwise), on a
+machine that other work may share: wall-clock and CPU seconds are both reported.
+
 Checks (exit code 1 when one fails): the baseline's acc_eq (1e-9) and SPA (exactly) equal the fast
 ones, and every p-value of the two lies within 4 Monte-Carlo standard errors (+1/k) of the other's.
 With ``--expected`` (the reference tool's own output as JSON: metrics → acc_eq / spa, pvalues), the
@@ -25,11 +28,15 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import time
 from pathlib import Path
 
-import numpy as np
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")      # both sides on one core (the baseline's Python loops use one anyway)
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -80,6 +87,7 @@ def main() -> int:
     cli.add_argument("--full", action="store_true")
     cli.add_argument("--expected")
     extra, rest = cli.parse_known_args()
+    load_start = round(os.getloadavg()[0], 2)
     synthetic = "--human" not in rest
     if synthetic:                                  # `make bench`: a task of the sample's shape, made up here
         rest += ["--human", "-", "--metric-scores", "-", "--lp", "xx-yy"]
@@ -91,21 +99,23 @@ def main() -> int:
                                                     args.lp[0])
     names = sorted(pair.metrics)
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     out = evaluate([pair], draws=k, seed=args.seed, early_stop=args.early_stop)
-    fast = time.perf_counter() - start
+    fast, fast_cpu = time.perf_counter() - start, time.process_time() - cpu
     rows = {r["metric"]: r for r in out["lps"][0]["metrics"]}
 
     human = np.asarray(pair.human, dtype=float)
     metrics = {n: np.asarray(pair.metrics[n], dtype=float) for n in names}
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     values_only = meta_eval_loop(human, metrics, k=0)
-    loop_values = time.perf_counter() - start
+    loop_values, loop_values_cpu = time.perf_counter() - start, time.process_time() - cpu
     loop_k = k if extra.full else min(extra.baseline_draws, k)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     loop = meta_eval_loop(human, metrics, k=loop_k)
     loop_tests = time.perf_counter() - start - loop_values
+    loop_tests_cpu = time.process_time() - cpu - loop_values_cpu
     baseline = loop_values + loop_tests * k / loop_k
+    baseline_cpu = loop_values_cpu + loop_tests_cpu * k / loop_k
 
     same_values = value_diffs(rows, values_only["metrics"])
     loop_vs_fast = compare_pvalues(out["lps"][0]["pvalues"], loop["pvalues"], loop_k) if loop_k else {}
@@ -117,6 +127,9 @@ def main() -> int:
         "baseline_seconds": round(baseline, 1),
         "baseline_measured": "in full" if loop_k == k else f"values in full, tests on {loop_k} draws per pair × {k / loop_k:g}",
         "speedup": round(baseline / fast, 1),
+        "fast_cpu_seconds": round(fast_cpu, 3), "baseline_cpu_seconds": round(baseline_cpu, 1),
+        "speedup_cpu": round(baseline_cpu / fast_cpu, 1),
+        "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS"), "load_average_start_end": [load_start, round(os.getloadavg()[0], 2)],
         "baseline_vs_fast": {"max_abs_diff": same_values, **{f"pvalues_{key}": v for key, v in loop_vs_fast.items()}},
     }
     ok = same_values["acc_eq"] <= 1e-9 and same_values["spa"] == 0.0 and (

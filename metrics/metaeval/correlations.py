@@ -14,8 +14,6 @@ Inputs are systems × segments arrays, NaN = missing (a human NaN removes the me
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 
@@ -25,8 +23,9 @@ def pearson(x: np.ndarray, y: np.ndarray) -> float:
     y = np.asarray(y, dtype=float)
     if len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return float("nan")
-    from scipy.stats import pearsonr
-    return float(pearsonr(x, y)[0])
+    dx, dy = x - x.mean(), y - y.mean()
+    r = float((dx * dy).sum() / np.sqrt((dx * dx).sum() * (dy * dy).sum()))
+    return max(-1.0, min(1.0, r))
 
 
 def _rows(human: np.ndarray, metric: np.ndarray, average_by: str) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -56,15 +55,16 @@ def grouped_pearson(human: np.ndarray, metric: np.ndarray, average_by: str = "no
 
 def pdp(human: np.ndarray, metric: np.ndarray, average_by: str = "item") -> float:
     """Pairwise Difference Pearson (module docstring)."""
-    gold, pred = [], []
-    for h, m in _rows(human, metric, average_by):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            dh = (h[None, :] - h[:, None]).ravel()          # x_c − x_r for every ordered (r, c)
-            dm = (m[None, :] - m[:, None]).ravel()
-        ok = ~(np.isnan(dh) | np.isnan(dm))
-        gold.append(dh[ok])
-        pred.append(dm[ok])
-    if not gold:
-        return float("nan")
-    return pearson(np.concatenate(gold), np.concatenate(pred))
+    h = np.asarray(human, dtype=float)
+    m = np.asarray(metric, dtype=float)
+    if average_by == "none":
+        h, m = h.reshape(1, -1), m.reshape(1, -1)
+    elif average_by == "item":
+        h, m = h.T, m.T
+    elif average_by != "sys":
+        raise ValueError(f"average_by must be none, item or sys, not {average_by!r}")
+    # rows × (r, c): x_c − x_r for every ordered pair of one row
+    dh = (h[:, None, :] - h[:, :, None]).ravel()
+    dm = (m[:, None, :] - m[:, :, None]).ravel()
+    ok = ~(np.isnan(dh) | np.isnan(dm))
+    return pearson(dh[ok], dm[ok])

@@ -29,8 +29,8 @@ import numpy as np
 from .acc_eq import item_pairs
 from .spa import pair_pvalues, sign_matrix, spa_from_pvalues
 
-#: cap on the elements of one chunk of hybrids (bounds the memory of a chunk to some hundred MB)
-CHUNK_ELEMENTS = 4_000_000
+#: cap on the elements of one chunk of hybrids (a few MB: the comparisons stay in cache)
+CHUNK_ELEMENTS = 1_000_000
 
 
 def zscore(x: np.ndarray) -> np.ndarray:
