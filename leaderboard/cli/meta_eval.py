@@ -131,7 +131,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"chance: random metric acc_eq {chance['random_metric']['acc_eq']:.4f}, SPA "
               f"{chance['random_metric']['spa']:.4f}; constant metric acc_eq {chance['constant_metric']['acc_eq']:.4f}")
         print()
-    print(f"global ranking ({out['task_set']} tasks, equal weights per task set rules)")
-    print_table(pd.DataFrame(out["global_ranking"])[["metric", "kind", "avg_score", "global_cluster", "avg_rank",
-                                                     "complete", "missing"]])
+    weights = ", ".join(f"{t['task']} {t['weight']:.3g}" for t in out["tasks"])
+    print(f"global ranking over the {out['task_set']} tasks (weights: {weights})")
+    ranking = pd.DataFrame(out["global_ranking"])
+    ranking["missing"] = ranking["missing"].map(", ".join)
+    print_table(ranking[["metric", "kind", "avg_score", "global_cluster", "avg_rank", "complete", "missing"]])
     return 0
