@@ -110,7 +110,8 @@ class SpaHybrids:
         """R of a stack of c hybrids (c × systems × segments) → c × systems × permutations."""
         c, n, s = h.shape
         q = (h.reshape(c * n, s) @ self.signs.T).reshape(c, n, -1)
-        return q - h.sum(axis=2)[:, :, None]
+        q -= h.sum(axis=2)[:, :, None]
+        return q
 
     def _spa(self, r: np.ndarray) -> np.ndarray:
         n = r.shape[1]
@@ -126,7 +127,9 @@ class SpaHybrids:
         n_sys = za.shape[0]
         for c in _chunks(n, len(self.signs) * n_sys * 2):
             g = self._residuals(coin_flips(rng, (c, *za.shape)) * d)    # R of the swapped part
-            out.append(self._spa(ra + g) - self._spa(rb - g))
+            r2 = rb - g
+            g += ra                                                     # hybrid 1, in place
+            out.append(self._spa(g) - self._spa(r2))
         return np.concatenate(out) if out else np.empty(0)
 
 
