@@ -95,23 +95,22 @@ def _count_true(flags: np.ndarray) -> np.ndarray:
 class SpaHybrids:
     """SPA hybrids; ``human``: systems × segments, ``metrics``: metrics × systems × segments (complete).
 
-    Per hybrid h and permutation p, R_pr = σ_p·h_r − Σ_s h_rs; p(i, j) counts R_pi ≥ R_pj, which is
-    the test's Σσ(h_i − h_j) ≥ Σ(h_i − h_j). R is linear in the scores and the hybrids are
-    a + F∘(b − a) and b − F∘(b − a) (F: the swapped cells), so one matrix product per draw,
-    G = R(F∘(b − a)), gives both: R(a) + G and R(b) − G (identical metrics: G = 0, Δ* = 0 exactly).
+    Per hybrid h and permutation p, R_pr = σ_p·h_r − Σ_s h_rs = Σ_s (σ_ps − 1) h_rs (one matrix product
+    with the 0/−2 matrix σ − 1); p(i, j) counts R_pi ≥ R_pj, which is the test's Σσ(h_i − h_j) ≥
+    Σ(h_i − h_j). R is linear and the two hybrids of a draw add up to a + b cell by cell, so hybrid 2's
+    R is R(a) + R(b) − R(hybrid 1): one matrix product per draw (identical metrics: Δ* = 0 exactly).
     """
 
     def __init__(self, human: np.ndarray, metrics: np.ndarray):
         self.signs = sign_matrix(human.shape[1])
+        self.shifted = np.ascontiguousarray((self.signs - 1).T)          # segments × permutations, 0 / −2
         self.human_p = pair_pvalues(human, self.signs)
         self.z = np.stack([zscore(m) for m in metrics]).astype(np.float32)
 
     def _residuals(self, h: np.ndarray) -> np.ndarray:
         """R of a stack of c hybrids (c × systems × segments) → c × systems × permutations."""
         c, n, s = h.shape
-        q = (h.reshape(c * n, s) @ self.signs.T).reshape(c, n, -1)
-        q -= h.sum(axis=2)[:, :, None]
-        return q
+        return (h.reshape(c * n, s) @ self.shifted).reshape(c, n, -1)
 
     def _spa(self, r: np.ndarray) -> np.ndarray:
         n = r.shape[1]
@@ -121,15 +120,13 @@ class SpaHybrids:
 
     def deltas(self, a: int, b: int, n: int, rng: np.random.Generator) -> np.ndarray:
         za, zb = self.z[a], self.z[b]
-        ra, rb = self._residuals(za[None]), self._residuals(zb[None])
+        both = self._residuals(za[None]) + self._residuals(zb[None])
         d = zb - za
         out = []
         n_sys = za.shape[0]
         for c in _chunks(n, len(self.signs) * n_sys * 2):
-            g = self._residuals(coin_flips(rng, (c, *za.shape)) * d)    # R of the swapped part
-            r2 = rb - g
-            g += ra                                                     # hybrid 1, in place
-            out.append(self._spa(g) - self._spa(r2))
+            r1 = self._residuals(za + coin_flips(rng, (c, *za.shape)) * d)   # hybrid 1: b's cells where swapped
+            out.append(self._spa(r1) - self._spa(both - r1))
         return np.concatenate(out) if out else np.empty(0)
 
 
