@@ -191,3 +191,29 @@ def test_global_ranking_normalises_sums_draws_and_lists_incomplete_metrics_apart
     null = 0.5 * acc + 0.25 * r
     assert out["pvalues"]["A"]["B"] == pytest.approx(float((null >= -1e-12).mean()))
     assert out["weights"] == {"p1/acc_eq": 0.5, "p1/seg_pearson": 0.5}
+
+
+def test_acc_eq_draws_have_the_distribution_of_one_coin_per_comparison():
+    """The binomial counts give exactly the law of swapping each (segment, system pair) comparison
+    with probability 1/2: checked against the full enumeration of the coins of a small case."""
+    import itertools
+    # segments of 3, 3 and 1 pairs (an unrated cell): comparisons of two weights
+    human = np.array([[0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0, 2.0], [2.0, 2.0, 5.0, np.nan]])
+    a = np.array([[0.0, 0.0, 0.0, 0.0], [1.0, 1.0, -1.0, 1.0], [2.0, 0.5, 3.0, 0.0]])
+    b = np.array([[0.0, 1.5, 0.0, 1.0], [1.0, 1.0, 1.0, 0.0], [-2.0, 2.0, 3.0, 0.0]])
+    hyb = AccEqHybrids(human, np.stack([a, b]), np.array([0.0, 0.0]))
+    d = (hyb.verdicts[0] - hyb.verdicts[1]).astype(float)
+    pairs_of = {0: 3, 1: 3, 2: 3, 3: 1}
+    from metrics.metaeval.acc_eq import item_pairs
+    items = item_pairs(human, a).item                                      # the segment of each comparison
+    w = np.array([1.0 / (pairs_of[int(s)] * 4) for s in items])
+    exact: dict[float, float] = {}
+    for coins in itertools.product((0, 1), repeat=len(d)):              # literal: one coin per comparison
+        value = round(float(np.sum(w * d * (1 - 2 * np.array(coins)))), 12)
+        exact[value] = exact.get(value, 0.0) + 0.5 ** len(d)
+    draws = np.round(hyb.deltas(0, 1, 400_000, np.random.default_rng(2)), 12)
+    values, counts = np.unique(draws, return_counts=True)
+    assert set(values.tolist()) <= set(exact)
+    for v, c in zip(values, counts):
+        assert c / len(draws) == pytest.approx(exact[v], abs=0.004)
+    assert (d != 0).sum() >= 3
