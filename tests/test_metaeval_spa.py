@@ -3,11 +3,14 @@ and hand computations (the sample of the reference tool's own output is in test_
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from metrics.metaeval.acc_eq import item_pairs
 from metrics.metaeval.correlations import grouped_pearson, pdp
 from metrics.metaeval.global_rank import Task, global_ranking
 from metrics.metaeval.hybrids import AccEqHybrids, PearsonHybrids, SpaHybrids, coin_flips
@@ -196,7 +199,6 @@ def test_global_ranking_normalises_sums_draws_and_lists_incomplete_metrics_apart
 def test_acc_eq_draws_have_the_distribution_of_one_coin_per_comparison():
     """The binomial counts give exactly the law of swapping each (segment, system pair) comparison
     with probability 1/2: checked against the full enumeration of the coins of a small case."""
-    import itertools
     # segments of 3, 3 and 1 pairs (an unrated cell): comparisons of two weights
     human = np.array([[0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0, 2.0], [2.0, 2.0, 5.0, np.nan]])
     a = np.array([[0.0, 0.0, 0.0, 0.0], [1.0, 1.0, -1.0, 1.0], [2.0, 0.5, 3.0, 0.0]])
@@ -204,7 +206,6 @@ def test_acc_eq_draws_have_the_distribution_of_one_coin_per_comparison():
     hyb = AccEqHybrids(human, np.stack([a, b]), np.array([0.0, 0.0]))
     d = (hyb.verdicts[0] - hyb.verdicts[1]).astype(float)
     pairs_of = {0: 3, 1: 3, 2: 3, 3: 1}
-    from metrics.metaeval.acc_eq import item_pairs
     items = item_pairs(human, a).item                                      # the segment of each comparison
     w = np.array([1.0 / (pairs_of[int(s)] * 4) for s in items])
     exact: dict[float, float] = {}
