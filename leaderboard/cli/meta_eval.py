@@ -1,4 +1,5 @@
-"""``mtlb meta-eval``: WMT23-24 metric meta-evaluation (acc_eq, SPA, system accuracy, clusters)."""
+"""``mtlb meta-eval``: metric meta-evaluation as the WMT23-25 Metrics tasks do it (acc_eq, SPA,
+significance clusters, global ranking over language pairs)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,11 @@ from ._common import add_json_flag, print_json, print_table
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "meta-eval", help="rank segment-level metrics against human segment scores (acc_eq, SPA, clusters)",
-        description="Meta-evaluate segment-level metric scores against human segment scores the way WMT23-24 "
-                    "do: tie-calibrated pairwise accuracy grouped by segment (acc_eq, with its tie threshold "
-                    "epsilon), soft pairwise accuracy (SPA), system-level pairwise accuracy, and PERM-BOTH "
-                    "significance clusters among the metrics. Human MQM scores are negated (higher = better).")
+        description="Meta-evaluate segment-level metric scores against human segment scores the way the WMT23-25 "
+                    "Metrics tasks do: tie-calibrated pairwise accuracy grouped by segment (acc_eq, with its tie "
+                    "threshold epsilon), soft pairwise accuracy (SPA), system-level accuracy and Pearson, "
+                    "metric-vs-metric significance clusters, and with several --lp a global ranking. Human MQM "
+                    "scores are negated (higher = better).")
     p.add_argument("--human", required=True, metavar="FILE",
                    help="human scores: MQM annotations (TSV) or a judgment file (canonical CSV, Appraise, ...)")
     p.add_argument("--human-format", metavar="FORMAT",
@@ -27,67 +29,111 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="WMT segment-level TSV: metric lp testset system seg-id score (no header)")
     p.add_argument("--lp", required=True, nargs="+", action="extend",
                    help="language pair(s); several give a global ranking across them")
-    p.add_argument("--draws", type=int, default=1000, help="permutation draws for SPA and the clusters (default 1000)")
-    p.add_argument("--seed", type=int, default=12345, help="seed of the permutations (default 12345)")
+    p.add_argument("--draws", type=int, default=1000,
+                   help="significance draws per metric pair, exactly this many (default 1000)")
+    p.add_argument("--early-stop", type=int, metavar="BLOCK",
+                   help="stop a pair's test after a block of BLOCK draws once p < 0.02 or p > 0.5 (off by default)")
+    p.add_argument("--seed", type=int, default=12345, help="seed of the significance draws (default 12345)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level of the clusters (default 0.05)")
+    p.add_argument("--task-set", choices=("wmt24", "wmt25", "wmt23"), default="wmt24",
+                   help="tasks of the global ranking: wmt24/wmt25 = SPA and acc_eq per pair (default); wmt23 = "
+                        "system and segment Pearson and acc_eq per pair plus system accuracy pooled over pairs")
+    p.add_argument("--reference", nargs="+", default=[], metavar="SYSTEM",
+                   help="the reference(s) the metrics used: never compared as a system")
+    p.add_argument("--human-translations", nargs="+", default=[], metavar="SYSTEM",
+                   help="systems that are human translations: left out unless --include-human")
+    p.add_argument("--include-human", action="store_true", help="compare the declared human translations too")
+    p.add_argument("--baselines", nargs="+", default=[], metavar="METRIC",
+                   help="metrics to mark as baselines (WMT's baselines and sentinel-* are marked anyway)")
+    p.add_argument("--second-human", metavar="FILE",
+                   help="a second human rating of the same outputs (same format), ranked as a metric: the human "
+                        "ceiling")
+    p.add_argument("--second-human-name", default="human-2", metavar="NAME",
+                   help="name of the second rating in the tables (default human-2)")
     add_json_flag(p)
     p.set_defaults(func=run)
 
 
-def human_scores(args: argparse.Namespace, lp: str):
-    """(system, segment, score) of the human file for one language pair."""
+def human_scores(args: argparse.Namespace, lp: str, path: str | None = None):
+    """(system, segment, score) of a human file for one language pair."""
     from ..ingest import FORMATS, detect_format, read_judgments
     from metrics.metaeval.inputs import human_from_judgments, human_from_mqm
-    fmt = args.human_format or detect_format(args.human)
+    path = path or args.human
+    fmt = args.human_format or detect_format(path)
     if fmt not in FORMATS:
         raise InputError(f"unknown human format {fmt!r} (choose from {', '.join(FORMATS)})", column="human-format")
-    if fmt == "mqm":
-        from ..ingest.mqm import read_mqm
-        return human_from_mqm(read_mqm(args.human, lp=lp), lp, args.weights)
-    frame = read_judgments(args.human, fmt, lp=lp)
-    return human_from_judgments(frame, lp, args.human_score)
-
-
-def evaluate_lp(args: argparse.Namespace, scores, lp: str) -> dict:
-    from tqdm import tqdm
-    from metrics.metaeval.evaluate import meta_evaluate
-    from metrics.metaeval.inputs import build
-    data = build(human_scores(args, lp), scores, lp, file=args.metric_scores)
-    bar = tqdm(total=len(data.metrics), unit="metric", desc=f"meta-eval {lp}", disable=None, file=sys.stderr)
     try:
-        result = meta_evaluate(data.human, data.metrics, lp=lp, draws=args.draws, seed=args.seed,
-                               alpha=args.alpha, progress=lambda _name: bar.update())
-    finally:
-        bar.close()
-    result["unmatched_systems"] = data.unmatched_systems
-    result["unused_metric_scores"] = data.unused_scores
-    return result
+        if fmt == "mqm":
+            from ..ingest.mqm import read_mqm
+            return human_from_mqm(read_mqm(path, lp=lp), lp, args.weights)
+        return human_from_judgments(read_judgments(path, fmt, lp=lp), lp, args.human_score)
+    except InputError as exc:
+        raise exc.with_file(str(path))
+
+
+def pair_input(args: argparse.Namespace, scores, lp: str):
+    import pandas as pd
+    from metrics.metaeval.evaluate import PairInput
+    from metrics.metaeval.inputs import build
+    from metrics.metaeval.reference import metric_kind
+    sources, humans = {}, []
+    if args.second_human:
+        second = human_scores(args, lp, args.second_human)
+        name = args.second_human_name
+        scores = pd.concat([scores, second.assign(metric=name, lp=lp)], ignore_index=True)
+        sources[name], humans = args.second_human, [name]
+    data = build(human_scores(args, lp), scores, lp, file=args.metric_scores, human_file=args.human,
+                 references=args.reference, human_translations=args.human_translations,
+                 include_human=args.include_human, sources=sources)
+    kinds = {m: metric_kind(m, args.baselines, humans) for m in data.metrics}
+    extra = {"systems": data.systems, "excluded_systems": data.excluded,
+             "unmatched_systems": data.unmatched_systems, "unused_metric_scores": data.unused_scores}
+    return PairInput(lp, data.human, data.metrics, kinds, extra)
 
 
 def run(args: argparse.Namespace) -> int:
     import pandas as pd
+    from tqdm import tqdm
+    from metrics.metaeval.evaluate import evaluate
     from metrics.submissions import read_submission
     if args.draws < 1:
         raise InputError("draws must be positive", column="draws")
+    if args.seed < 0:
+        raise InputError("seed must be 0 or more", column="seed")
+    if args.early_stop is not None and args.early_stop < 1:
+        raise InputError("early-stop must be a positive block size", column="early-stop")
     if not 0 < args.alpha < 1:
         raise InputError("alpha must lie strictly between 0 and 1", column="alpha")
     scores = read_submission(args.metric_scores, level="segment")
-    results = [evaluate_lp(args, scores, lp) for lp in dict.fromkeys(args.lp)]
-    if len(results) == 1:
-        out = results[0]
-    else:
-        from metrics.metaeval.global_rank import global_ranking
-        tasks = {f"{r['lp']}/{stat}": r["clusters"][stat] for r in results for stat in ("acc_eq", "spa")}
-        out = {"lps": results, "global_ranking": global_ranking(tasks).to_dict(orient="records")}
+    pairs = [pair_input(args, scores, lp) for lp in dict.fromkeys(args.lp)]
+    bar = tqdm(unit="test", desc="meta-eval significance", disable=None, file=sys.stderr)
+
+    def progress(done: int, total: int) -> None:
+        bar.total = total
+        bar.update(done - bar.n)
+
+    try:
+        out = evaluate(pairs, task_set=args.task_set, draws=args.draws, seed=args.seed, alpha=args.alpha,
+                       early_stop=args.early_stop, progress=progress)
+    finally:
+        bar.close()
+    if len(pairs) == 1:
+        out = {**out.pop("lps")[0], **out}
     if args.json:
         print_json(out)
         return 0
-    for r in results:
-        print(f"{r['lp']}: {r['n_systems']} systems, {r['n_segments']} segments, {r['draws']} permutation draws")
-        print_table(pd.DataFrame(r["metrics"])[["metric", "acc_eq", "epsilon", "acc_eq_cluster", "spa",
-                                                "spa_cluster", "sys_accuracy"]])
+    for r in out.get("lps", [out]):
+        print(f"{r['lp']}: {r['n_systems']} systems, {r['n_segments']} segments, {args.draws} draws per metric pair")
+        table = pd.DataFrame(r["metrics"])
+        print_table(table[[c for c in ("metric", "kind", "acc_eq", "epsilon", "acc_eq_cluster", "spa", "spa_cluster",
+                                       "sys_accuracy") if c in table.columns]])
+        chance = r["reference_points"]["chance"]
+        print(f"chance: random metric acc_eq {chance['random_metric']['acc_eq']:.4f}, SPA "
+              f"{chance['random_metric']['spa']:.4f}; constant metric acc_eq {chance['constant_metric']['acc_eq']:.4f}")
         print()
-    if len(results) > 1:
-        print("global ranking (average over language pairs and statistics)")
-        print_table(pd.DataFrame(out["global_ranking"]))
+    weights = ", ".join(f"{t['task']} {t['weight']:.3g}" for t in out["tasks"])
+    print(f"global ranking over the {out['task_set']} tasks (weights: {weights})")
+    ranking = pd.DataFrame(out["global_ranking"])
+    ranking["missing"] = ranking["missing"].map(", ".join)
+    print_table(ranking[["metric", "kind", "avg_score", "global_cluster", "avg_rank", "complete", "missing"]])
     return 0

@@ -152,22 +152,85 @@ def evaluate(url: str, campaign: str, lp: str, assessment: str, version: int, to
     return out
 
 
-@st.cache_data(show_spinner="Meta-evaluating (acc_eq, SPA, 1000 permutations)…", max_entries=16)
-def meta_evaluation(url: str, campaign: str, lp: str, assessment: str, token: str,
-                    subs: tuple[tuple[int, str, bool, str], ...]) -> dict | None:
-    """acc_eq, SPA, system accuracy and PERM-BOTH clusters of the segment-level submissions (None: none)."""
-    parts = []
-    for sid, label, higher, level in subs:
-        part = state.metric_scores(url, sid)
-        part = part[(part["lp"] == lp) & part["segment"].notna()]
-        if not part.empty:
-            parts.append(part.assign(metric=label, score=(1.0 if higher else -1.0) * part["score"]))
-    if not parts:
-        return None
-    from metrics.metaeval.evaluate import meta_evaluate
+@st.cache_data(show_spinner="Meta-evaluating (acc_eq, SPA, 1000 draws per metric pair)…", max_entries=16)
+def meta_evaluation(url: str, campaign: str, lps: tuple[str, ...], assessment: str, token: str,
+                    subs: tuple[tuple[int, str, bool, str], ...], include_human: bool = False) -> dict | None:
+    """acc_eq, SPA, their significance clusters and the global ranking over ``lps`` (WMT24-25 tasks) of
+    the segment-level submissions (None: none). Human translations marked by the organisers (or named
+    so) are left out unless ``include_human``; a metric that misses rated cells is left out and listed."""
+    from leaderboard.naming import is_human
+    from leaderboard.storage.marks import human_marks
+    from metrics.metaeval.evaluate import PairInput, evaluate
     from metrics.metaeval.inputs import build
-    errors = state.mqm_errors(url, campaign, lp, token) if assessment == "mqm" else None
-    judgments = state.judgments(url, campaign, lp, assessment, token) if assessment != "mqm" else None
-    human = expert_views.human_segments(assessment, errors, judgments, lp)
-    data = build(human, pd.concat(parts, ignore_index=True), lp)
-    return meta_evaluate(data.human, data.metrics, lp=lp)
+    from metrics.metaeval.reference import metric_kind
+    marks = human_marks(state.get_store(), campaign)
+    pairs = []
+    for lp in lps:
+        parts = []
+        for sid, label, higher, level in subs:
+            part = state.metric_scores(url, sid)
+            part = part[(part["lp"] == lp) & part["segment"].notna()]
+            if not part.empty:
+                parts.append(part.assign(metric=label, score=(1.0 if higher else -1.0) * part["score"]))
+        if not parts:
+            continue
+        errors = state.mqm_errors(url, campaign, lp, token) if assessment == "mqm" else None
+        judgments = state.judgments(url, campaign, lp, assessment, token) if assessment != "mqm" else None
+        human = expert_views.human_segments(assessment, errors, judgments, lp)
+        humans = [s for s in human["system"].unique() if marks.get(s, is_human(s))]
+        try:
+            data = build(human, pd.concat(parts, ignore_index=True), lp, human_translations=humans,
+                         include_human=include_human, strict=False)
+        except InputError:
+            if len(lps) == 1:
+                raise
+            pairs.append(None)
+            continue
+        kinds = {label: metric_kind(label.rsplit(" #", 1)[0]) for label in data.metrics}
+        pairs.append(PairInput(lp, data.human, data.metrics, kinds, extra={
+            "systems": data.systems, "excluded_systems": data.excluded, "skipped_metrics": data.skipped}))
+    pairs = [p for p in pairs if p is not None]
+    if not pairs:
+        return None
+    return evaluate(pairs)
+
+
+#: headers and formats of :func:`meta_eval_rows`
+META_COLUMNS = {"metric": ("Metric", None), "kind": ("Kind", None), "acc_eq": ("acc_eq", "{:.4f}"),
+                "epsilon": ("ε", "{:.4g}"), "acc_eq_cluster": ("acc_eq cluster", "{:.0f}"),
+                "spa": ("SPA", "{:.4f}"), "spa_cluster": ("SPA cluster", "{:.0f}"),
+                "sys_accuracy": ("System accuracy", "{:.4f}")}
+#: headers and formats of :func:`global_rows`
+GLOBAL_COLUMNS = {"metric": ("Metric", None), "kind": ("Kind", None), "avg_score": ("Average", "{:.4f}"),
+                  "global_cluster": ("Cluster", "{:.0f}"), "avg_rank": ("Average rank", "{:.2f}"),
+                  "missing": ("Missing tasks", None)}
+
+
+def meta_eval_rows(pair: dict) -> pd.DataFrame:
+    """One pair's metrics, then its chance levels as reference rows (kind ``chance``)."""
+    rows = pd.DataFrame(pair["metrics"]).reindex(columns=list(META_COLUMNS))
+    chance = pair["reference_points"]["chance"]
+    random = chance["random_metric"]
+    extra = pd.DataFrame([
+        {"metric": "random metric", "kind": "chance", "acc_eq": random["acc_eq"], "spa": random["spa"],
+         "sys_accuracy": random["sys_accuracy"]},
+        {"metric": "constant metric", "kind": "chance", "acc_eq": chance["constant_metric"]["acc_eq"]}])
+    return pd.concat([rows, extra.reindex(columns=list(META_COLUMNS))], ignore_index=True)
+
+
+def pvalue_rows(pair: dict, stat: str) -> pd.DataFrame:
+    """p that the row metric (ranked above) beats the column metric; blank below the diagonal."""
+    table = pair["pvalues"][stat]
+    order = [c["metric"] for c in pair["clusters"][stat]]
+    frame = pd.DataFrame([[table[a].get(b) for b in order[1:]] for a in order[:-1]], columns=order[1:])
+    frame.insert(0, "better", order[:-1])
+    return frame
+
+
+def global_rows(result: dict) -> pd.DataFrame:
+    """The global ranking (complete metrics, then the others with what they miss), then chance."""
+    rows = pd.DataFrame(result["global_ranking"]).reindex(columns=list(GLOBAL_COLUMNS))
+    rows["missing"] = rows["missing"].map(lambda m: ", ".join(m) if isinstance(m, list) else "")
+    chance = result["global_reference_points"]["chance"]
+    extra = pd.DataFrame([{"metric": "random metric", "kind": "chance", "avg_score": chance, "missing": ""}])
+    return pd.concat([rows, extra.reindex(columns=list(GLOBAL_COLUMNS))], ignore_index=True)

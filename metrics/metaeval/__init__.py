@@ -1,14 +1,17 @@
-"""Metric meta-evaluation as WMT23-24 does it, against segment-level human scores (MQM, ESA, DA).
+"""Metric meta-evaluation as the WMT23-25 Metrics tasks do it (Google's mt-metrics-eval), against
+segment-level human scores (MQM, ESA, DA).
 
-- :mod:`.acc_eq` — tie-calibrated pairwise accuracy grouped by item (WMT23; mt-metrics-eval's
-  ``KendallWithTiesOpt(variant='acc23', average_by='item', sample_rate=1.0)``);
-- :mod:`.spa` — soft pairwise accuracy (WMT24; ``PairwiseConfidenceError``);
-- :mod:`.sysacc` — system-level pairwise accuracy;
-- :mod:`.perm` — PERM-BOTH significance clusters among metrics for acc_eq and SPA;
-- :mod:`.global_rank` — the ranking across tasks (average of ranks and of accuracies, WMT23);
-- :mod:`.inputs` — reading the WMT segment-level TSV and human segment scores into matrices;
-- :mod:`.evaluate` — everything for one language pair, as ``mtlb meta-eval`` prints it.
+- :mod:`.acc_eq` — tie-calibrated pairwise accuracy grouped by item, with its tie threshold ε;
+- :mod:`.spa` — soft pairwise accuracy with the reference tool's fixed permutations (exact values);
+- :mod:`.sysacc`, :mod:`.correlations` — system accuracy, Pearson, Pairwise Difference Pearson;
+- :mod:`.hybrids` — how each statistic's metric-vs-metric test mixes two metrics (vectorised draws);
+- :mod:`.perm` — the tests (p-values, early stopping) and the clusters;
+- :mod:`.tasks` — the statistics and the WMT23 / WMT24-25 task sets;
+- :mod:`.global_rank` — the ranking over tasks with draw-by-draw global p-values;
+- :mod:`.reference` — reference points: metric kinds (baseline, sentinel, human) and chance levels;
+- :mod:`.inputs` — reading human and metric scores into matrices, system selection, input checks;
+- :mod:`.evaluate` — everything for one or several language pairs, as ``mtlb meta-eval`` prints it.
 
-Every statistic is a pure function of ``systems x segments`` arrays (NaN = missing), with
+Every statistic is a pure function of ``systems x segments`` arrays (NaN = unrated), with
 higher = better on both sides (MQM is negated before it gets here).
 """

@@ -1,123 +1,123 @@
-"""PERM-BOTH significance among metrics for acc_eq and SPA, and the clusters that follow.
+"""Metric-vs-metric significance and clusters, the procedure of the WMT23-25 Metrics tasks.
 
-PERM-BOTH (WMT21+, METHOD.md §9) swaps two metrics' scores item by item with probability 1/2
-and recomputes the difference of their statistics; the one-sided p that metric a beats metric b
-is the share of draws with Δ* ≥ Δ. mt-metrics-eval resamples the same way for item-grouped
-statistics: the unit that is swapped is a whole item (segment), i.e. all of one metric's scores
-of that segment. Choices made here, and why:
+Metrics are sorted by (−score, name). For every metric a ranked above b, one one-sided test asks
+whether a is really better: each of ``k`` draws mixes the two metrics into two hybrids and
+recomputes the statistic on both (how, per statistic, is in :mod:`.hybrids`); the p-value is the
+share of draws whose hybrid difference Δ* is at least the observed difference Δ = score_a − score_b
+(counted over the draws made, no +1). Only the pairs a above b are tested; each pair gets its own
+draws from one seeded generator, pairs in row-major order. The draws are kept: the global ranking
+across tasks (:mod:`.global_rank`) sums them draw by draw.
 
-- **acc_eq**: each metric keeps its own optimal ε (the tie threshold is a property of the
-  metric's scale; re-optimising one ε over a mixture of two metrics' scores would compare
-  numbers on different scales). Swapping a segment's scores then swaps that segment's item
-  accuracies, so Δ* = mean_s σ_s (acc_a(s) − acc_b(s)) with random signs σ: one matrix product
-  for every metric pair and draw. Segments that only one of the two metrics scores are left out.
-- **SPA**: scores are z-normalised per metric (as PERM-BOTH does for correlations) and swapped
-  per segment on the segments every metric and the human scores cover. Recomputing the 1000
-  sign-flip p-values inside each of 1000 swaps (a million permutations per metric pair) is
-  what makes the reference tool take hours; here each pair p-value uses the normal limit of the
-  sign-flip distribution, P(Σ σ_s d_s ≥ T) ≈ Φ(−T / √Σ d_s²), whose sums are linear in the swap
-  mask, so every draw of every metric pair again comes from matrix products. Observed and
-  resampled Δ use that same formula, so the test is consistent; the SPA values reported in the
-  table are the Monte-Carlo ones of :mod:`.spa`.
+Early stopping (opt-in, the reference tool's ``block_size`` / ``early_min`` / ``early_max``): draws
+come in blocks; after a block the test stops when the running p is below 0.02 or above 0.5. For the
+acc_eq test (``stop_only_after_a_hit``) the reference checks only after a block whose last draw
+was itself ≥ Δ, and so do we.
 
-Clusters: :func:`metrics.clusters.metric_clusters` (walk metrics in score order; a new cluster
-opens at a metric that any metric of the current cluster beats with p < alpha).
+Clusters (:func:`assign_ranks`): walk the metrics in score order; a metric opens a new cluster when
+any metric from the current cluster's first member down to the one just above it beats it with
+p ≤ alpha.
+
+"≥" is exact except for float rounding: a draw within 1e-12 (relative) of Δ counts as ≥, so that a
+difference that is zero in exact arithmetic is not decided by the order of a float sum.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Protocol
 
 import numpy as np
-import pandas as pd
-from scipy.special import ndtr
 
-from ..clusters import metric_clusters
-from .spa import DEFAULT_DRAWS, DEFAULT_SEED, pair_differences
+EARLY_MIN = 0.02
+EARLY_MAX = 0.5
 
 
-def _one_sided(observed: np.ndarray, permuted: np.ndarray, scale: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(share Δ* ≥ Δ, share Δ* ≤ Δ) per column, with a float tolerance relative to ``scale``."""
-    tol = 1e-12 * np.maximum(scale, 1e-300)
-    return (permuted >= observed - tol).mean(axis=0), (permuted <= observed + tol).mean(axis=0)
+class Hybrids(Protocol):
+    """What a statistic provides to the test: n draws of Δ* for metrics a (better) and b."""
+
+    def deltas(self, a: int, b: int, n: int, rng: np.random.Generator) -> np.ndarray: ...
 
 
-def _pvalue_frame(names: Sequence[str], a: np.ndarray, b: np.ndarray, p_ab: np.ndarray,
-                  p_ba: np.ndarray) -> pd.DataFrame:
-    values = np.full((len(names), len(names)), np.nan)
-    values[a, b] = p_ab
-    values[b, a] = p_ba
-    return pd.DataFrame(values, index=list(names), columns=list(names))
+@dataclass
+class Significance:
+    """The outcome of one task's tests."""
+    order: list[str]                                        # by (−score, name)
+    scores: dict[str, float]
+    pvalues: dict[str, dict[str, float]]                    # pvalues[a][b], a ranked above b
+    draws: dict[tuple[str, str], np.ndarray] = field(repr=False)   # Δ* draws, (a above b)
+    draws_done: dict[str, dict[str, int]] = field(default_factory=dict)
+    ranks: dict[str, int] = field(default_factory=dict)
+
+    def clusters(self) -> list[dict]:
+        return [{"metric": m, "score": self.scores[m], "cluster": self.ranks[m]} for m in self.order]
 
 
-def acc_eq_pvalues(item_accuracy: np.ndarray, names: Sequence[str], draws: int = DEFAULT_DRAWS,
-                   seed: int = DEFAULT_SEED) -> pd.DataFrame:
-    """One-sided PERM-BOTH p-values for acc_eq; ``item_accuracy`` is metrics × items (NaN = no pair).
+def score_order(scores: Mapping[str, float]) -> list[str]:
+    """Metric names by (−score, name); metrics without a finite score are left out."""
+    return sorted((m for m, v in scores.items() if v is not None and np.isfinite(v)),
+                  key=lambda m: (-float(scores[m]), m))
 
-    ``result.loc[a, b]`` = p that metric a has the higher acc_eq.
+
+def assign_ranks(order: list[str], pvalues: Mapping[str, Mapping[str, float]], alpha: float = 0.05
+                 ) -> dict[str, int]:
+    """Cluster number of each metric of ``order`` (see the module docstring)."""
+    ranks: dict[str, int] = {}
+    rank, start = 1, 0
+    for i, metric in enumerate(order):
+        if any(pvalues[other][metric] <= alpha for other in order[start:i]):
+            rank, start = rank + 1, i
+        ranks[metric] = rank
+    return ranks
+
+
+def count_at_least(draws: np.ndarray, observed: float) -> np.ndarray:
+    """Per draw: Δ* ≥ Δ (with the 1e-12 relative rounding allowance of the module docstring)."""
+    return draws >= observed - 1e-12 * max(1.0, abs(observed))
+
+
+def _draws_with_early_stop(hyb: Hybrids, a: int, b: int, observed: float, k: int, block: int,
+                           rng: np.random.Generator, stop_only_after_a_hit: bool) -> np.ndarray:
+    done: list[np.ndarray] = []
+    hits = total = 0
+    while total < k:
+        d = hyb.deltas(a, b, min(block, k - total), rng)
+        done.append(d)
+        hit = count_at_least(d, observed)
+        hits += int(hit.sum())
+        total += len(d)
+        if total < k and (hit[-1] or not stop_only_after_a_hit):
+            p = hits / total
+            if p < EARLY_MIN or p > EARLY_MAX:
+                break
+    return np.concatenate(done)
+
+
+def compare(names: list[str], scores: Mapping[str, float], hyb: Hybrids, *, k: int,
+            rng: np.random.Generator, alpha: float = 0.05, early_stop: int | None = None,
+            stop_only_after_a_hit: bool = False, progress: Callable[[int], None] | None = None) -> Significance:
+    """Test every metric pair of one task (module docstring).
+
+    ``names``: the metrics in the index order of ``hyb``; ``scores``: metric → observed statistic.
+    ``progress(n)`` is called after each tested pair with n = 1.
     """
-    acc = np.asarray(item_accuracy, dtype=float)
-    k, n = acc.shape
-    a, b = np.triu_indices(k, k=1)
-    both = ~(np.isnan(acc[a]) | np.isnan(acc[b]))
-    diff = np.where(both, np.nan_to_num(acc[a]) - np.nan_to_num(acc[b]), 0.0)     # pairs × items
-    count = np.maximum(both.sum(axis=1), 1)
-    rng = np.random.default_rng(seed)
-    signs = np.where(rng.random((draws, n)) < 0.5, -1.0, 1.0)
-    permuted = (signs @ diff.T) / count                                           # draws × pairs
-    observed = diff.sum(axis=1) / count
-    p_ab, p_ba = _one_sided(observed, permuted, np.abs(diff).sum(axis=1) / count)
-    return _pvalue_frame(names, a, b, p_ab, p_ba)
-
-
-def _znorm(x: np.ndarray, ok: np.ndarray) -> np.ndarray:
-    v = x[ok]
-    sd = v.std() if v.size else 0.0
-    return np.where(ok, (x - (v.mean() if v.size else 0.0)) / (sd if sd > 0 else 1.0), np.nan)
-
-
-def _normal_p(total: np.ndarray, var: np.ndarray) -> np.ndarray:
-    """P(Σ σ d ≥ T) in the normal limit; 1 when every difference is 0 (the sum is always T = 0)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        p = ndtr(-total / np.sqrt(var))
-    return np.where(var > 0, p, 1.0)
-
-
-def spa_pvalues(human: np.ndarray, metrics: np.ndarray, names: Sequence[str], draws: int = DEFAULT_DRAWS,
-                seed: int = DEFAULT_SEED) -> tuple[pd.DataFrame, np.ndarray]:
-    """One-sided PERM-BOTH p-values for SPA (module docstring); also the analytic SPA per metric.
-
-    ``human``: systems × segments; ``metrics``: metrics × systems × segments (NaN = missing).
-    """
-    h = np.asarray(human, dtype=float)
-    ms = np.asarray(metrics, dtype=float)
-    ok = ~np.isnan(h) & ~np.isnan(ms).any(axis=0)
-    hd = pair_differences(h, ok)                                  # segments × system pairs
-    p_h = _normal_p(hd.sum(axis=0), (hd * hd).sum(axis=0))
-    diffs = np.stack([pair_differences(_znorm(m, ok), ok) for m in ms])   # metrics × segments × pairs
-    totals = diffs.sum(axis=1)                                    # metrics × pairs
-    squares = (diffs * diffs).sum(axis=1)
-    analytic = 1.0 - np.abs(p_h - _normal_p(totals, squares)).mean(axis=1)
-    rng = np.random.default_rng(seed)
-    take = (rng.random((draws, h.shape[1])) < 0.5).astype(float)  # 1: the segment is swapped
-    g = np.einsum("ds,msp->mdp", take, diffs, optimize=True)      # swapped-in sums per metric
-    q = np.einsum("ds,msp->mdp", take, diffs * diffs, optimize=True)
-    k = len(ms)
-    a, b = np.triu_indices(k, k=1)
-    permuted = np.empty((draws, len(a)))
-    for col, (i, j) in enumerate(zip(a, b)):
-        t_a = totals[i] - g[i] + g[j]            # a keeps its unswapped segments, takes b's swapped ones
-        v_a = squares[i] - q[i] + q[j]
-        t_b = totals[i] + totals[j] - t_a
-        v_b = squares[i] + squares[j] - v_a
-        spa_a = 1.0 - np.abs(p_h - _normal_p(t_a, v_a)).mean(axis=1)
-        spa_b = 1.0 - np.abs(p_h - _normal_p(t_b, v_b)).mean(axis=1)
-        permuted[:, col] = spa_a - spa_b
-    observed = analytic[a] - analytic[b]
-    p_ab, p_ba = _one_sided(observed, permuted, np.ones_like(observed))
-    return _pvalue_frame(names, a, b, p_ab, p_ba), analytic
-
-
-def clusters(scores: dict[str, float], pvalues: pd.DataFrame, alpha: float = 0.05) -> list[dict]:
-    """``[{"metric", "score", "cluster"}]`` in score order (see :func:`metrics.clusters.metric_clusters`)."""
-    return metric_clusters(scores, pvalues, alpha)
+    index = {m: i for i, m in enumerate(names)}
+    order = score_order(scores)
+    pvalues: dict[str, dict[str, float]] = {m: {} for m in order}
+    draws: dict[tuple[str, str], np.ndarray] = {}
+    done: dict[str, dict[str, int]] = {m: {} for m in order}
+    for x, a in enumerate(order):
+        for b in order[x + 1:]:
+            observed = float(scores[a]) - float(scores[b])
+            if early_stop:
+                d = _draws_with_early_stop(hyb, index[a], index[b], observed, k, early_stop, rng,
+                                           stop_only_after_a_hit)
+            else:
+                d = hyb.deltas(index[a], index[b], k, rng)
+            draws[(a, b)] = d
+            pvalues[a][b] = float(count_at_least(d, observed).mean())
+            done[a][b] = len(d)
+            if progress:
+                progress(1)
+    result = Significance(order, {m: float(scores[m]) for m in order}, pvalues, draws, done)
+    result.ranks = assign_ranks(order, pvalues, alpha)
+    return result

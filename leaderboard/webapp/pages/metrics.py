@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from leaderboard.errors import InputError
-from leaderboard.webapp import charts, common, expert_views, key_figures, state
+from leaderboard.webapp import charts, common, key_figures, state
 from leaderboard.webapp.markdown import md_escape
 from leaderboard.webapp.key_figures import Figure
 from leaderboard.webapp.pages.organiser import MAX_UPLOAD_MB, uploaded_path
@@ -292,25 +292,53 @@ WILLIAMS_COLUMNS = {"compared_with": ("Compared with", None), "r_metric": ("Pear
 
 
 def _meta_eval(view: common.View, keys: tuple, token: str) -> None:
-    st.markdown("### Meta-evaluation against human segment scores (WMT23-24)")
+    st.markdown("### Meta-evaluation against human segment scores (WMT23-25)")
+    url = state.store_url()
+    snaps = state.snapshots(url)
+    lps = tuple(sorted(snaps.loc[(snaps["campaign"] == view.campaign) & (snaps["assessment"] == view.assessment),
+                                 "lp"].unique()))
+    include = st.checkbox("Compare human translations as systems", value=False, key="meta_include_human",
+                          help="Human translations (marked by the organisers, or named Human-*/ref-*) are left out, "
+                               "as in the WMT Metrics tasks, unless you ask for them")
     try:
-        result = mv.meta_evaluation(state.store_url(), view.campaign, view.lp, view.assessment, token, keys)
+        result = mv.meta_evaluation(url, view.campaign, lps or (view.lp,), view.assessment, token, keys, include)
     except InputError as exc:
         common.show_input_error(exc)
         return
-    if result is None:
+    pair = next((p for p in (result or {}).get("lps", []) if p["lp"] == view.lp), None)
+    if pair is None:
         st.info("No segment-level metric scores for this language pair yet: upload them (WMT segment TSV) on the "
                 "**Upload scores** tab to see acc_eq, SPA and their significance clusters.")
         return
-    table = expert_views.meta_eval_table(result)
-    st.dataframe(table, hide_index=True, column_config={
-        c: st.column_config.NumberColumn(format="%.4f") for c in ("acc_eq", "spa", "sys_accuracy")})
-    common.csv_download(table, f"meta-eval-{view.campaign}-{view.lp}", key="dl-meta-eval")
+    slug = f"{view.campaign}-{view.lp}"
+    table = mv.meta_eval_rows(pair)
+    common.static_table(table, mv.META_COLUMNS)
+    common.csv_download(table, f"meta-eval-{slug}", key="dl-meta-eval")
     human = "negated MQM" if view.assessment == "mqm" else "mean raw score per system and segment"
-    st.caption(f"{result['n_systems']} systems, {result['n_segments']} segments; human side: {human}. acc_eq: "
-               "pairwise accuracy of the systems of each segment with ties, averaged over segments, with the metric "
-               "tie threshold epsilon that maximises it (WMT23). SPA: 1 − mean |p_human − p_metric| over system "
-               "pairs, p from 1000 paired sign-flip permutations (WMT24). Clusters: PERM-BOTH, p < 0.05.")
+    st.caption(md_escape(
+        f"{pair['n_systems']} systems, {pair['n_segments']} segments; human side: {human}. acc_eq: pairwise "
+        "accuracy of the systems of each segment with ties, averaged over segments, at the metric tie threshold ε "
+        "that maximises it (WMT23). SPA: 1 − mean |p_human − p_metric| over system pairs, p from 1000 fixed "
+        "sign-flip permutations (WMT24). Clusters: a metric opens a new cluster when a metric of the current one "
+        f"beats it with p ≤ {result['alpha']} ({result['draws']} draws per metric pair). Kinds: baseline and "
+        "sentinel metrics are reference points, as are the chance rows (a seeded random metric; a constant "
+        "metric, right exactly on the human ties)."))
+    for skipped in pair.get("skipped_metrics", []):
+        st.caption(md_escape(f"{skipped['metric']} is left out: it misses {skipped['missing_cells']} rated "
+                             "(system, segment) cells."))
+    excluded = [s for group in pair.get("excluded_systems", {}).values() for s in group]
+    if excluded:
+        st.caption(md_escape(f"Not compared as systems: {', '.join(excluded)} (human translations)."))
+    for stat, label in (("acc_eq", "acc_eq"), ("spa", "SPA")):
+        st.markdown(f"**p-values, {label}** (one-sided: does the row metric, ranked above, beat the column metric?)")
+        frame = mv.pvalue_rows(pair, stat)
+        common.static_table(frame, {"better": ("Ranked above", None),
+                                    **{c: (c, "{:.3f}") for c in frame.columns if c != "better"}})
+    st.markdown(f"**Global ranking over {len(result['lps'])} language pair(s)** (SPA and acc_eq of every pair, "
+                "equal weights; clusters from the per-pair draws summed draw by draw)")
+    ranking = mv.global_rows(result)
+    common.static_table(ranking, mv.GLOBAL_COLUMNS)
+    common.csv_download(ranking, f"meta-eval-global-{view.campaign}", key="dl-meta-eval-global")
 
 
 def _manage(subs: pd.DataFrame, user: dict | None) -> None:
