@@ -11,6 +11,9 @@ Conventions of README.md (also written in an HTML comment at the top of its *Com
   documents the JSON printed by that block's last command. The printed JSON must have the same
   shape: the same keys (a key written ``"<name>"`` stands for any key), lists whose elements all
   look like a documented element, integers where integers are written, strings where strings are.
+  A block marked ```` ```json output values ```` also has its values checked: strings and integers
+  exactly, numbers to the digits written (half a unit of the last one), lists element by element in
+  order for as many elements as written (``null`` stands for any value).
 
 Commands run from a mirror of the repository root (a temporary folder of symbolic links to every
 top-level entry, next to a ``shared/data`` link), so relative paths resolve exactly as from the
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import glob
 import json
+from decimal import Decimal
 import os
 import re
 import shutil
@@ -147,6 +151,28 @@ def shape_errors(doc: object, actual: object, where: str = "$") -> list[str]:
     return []
 
 
+def value_errors(doc: object, actual: object, where: str = "$") -> list[str]:
+    """Where the printed values differ from a ```json output values block (parsed with Decimal floats)."""
+    if doc is None:
+        return []
+    if isinstance(doc, dict):
+        if not isinstance(actual, dict):
+            return [f"{where}: expected an object"]
+        return [e for k, v in doc.items() if not _placeholder(k) and k in actual
+                for e in value_errors(v, actual[k], f"{where}.{k}")]
+    if isinstance(doc, list):
+        if not isinstance(actual, list) or len(actual) < len(doc):
+            return [f"{where}: expected a list of at least {len(doc)} elements"]
+        return [e for i, d in enumerate(doc) for e in value_errors(d, actual[i], f"{where}[{i}]")]
+    if isinstance(doc, Decimal):
+        if not isinstance(actual, (int, float)) or isinstance(actual, bool):
+            return [f"{where}: expected a number, got {actual!r}"]
+        half_unit = Decimal(5).scaleb(doc.as_tuple().exponent - 1)
+        return [] if abs(Decimal(repr(float(actual))) - doc) <= half_unit else \
+            [f"{where}: printed {actual!r}, the README says {doc}"]
+    return [] if actual == doc and type(actual) is type(doc) else [f"{where}: printed {actual!r}, the README says {doc!r}"]
+
+
 # ---- running the blocks ----------------------------------------------------------------------
 def mirror_checkout(tmp: Path, shared: Path) -> Path:
     """A folder that resolves every README path like the repository root, but is written to in tmp."""
@@ -221,6 +247,17 @@ def test_shape_checker_catches_drift():
     assert shape_errors([doc], good) == ["$: expected a list, got dict"]
 
 
+def test_value_checker_reads_the_digits_written():
+    doc = json.loads('{"n": 9, "acc": 0.5513, "eps": 0.00096, "m": [{"name": "A", "x": 1.0}], "<o>": null}',
+                     parse_float=Decimal)
+    good = {"n": 9, "acc": 0.55125, "eps": 0.0009645, "m": [{"name": "A", "x": 1.04}, {"name": "B"}], "z": 3}
+    assert value_errors(doc, good) == []
+    assert value_errors(doc, {**good, "acc": 0.55136}) == ["$.acc: printed 0.55136, the README says 0.5513"]
+    assert value_errors(doc, {**good, "n": 10}) == ["$.n: printed 10, the README says 9"]
+    assert value_errors(doc, {**good, "m": [{"name": "B", "x": 1.0}]}) == ["$.m[0].name: printed 'B', the README says 'A'"]
+    assert value_errors(doc, {**good, "m": []}) == ["$.m: expected a list of at least 1 elements"]
+
+
 def test_environment_variables_are_documented():
     """Every environment variable the package reads is in the README's Configuration table and in `mtlb --help`."""
     read = set()
@@ -280,6 +317,8 @@ def test_readme_commands_run_in_order(shared, tmp_path):
                 pytest.fail(f"README.md line {block.line}: the last command did not print JSON:\n{last[:1000]}",
                             pytrace=False)
             errors = shape_errors(doc, printed)
+            if "values" in doc_block.info.split()[2:]:
+                errors += value_errors(json.loads(doc_block.code, parse_float=Decimal), printed)
             assert not errors, (f"README.md line {doc_block.line}: the documented output no longer matches "
                                 "what the command prints:\n" + "\n".join(errors[:20]))
     assert ran == sum(b.lang == RUN for b in blocks)
