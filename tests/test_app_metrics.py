@@ -193,9 +193,15 @@ def test_developer_upload_private_williams_and_publish(metrics_env):
     sid = int(label.split("#")[1])
     with pytest.raises(PermissionError):
         metrics_env["store"].set_submission_public(sid, True, "other", "metric-developer")
-    # the owner publishes it; then participants see it
+    # the owner publishes it, after a confirmation (a first click or a cancel publishes nothing)
+    public = lambda: bool(metrics_env["store"].metric_submissions("Lines", include_private=True)["public"].iloc[0])  # noqa: E731
     at.button(key="my_sub_toggle").click().run()
-    assert bool(metrics_env["store"].metric_submissions("Lines", include_private=True)["public"].iloc[0])
+    assert not public() and any("Every visitor of the Metrics page will see" in w.value for w in at.warning)
+    at.button(key="my_sub_cancel").click().run()
+    assert not public() and not any(b.key == "my_sub_confirm" for b in at.button)
+    at.button(key="my_sub_toggle").click().run()
+    at.button(key="my_sub_confirm").click().run()
+    assert public()
     anon = run_app("metrics.py", params={"campaign": "Lines", "lp": "cs-en"})
     assert label in corr_table(anon).index
 

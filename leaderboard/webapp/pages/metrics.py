@@ -355,13 +355,34 @@ def _manage(subs: pd.DataFrame, user: dict | None) -> None:
     sid = cols[0].selectbox("Submission", mine["id"].tolist(), key="my_sub",
                             format_func=lambda i: f"#{i} {mine.set_index('id').loc[i, 'metric']}")
     public = bool(mine.set_index("id").loc[sid, "public"])
-    if cols[1].button("Make private" if public else "Publish", key="my_sub_toggle"):
-        try:
-            state.get_store().set_submission_public(int(sid), not public, user["name"], user["role"])
-        except PermissionError as exc:
-            st.error(str(exc))
-        else:
-            st.rerun()
+    if public:
+        if cols[1].button("Make private", key="my_sub_toggle"):
+            _set_public(int(sid), False, user)
+        return
+    # publishing cannot be taken back from those who already saw the scores: ask once more
+    if cols[1].button("Publish…", key="my_sub_toggle"):
+        st.session_state["metric_publish_pending"] = int(sid)
+    if st.session_state.get("metric_publish_pending") != int(sid):
+        return
+    name = mine.set_index("id").loc[sid, "metric"]
+    st.warning(md_escape(f"Publish #{sid} {name}? Every visitor of the Metrics page will see its scores and "
+                         "correlations. You can make it private again later, but not unseen."))
+    confirm, cancel = st.columns(2)
+    if confirm.button("Yes, publish", key="my_sub_confirm", type="primary"):
+        st.session_state.pop("metric_publish_pending", None)
+        _set_public(int(sid), True, user)
+    if cancel.button("Cancel", key="my_sub_cancel"):
+        st.session_state.pop("metric_publish_pending", None)
+        st.rerun()
+
+
+def _set_public(sid: int, public: bool, user: dict) -> None:
+    try:
+        state.get_store().set_submission_public(sid, public, user["name"], user["role"])
+    except PermissionError as exc:
+        st.error(str(exc))
+    else:
+        st.rerun()
 
 if __name__ == "__main__":
     render()
