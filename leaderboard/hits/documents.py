@@ -71,7 +71,7 @@ def document_ids(sources: Sources) -> list[str]:
     n = len(sources.reference)
     if sources.docs is not None and any(str(d or "").strip() for d in sources.docs):
         return [str(d or "").strip() or "(no document)" for d in sources.docs]
-    return [f"lines {k + 1}-{min(k + LINES_PER_DOCUMENT, n)}" for k in range(0, n, LINES_PER_DOCUMENT)
+    return [f"lines{k + 1}-{min(k + LINES_PER_DOCUMENT, n)}" for k in range(0, n, LINES_PER_DOCUMENT)
             for _ in range(min(LINES_PER_DOCUMENT, n - k))]
 
 
@@ -88,7 +88,7 @@ def _units(sources: Sources, shown: list[str], max_lines: int) -> list[Unit]:
             usable = [g for g in lines if out[g].strip() and sources.reference[g].strip() and shown[g].strip()]
             for k in range(0, len(usable), max_lines):
                 part = tuple(usable[k:k + max_lines])
-                label = doc if len(usable) <= max_lines else f"{doc} (part {k // max_lines + 1})"
+                label = doc if len(usable) <= max_lines else f"{doc}#part{k // max_lines + 1}"
                 units.append(Unit(system, label, part))
     return units
 

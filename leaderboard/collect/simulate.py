@@ -1,0 +1,117 @@
+"""Simulated annotators: the product's simulated crowd workers answering a campaign through the service.
+
+Each simulated annotator gets an invitation link (:func:`leaderboard.collect.links.invitation_links`)
+and works exactly as the web page does: :func:`~leaderboard.collect.service.open_invitation`, then
+:func:`~leaderboard.collect.service.start` and :func:`~leaderboard.collect.service.submit_answer`
+item by item, HIT after HIT, until no HIT is left for them; all annotators run at once, in threads,
+so a demo or a load test needs no people.
+
+What an annotator sees decides what they answer: the true quality of a shown translation is its
+sentence chrF (sacrebleu's defaults) against the segment's reference, so a degraded copy scores lower
+than its original, the reference itself 100, and better systems higher. Workers answer it with the
+model of :mod:`leaderboard.human.simulate` (good, lenient, harsh: consistent, with their own scale,
+bias and noise; random: uniform whole numbers). For ESA they also mark spans: a consistent worker
+about one span per 25 points of missing quality (major below 50), a random clicker about one at
+random.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timedelta, timezone
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import numpy as np
+
+from ..errors import InputError
+from ..human.simulate import respond, worker_parameters
+from ..storage import Store
+from .links import TOKEN_PARAM, invitation_links
+from .service import Task, open_invitation, start, submit_answer
+from .spans import tokens
+
+#: how the consistent (non-random) simulated annotators are mixed, in turn
+CONSISTENT_KINDS: tuple[str, ...] = ("good", "good", "lenient", "good", "harsh")
+BASE_URL = "http://simulated.invalid"
+
+
+def kinds_for(n: int, random_share: float) -> list[str]:
+    """The kinds of ``n`` simulated annotators: round(share × n) random clickers first, then the others."""
+    if not 0 <= random_share <= 1:
+        raise InputError(f"--random-share must lie between 0 and 1, got {random_share}", column="random-share")
+    n_random = int(round(random_share * n))
+    return ["random"] * n_random + [CONSISTENT_KINDS[k % len(CONSISTENT_KINDS)] for k in range(n - n_random)]
+
+
+class _Quality:
+    """Sentence chrF of a shown text against its reference, computed once per text."""
+
+    def __init__(self) -> None:
+        from metrics.scoring import make_metric
+        self.metric = make_metric("chrf")
+        self.cache: dict[tuple[str, str], float] = {}
+        self.lock = threading.Lock()
+
+    def __call__(self, text: str, reference: str) -> float:
+        key = (text, reference)
+        with self.lock:
+            if key not in self.cache:
+                self.cache[key] = float(self.metric.sentence_score(text, [reference]).score) if reference else 50.0
+            return self.cache[key]
+
+
+def _spans(kind: str, quality: float, n_tokens: int, rng: np.random.Generator) -> list[dict]:
+    if n_tokens == 0:
+        return []
+    count = int(rng.poisson(1.0 if kind == "random" else max(0.0, 100 - quality) / 25))
+    out = []
+    for _ in range(min(count, n_tokens)):
+        start = int(rng.integers(0, n_tokens))
+        end = min(n_tokens, start + 1 + int(rng.integers(0, 3)))
+        major = rng.random() < 0.5 if kind == "random" else quality < 50
+        out.append({"start": start, "end": end, "severity": "major" if major else "minor"})
+    return out
+
+
+def _work(store: Store, token: str, kind: str, params: np.ndarray, seed: int, quality: _Quality) -> dict[str, int]:
+    """One annotator's session: HIT after HIT until none is left; returns HITs done and judgments stored."""
+    rng = np.random.default_rng(seed)
+    annotator = open_invitation(store, token)
+    lang = annotator.languages[1]
+    done = {"hits_done": 0, "judgments": 0}
+    task: Task = start(store, annotator)
+    while task.state != "none":
+        if task.state == "complete":
+            done["hits_done"] += 1
+            task = start(store, annotator, new_hit=True)
+            continue
+        item = task.current
+        q = quality(item["text"], item["reference"])
+        raw, seconds = respond(np.array([q]), np.array([0]), [kind], params[None, :], rng)
+        now = datetime.now(timezone.utc)
+        spans = _spans(kind, q, len(tokens(item["text"], lang)), rng) if annotator.protocol == "esa" else None
+        counted = not task.tutorial
+        task = submit_answer(store, annotator, int(item["id"]), float(raw[0]), spans,
+                             started_at=now - timedelta(seconds=float(seconds[0])), ended_at=now)
+        done["judgments"] += int(counted)
+    return done
+
+
+def simulate(store: Store, campaign: str, lp: str, annotators: int, *, random_share: float = 0.0,
+             seed: int = 0) -> dict[str, Any]:
+    """``annotators`` simulated annotators work on (campaign, lp) at once; ``{hits_done, judgments}``
+    counts what they completed and stored (``kinds``: the annotators' names and kinds)."""
+    if annotators < 1:
+        raise InputError(f"--annotators must be at least 1, got {annotators}", column="annotators")
+    kinds = kinds_for(annotators, random_share)
+    links = invitation_links(store, campaign, lp, annotators, BASE_URL)
+    params = worker_parameters(kinds, np.random.default_rng(seed))
+    quality = _Quality()
+    tokens_ = [parse_qs(urlsplit(link["url"]).query)[TOKEN_PARAM][0] for link in links]
+    with ThreadPoolExecutor(max_workers=annotators) as pool:
+        results = list(pool.map(lambda k: _work(store, tokens_[k], kinds[k], params[k], seed * 1000 + k + 1, quality),
+                                range(annotators)))
+    return {"hits_done": sum(r["hits_done"] for r in results), "judgments": sum(r["judgments"] for r in results),
+            "kinds": {link["annotator"]: kind for link, kind in zip(links, kinds)}}
