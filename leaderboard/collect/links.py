@@ -54,14 +54,22 @@ def _base(url: str) -> str:
     return str(url).strip().rstrip("/")
 
 
-def invitation_links(store: Store, campaign: str, lp: str, n: int, base_url: str) -> list[dict[str, str]]:
-    """``n`` new annotators with their links ``[{annotator, url}]`` (the tokens are not kept: show them now)."""
+def invitation_links(store: Store, campaign: str, lp: str, n: int, base_url: str,
+                     hits_per_annotator: int | None = None) -> list[dict[str, str]]:
+    """``n`` new annotators with their links ``[{annotator, url}]`` (the tokens are not kept: show them now).
+
+    ``hits_per_annotator``: a quota per link; a link is used up once its annotator has done that many
+    HITs (None: as many as are free for them).
+    """
     base = _base(base_url)
     if not 1 <= n <= MAX_LINKS:
         raise InputError(f"the number of annotators must lie between 1 and {MAX_LINKS}, got {n}", column="annotators")
+    if hits_per_annotator is not None and hits_per_annotator < 1:
+        raise InputError(f"--hits-per-annotator must be at least 1, got {hits_per_annotator}",
+                         column="hits-per-annotator")
     info = collection(store, campaign, lp)
     tokens = [secrets.token_urlsafe(24) for _ in range(n)]
-    names = add_invitations(store, info["id"], [token_hash(t) for t in tokens])
+    names = add_invitations(store, info["id"], [token_hash(t) for t in tokens], hits_per_annotator)
     return [{"annotator": name, "url": f"{base}/{PAGE}?{urlencode({TOKEN_PARAM: t})}"} for name, t in zip(names, tokens)]
 
 

@@ -73,6 +73,7 @@ class Task:
     code: str | None = None
     passed: bool | None = None
     message: str = ""
+    stored: bool | None = None  # after a submit: False when the answer had been stored before (a double submit)
 
     @property
     def current(self) -> dict[str, Any] | None:
@@ -220,7 +221,9 @@ def submit_answer(store: Store, annotator: Annotator, item_id: Any, score: Any, 
                        ended_at=ended_at or now)
     if result["complete"] and result["stored"]:
         check_annotator(store, annotator.id, result["assignment_id"])
-    return task(store, annotator, db.assignment(store, result["assignment_id"]))
+    after = task(store, annotator, db.assignment(store, result["assignment_id"]))
+    after.stored = result["stored"]
+    return after
 
 
 def shown_spans(annotator: Annotator, text: str, stored: list[dict]) -> list[dict]:

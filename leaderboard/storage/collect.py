@@ -236,8 +236,10 @@ def _worker_id(conn: Connection, campaign_id: int, name: str) -> int:
                                                           m.workers.c.name == name))).scalar_one()
 
 
-def add_invitations(store: Store, collect_id: int, token_hashes: list[str]) -> list[str]:
-    """One invited annotator per token hash, named ``inv-0001``, ``inv-0002``… in order; returns the names."""
+def add_invitations(store: Store, collect_id: int, token_hashes: list[str], max_hits: int | None = None) -> list[str]:
+    """One invited annotator per token hash, named ``inv-0001``, ``inv-0002``… in order; returns the names.
+
+    ``max_hits``: each link's HIT quota (None: as many HITs as are free for them)."""
     info = collection_by_id(store, collect_id)
     with write_transaction(store.engine) as conn:
         conn.execute(_for_update(select(c_.c.id).where(c_.c.id == collect_id), conn))  # one creator at a time
@@ -248,7 +250,8 @@ def add_invitations(store: Store, collect_id: int, token_hashes: list[str]) -> l
         for name, token_hash in zip(names, token_hashes):
             conn.execute(insert(a_).values(collect_id=collect_id, name=name,
                                            worker_id=_worker_id(conn, info["campaign_id"], name),
-                                           origin="invitation", token_hash=token_hash, created_at=now))
+                                           origin="invitation", token_hash=token_hash, max_hits=max_hits,
+                                           created_at=now))
     return names
 
 
@@ -334,7 +337,7 @@ def claim(store: Store, annotator_id: int, *, platform_assignment: str | None = 
     """
     now = now or _now()
     with write_transaction(store.engine) as conn:
-        ann = conn.execute(_for_update(select(a_.c.id, a_.c.collect_id, a_.c.decision)
+        ann = conn.execute(_for_update(select(a_.c.id, a_.c.collect_id, a_.c.decision, a_.c.max_hits)
                                        .where(a_.c.id == annotator_id), conn)).first()
         if ann is None:
             raise InputError("unknown annotator")
@@ -350,6 +353,12 @@ def claim(store: Store, annotator_id: int, *, platform_assignment: str | None = 
             if kept.rowcount == 1:
                 return active
             conn.execute(update(g_).where(g_.c.id == active["id"]).values(status=EXPIRED))
+        if ann.max_hits is not None:
+            finished = conn.execute(select(func.count()).select_from(g_).where(and_(
+                g_.c.annotator_id == annotator_id, g_.c.status == DONE))).scalar_one()
+            if finished >= ann.max_hits:
+                raise InputError(f"this invitation link has been used up: its {ann.max_hits} HIT"
+                                 f"{'s are' if ann.max_hits != 1 else ' is'} done")
         if status != OPEN:
             raise InputError("this annotation campaign is stopped: no new HITs are handed out")
         had = select(g_.c.hit_id).where(g_.c.annotator_id == annotator_id)
@@ -437,14 +446,12 @@ def submit(store: Store, annotator_id: int, item_id: int, *, raw: float, spans: 
             raise InputError("your time on this HIT ran out and it went to another annotator; nothing was stored")
         if asg.status != ACTIVE:
             raise InputError("this HIT is complete; nothing was stored")
-        inserted = conn.execute(insert_ignore(conn, r_).values(
+        answer_id = conn.execute(insert_ignore(conn, r_).values(
             assignment_id=asg.id, item_id=item_id, raw=float(raw),
             spans=None if spans is None else json.dumps(spans, sort_keys=True),
-            started_at=started_at, ended_at=ended_at))
-        if inserted.rowcount != 1:
+            started_at=started_at, ended_at=ended_at).returning(r_.c.id)).scalar()
+        if answer_id is None:  # stored by a concurrent submit in the meantime
             return {"stored": False, "complete": False, "assignment_id": asg.id}
-        answer_id = conn.execute(select(r_.c.id).where(and_(r_.c.assignment_id == asg.id,
-                                                            r_.c.item_id == item_id))).scalar_one()
         info = conn.execute(select(c_.c.import_id, c_.c.lp_id, c_.c.assessment, c_.c.timeout_seconds)
                             .where(c_.c.id == ann.collect_id)).one()
         if item.position is not None:

@@ -391,6 +391,7 @@ collect_annotators = Table(
     Column("worker_id", ForeignKey("workers.id", ondelete="CASCADE"), nullable=False),
     Column("origin", String(20), nullable=False),  # invitation | mturk | prolific | worker
     Column("token_hash", String(64), unique=True),  # SHA-256 of an invitation link's token; never the token
+    Column("max_hits", Integer),  # an invitation's HIT quota (NULL: as many as are free); used up when reached
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("decision", String(10)),  # approved | rejected (for payment), NULL: not decided
     Column("decided_by", String(200)),

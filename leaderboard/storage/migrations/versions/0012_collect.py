@@ -43,6 +43,7 @@ def upgrade() -> None:
     sa.Column('worker_id', sa.Integer(), nullable=False),
     sa.Column('origin', sa.String(length=20), nullable=False),
     sa.Column('token_hash', sa.String(length=64), nullable=True),
+    sa.Column('max_hits', sa.Integer(), nullable=True),
     sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
     sa.Column('decision', sa.String(length=10), nullable=True),
     sa.Column('decided_by', sa.String(length=200), nullable=True),
