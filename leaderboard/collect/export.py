@@ -113,6 +113,9 @@ def export(store: Store, campaign: str, lp: str, fmt: str, out: str | Path) -> d
         neutralise_formulas(appraise_frame(answers, lp)).to_csv(path, header=False, index=False)
         return {"files": [str(path)], "rows": len(answers), "workers": int(answers["annotator"].nunique())}
     stnd, stats = release_frames(answers, lp, info["assessment"])
+    if stnd.empty:
+        raise InputError("no annotator has passed the worker test yet, and the WMT release holds only those who "
+                         "did (export --format appraise holds everyone)")
     code = ITEM_CODES.get(info["assessment"], info["assessment"])
     stnd_path = folder / f"{code}-{src}{tgt}-good-stnd.csv"
     with stnd_path.open("w", encoding="utf-8", newline="") as fh:

@@ -154,8 +154,10 @@ def build_document_hits(sources: Sources, n_hits: int | None = None, seed: int =
 
     ``context`` is what the annotator reads the translation against: ``"source"`` (the ESA
     default; needs ``sources.source``) or ``"reference"``. ``reference`` and ``source`` hold the
-    segment's reference and source ("" when unknown); ``doc`` the shown document (``#bad`` added
-    for the degraded copies). ``attrs``: ``lp``, ``seed``, ``systems``, ``hit_size``.
+    segment's reference and source ("" when unknown); ``doc`` names the shown document, unique in
+    its HIT: the document id, with ``#bad`` for a degraded copy, ``#partK`` for a part of a long
+    document, ``#2``, ``#3``… for the same document of another system. ``attrs``: ``lp``,
+    ``seed``, ``systems``, ``hit_size``.
     """
     genuine, n_bad = document_layout(hit_size)
     if context not in ("source", "reference"):
@@ -190,15 +192,19 @@ def build_document_hits(sources: Sources, n_hits: int | None = None, seed: int =
         documents = [(u, u.lines, "SYSTEM") for u in chosen] + \
                     [(chosen[d], lines, "BAD_REF") for d, lines in copies]
         position = 0
+        seen: dict[str, int] = {}
         for d in _order(len(chosen), [d for d, _ in copies], rng):
             unit, lines, kind = documents[d]
+            label = unit.doc + ("#bad" if kind == "BAD_REF" else "")
+            seen[label] = seen.get(label, 0) + 1
+            if seen[label] > 1:  # the same document of another system: shown as a document of its own
+                label += f"#{seen[label]}"
             for g in lines:
                 position += 1
                 out = sources.systems[unit.system][g]
                 text = degrade(out, "adequacy", rng, lang) if kind == "BAD_REF" else out
                 paired = any(g in cl for dd, cl in copies if chosen[dd] == unit)
-                rows.append((hit, position, kind, unit.system, str(g + 1),
-                             unit.doc + ("#bad" if kind == "BAD_REF" else ""),
+                rows.append((hit, position, kind, unit.system, str(g + 1), label,
                              f"{hit}-bad-{unit.system}-{g + 1}" if paired else "",
                              text, sources.reference[g], source[g]))
     frame = pd.DataFrame(rows, columns=list(DOCUMENT_COLUMNS))
