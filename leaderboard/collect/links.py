@@ -1,10 +1,10 @@
 """How annotators arrive: invitation links with a secret token, and one crowd link per campaign.
 
-An invitation link (``BASE/annotate?t=TOKEN``) belongs to one annotator; the token is random
+An invitation link (``BASE/?t=TOKEN``) belongs to one annotator; the token is random
 (192 bits) and only its SHA-256 is stored, so the links are shown once, when they are made. Opening
 the link again, in another tab or another browser, continues the same annotator's work.
 
-A crowd link (``BASE/annotate?c=KEY``) is published on a crowd platform, which appends the
+A crowd link (``BASE/?c=KEY``) is published on a crowd platform, which appends the
 worker's id: Mechanical Turk's ``workerId`` / ``assignmentId`` / ``hitId``, Prolific's
 ``PROLIFIC_PID`` / ``STUDY_ID`` / ``SESSION_ID``, or a plain ``worker=``. The worker id names the
 annotator (created on first arrival); the platform's assignment (or session) id tells a new
@@ -31,7 +31,6 @@ WORKER_PARAMS: tuple[tuple[str, str], ...] = (("workerId", "mturk"), ("PROLIFIC_
 ASSIGNMENT_PARAMS: tuple[str, ...] = ("assignmentId", "SESSION_ID")
 #: what MTurk sends while a worker only previews a HIT
 MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
-PAGE = "annotate"
 MAX_LINKS = 10_000
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{20,100}$")
 _WORKER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@+-]{0,99}$")
@@ -70,13 +69,13 @@ def invitation_links(store: Store, campaign: str, lp: str, n: int, base_url: str
     info = collection(store, campaign, lp)
     tokens = [secrets.token_urlsafe(24) for _ in range(n)]
     names = add_invitations(store, info["id"], [token_hash(t) for t in tokens], hits_per_annotator)
-    return [{"annotator": name, "url": f"{base}/{PAGE}?{urlencode({TOKEN_PARAM: t})}"} for name, t in zip(names, tokens)]
+    return [{"annotator": name, "url": f"{base}/?{urlencode({TOKEN_PARAM: t})}"} for name, t in zip(names, tokens)]
 
 
 def crowd_link(store: Store, campaign: str, lp: str, base_url: str) -> dict[str, str]:
     """The campaign's crowd link (the platform adds the worker's id to it)."""
     info = collection(store, campaign, lp)
-    return {"annotator": "crowd", "url": f"{_base(base_url)}/{PAGE}?{urlencode({CROWD_PARAM: info['crowd_key']})}"}
+    return {"annotator": "crowd", "url": f"{_base(base_url)}/?{urlencode({CROWD_PARAM: info['crowd_key']})}"}
 
 
 def crowd_identity(params: Mapping[str, str]) -> tuple[str, str, str | None]:

@@ -219,8 +219,8 @@ def tutorial_items(sources: Sources, seed: int = 0, context: str = "source") -> 
     2. the reference with a run of words deleted (mark the missing content);
     3. a system's output of the same segment (mark what you find).
 
-    Columns: those of :func:`build_document_hits` (hit and position empty) plus ``note``, the
-    guidance shown with the item.
+    Columns: those of :func:`build_document_hits` (hit empty; each item a document of its own) plus
+    ``note``, the guidance shown with the item.
     """
     shown = _shown(sources, context)
     lang = target_language(sources.lp)
@@ -234,7 +234,6 @@ def tutorial_items(sources: Sources, seed: int = 0, context: str = "source") -> 
     system = next(s for s in sorted(sources.systems) if sources.systems[s][g].strip())
     ref = sources.reference[g]
     source = (sources.source or [""] * len(sources.reference))[g]
-    doc = "tutorial"
     rows = [
         (ref, "A careful human translation: if you find no error, mark nothing and give a high score."),
         (degrade(ref, "adequacy", rng, lang),
@@ -242,5 +241,5 @@ def tutorial_items(sources: Sources, seed: int = 0, context: str = "source") -> 
          "the translation (major if it matters for the meaning), then score."),
         (sources.systems[system][g], "A machine translation: mark every error you find as minor or major, then score."),
     ]
-    return pd.DataFrame([("", k + 1, "SYSTEM", "tutorial", str(g + 1), doc, "", text, ref, source, note)
+    return pd.DataFrame([("", k + 1, "SYSTEM", "tutorial", str(g + 1), f"tutorial{k + 1}", "", text, ref, source, note)
                          for k, (text, note) in enumerate(rows)], columns=[*DOCUMENT_COLUMNS, "note"])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from . import common, navigation, session, state
+from . import annotate_view, common, navigation, session, state
 from .markdown import md_escape
 
 # pages that show one published snapshot and therefore get the sidebar picker
@@ -12,6 +12,12 @@ VIEW_PAGES = {"leaderboard", "significance", "system", "qc", "metrics", ""}
 
 
 def main() -> None:
+    if annotate_view.requested():  # an annotator's link: their task and nothing else of the app
+        st.set_page_config(page_title="Annotation", page_icon=":material/translate:", layout="centered",
+                           initial_sidebar_state="collapsed")
+        _store_or_stop()
+        st.navigation([navigation.annotate_page()], position="hidden").run()
+        return
     st.set_page_config(page_title="MT leaderboard", page_icon=":material/leaderboard:", layout="wide")
     _store_or_stop()
     state.ensure_demo()
