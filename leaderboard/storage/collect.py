@@ -608,6 +608,20 @@ def hit_table(store: Store, collect_id: int) -> pd.DataFrame:
         {"items": int, "slots": int, "slots_done": int})
 
 
+def assignments(store: Store, collect_id: int) -> pd.DataFrame:
+    """Every assignment: annotator, hit, status, started_at, completed_at, answers (items answered)."""
+    answered = (select(r_.c.assignment_id, func.count(r_.c.id).label("n")).group_by(r_.c.assignment_id)
+                .subquery())
+    q = (select(a_.c.name, h_.c.name, g_.c.status, g_.c.started_at, g_.c.completed_at,
+                func.coalesce(answered.c.n, 0))
+         .join(a_, a_.c.id == g_.c.annotator_id).join(h_, h_.c.id == g_.c.hit_id)
+         .outerjoin(answered, answered.c.assignment_id == g_.c.id)
+         .where(a_.c.collect_id == collect_id).order_by(g_.c.id))
+    with store.engine.connect() as conn:
+        rows = conn.execute(q).all()
+    return pd.DataFrame(rows, columns=["annotator", "hit", "status", "started_at", "completed_at", "answers"])
+
+
 def collected_answers(store: Store, collect_id: int) -> pd.DataFrame:
     """Every counted answer with what it answered, in answer order: annotator, origin, hit, position,
     item_type, system, segment, doc, raw, spans (JSON text), started_at, ended_at, status (of the
