@@ -350,3 +350,17 @@ def test_exports_load_back_with_mtlb_ingest(files, tmp_path, capsys):
 def _status_of(store, name):
     from leaderboard.collect.status import status
     return status(store, name, LP)["annotators"]
+
+
+def test_the_store_fingerprint_follows_collected_answers(store, files):
+    """Caches keyed on the store's fingerprint see answers that arrive without a new import, and resets."""
+    from leaderboard.storage.version import data_version
+    _create(store, files)
+    person = _person(store)
+    task = start(store, person)
+    before = data_version(store.engine)
+    task = submit_answer(store, person, int(task.current["id"]), 70)
+    after = data_version(store.engine)
+    assert after != before
+    db.reset_assignment(store, db.collection(store, "c", LP)["id"], person.name, task.hit, "olga")
+    assert data_version(store.engine) not in (before, after)
