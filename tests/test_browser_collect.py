@@ -29,7 +29,29 @@ def _prepare(folder: Path) -> dict:
                                            src=str(paths["src"]), docs=str(paths["docs"]))
     campaigns.create(store, "pilot-da", LP, sources, protocol="da", hits=2, hit_size=20, seed=1)
     campaigns.create(store, "pilot-esa", LP, sources, protocol="esa", hits=2, hit_size=10, seed=1)
+    hostile = _hostile_files(folder / "hostile")
+    sources = campaigns.sources_from_files(hostile["hyps"], hostile["ref"], "en-he", src=hostile["src"])
+    campaigns.create(store, "hostile", "en-he", sources, protocol="da", source_based=True, hits=1, hit_size=20,
+                     seed=1)
     return {"url": default_url()}
+
+
+HOSTILE = "<img src=x onerror=alert(1)> **bold** [link](http://example.com) <b>b</b>"
+
+
+def _hostile_files(folder: Path) -> dict:
+    """A Hebrew test set (right to left) whose texts carry HTML and Markdown that must stay text."""
+    folder.mkdir(parents=True)
+    ref = [f"שלום עולם מספר {k} {HOSTILE} סוף המשפט" for k in range(40)]
+    src = [f"Hello world number {k} {HOSTILE} end of the sentence" for k in range(40)]
+    paths = {"ref": folder / "t.en-he.ref.A.he", "src": folder / "t.en-he.src.en", "hyps": []}
+    paths["ref"].write_text("\n".join(ref) + "\n", encoding="utf-8")
+    paths["src"].write_text("\n".join(src) + "\n", encoding="utf-8")
+    for name, cut in (("s1", 1), ("s2", 2), ("s3", 3)):
+        hyp = folder / f"t.en-he.hyp.{name}.he"
+        hyp.write_text("\n".join(" ".join(r.split()[cut:]) for r in ref) + "\n", encoding="utf-8")
+        paths["hyps"].append(str(hyp))
+    return {"hyps": paths["hyps"], "ref": str(paths["ref"]), "src": str(paths["src"])}
 
 
 @pytest.fixture(scope="module")
@@ -208,3 +230,29 @@ def test_links_that_do_not_work(server, page):
     expect(page.get_by_text("does not belong to any annotation campaign")).to_be_visible()
     # an annotator's page has no menu to the rest of the app
     assert page.locator("[data-testid='stSidebarNav']").count() == 0
+
+
+def test_text_stays_text_in_its_direction_at_360_px(server, page):
+    """HTML and Markdown in the texts are shown literally; Hebrew right to left, the English source left to
+    right; nothing is wider than a 360 px screen."""
+    from leaderboard.collect.links import invitation_links
+    from leaderboard.storage import Store
+    from leaderboard.storage.collect import item
+    url = invitation_links(Store(server["url"]), "hostile", "en-he", 1, server["base"])[0]["url"]
+    page.goto(url)
+    shown = int(_item(page))
+    frame = page.frame_locator(FRAME)
+    truth = item(Store(server["url"]), shown)["text"]
+    translation = frame.locator(".translation")
+    assert translation.get_attribute("dir") == "rtl" and translation.get_attribute("lang") == "he"
+    assert translation.evaluate("e => e.textContent") == truth and HOSTILE in truth
+    context = frame.locator(".context")
+    assert context.get_attribute("dir") == "ltr" and HOSTILE in context.evaluate("e => e.textContent")
+    assert frame.locator("img, b, a, strong").count() == 0
+    assert page.locator("[data-testid='stMain'] img, [data-testid='stMain'] strong a").count() == 0
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    component = next(f for f in page.frames if "mtlb_annotate" in f.url)
+    assert component.evaluate("document.documentElement.scrollWidth") <= component.evaluate("innerWidth")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Enter")
+    _next(page, str(shown))

@@ -31,8 +31,9 @@ def files(tmp_path):
 
 
 @pytest.fixture()
-def store(tmp_path):
-    return Store(f"sqlite:///{tmp_path / 'store.sqlite'}")
+def store(db_url):
+    """Each service test runs on SQLite and on PostgreSQL."""
+    return Store(db_url)
 
 
 def _create(store, files, name="c", protocol="da", **kw):
