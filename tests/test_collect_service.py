@@ -365,3 +365,18 @@ def test_the_store_fingerprint_follows_collected_answers(store, files):
     assert after != before
     db.reset_assignment(store, db.collection(store, "c", LP)["id"], person.name, task.hit, "olga")
     assert data_version(store.engine) not in (before, after)
+
+
+def test_a_rejected_annotator_stores_nothing_more_and_frees_their_hit(store, files):
+    _create(store, files, hits=1)
+    info = db.collection(store, "c", LP)
+    spammer, other = _person(store), _person(store)
+    task = start(store, spammer)
+    task = submit_answer(store, spammer, int(task.current["id"]), 12)
+    assert start(store, other).state == "none"  # the only HIT is held
+    db.decide(store, info["id"], spammer.name, "rejected", "olga")
+    before = _counts(store)
+    with pytest.raises(InputError, match="ended your participation"):
+        submit_answer(store, spammer, int(task.current["id"]), 12)
+    assert _counts(store) == before
+    assert start(store, other).hit == task.hit  # back in the pool at once

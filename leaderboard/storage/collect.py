@@ -290,7 +290,8 @@ def annotator(store: Store, *, token_hash: str | None = None, collect_id: int | 
 
 
 def decide(store: Store, collect_id: int, name: str, decision: str | None, actor: str) -> None:
-    """Approve or reject an annotator (for payment; a rejected annotator gets no further HIT); None undoes it."""
+    """Approve or reject an annotator (for payment); None undoes it. A rejected annotator stores no further
+    answer and gets no further HIT; their HIT in progress returns to the pool."""
     if decision is not None and decision not in DECISIONS:
         raise InputError(f"decision must be one of {', '.join(DECISIONS)}, got {decision!r}")
     info = collection_by_id(store, collect_id)
@@ -299,6 +300,11 @@ def decide(store: Store, collect_id: int, name: str, decision: str | None, actor
             decision=decision, decided_by=actor, decided_at=_now()))
         if done.rowcount != 1:
             raise InputError(f"no annotator {name!r} in this annotation campaign")
+        if decision == "rejected":  # their HIT in progress goes back to the pool at once
+            who = select(a_.c.id).where(and_(a_.c.collect_id == collect_id, a_.c.name == name)).scalar_subquery()
+            conn.execute(update(s_).where(and_(s_.c.holder_id == who, s_.c.done == False))  # noqa: E712
+                         .values(holder_id=None, held_until=None))
+            conn.execute(update(g_).where(and_(g_.c.annotator_id == who, g_.c.status == ACTIVE)).values(status=EXPIRED))
         _audit(conn, actor, "collect-" + (decision or "undecide"), info["campaign"], f"annotator {name}",
                details={"lp": info["lp"]})
 
@@ -428,10 +434,12 @@ def submit(store: Store, annotator_id: int, item_id: int, *, raw: float, spans: 
         item = conn.execute(select(i_.c.id, i_.c.hit_id, i_.c.position, i_.c.item_type, i_.c.system_id,
                                    i_.c.segment_id, h_.c.name.label("hit"), h_.c.collect_id)
                             .join(h_, h_.c.id == i_.c.hit_id).where(i_.c.id == item_id)).first()
-        ann = conn.execute(select(a_.c.id, a_.c.collect_id, a_.c.worker_id, a_.c.name)
+        ann = conn.execute(select(a_.c.id, a_.c.collect_id, a_.c.worker_id, a_.c.name, a_.c.decision)
                            .where(a_.c.id == annotator_id)).first()
         if ann is None:
             raise InputError("unknown annotator")
+        if ann.decision == "rejected":
+            raise InputError("the organisers have ended your participation in this campaign; nothing was stored")
         if item is None or item.collect_id != ann.collect_id:
             raise InputError(f"item {item_id} is not part of a HIT assigned to you; nothing was stored")
         asg = conn.execute(_for_update(select(g_.c.id, g_.c.status, g_.c.slot_id).where(and_(

@@ -88,6 +88,8 @@ def _on_answer() -> None:
         except InputError as exc:
             st.session_state["_ann_error"] = str(exc)
             st.session_state.pop("_ann_task", None)  # ask again: e.g. the HIT went to someone else
+            # the browser drops its queue: what was refused is not sent again
+            st.session_state["_ann_epoch"] = st.session_state.get("_ann_epoch", 0) + 1
             return
         stored.add(answer.get("item"))
         st.session_state["_ann_task"] = task
@@ -187,6 +189,7 @@ def _widget_args(person: service.Annotator, task: service.Task) -> dict[str, Any
                 entry["given"]["spans"] = service.shown_spans(person, row.text, given["spans"])
         rows.append(entry)
     return {"protocol": person.protocol, "assignment": task.assignment_id, "items": rows,
+            "epoch": st.session_state.get("_ann_epoch", 0),
             "answered": sorted(task.answered), "labels": _labels(person),
             "dir": {"text": directions["text"], "context": directions["context"]},
             "lang": {"text": directions["text_lang"], "context": directions["context_lang"]},
