@@ -380,3 +380,37 @@ def test_a_rejected_annotator_stores_nothing_more_and_frees_their_hit(store, fil
         submit_answer(store, spammer, int(task.current["id"]), 12)
     assert _counts(store) == before
     assert start(store, other).hit == task.hit  # back in the pool at once
+
+
+def test_organiser_commands_need_an_organiser_login(files, tmp_path, capsys, monkeypatch):
+    import io
+    url = f"sqlite:///{tmp_path / 'cli.sqlite'}"
+    store = Store(url)
+    _create(store, files, hits=2)
+    person = _person(store)
+    task = start(store, person)
+    submit_answer(store, person, int(task.current["id"]), 50)
+    for name, role in (("olga", "organiser"), ("mdev", "metric-developer")):
+        monkeypatch.setattr("sys.stdin", io.StringIO("a-long-password\n"))
+        assert main(["user", "add", name, "--role", role, "--password-stdin", "--database-url", url]) == 0
+
+    def run(*argv, user="olga", password="a-long-password"):
+        monkeypatch.setattr("sys.stdin", io.StringIO(password + "\n"))
+        capsys.readouterr()
+        code = main(["collect", *argv, "--campaign", "c", "--lp", LP, "--user", user, "--password-stdin",
+                     "--database-url", url])
+        return code, capsys.readouterr()
+
+    code, out = run("stop", user="mdev")
+    assert code == 2 and "only organisers can stop annotation campaigns" in out.err
+    code, out = run("stop", password="wrong-password")
+    assert code == 2 and "wrong user name or password" in out.err
+    assert db.collection(store, "c", LP)["status"] == "open"
+    assert run("stop")[0] == 0 and db.collection(store, "c", LP)["status"] == "stopped"
+    assert run("reopen")[0] == 0 and db.collection(store, "c", LP)["status"] == "open"
+    assert run("approve", "--annotator", person.name)[0] == 0
+    assert db.annotator(store, collect_id=person.collect["id"], name=person.name)["decision"] == "approved"
+    code, out = run("reset", "--annotator", person.name, "--hit", task.hit)
+    assert code == 0 and "deleted 1 answers (1 judgments)" in out.out and store.judgments("c").empty
+    code, out = run("reject", "--annotator", "nobody")
+    assert code == 2 and "no annotator 'nobody'" in out.err
