@@ -16,8 +16,9 @@ Concurrency rules live in the database, not in Python checks:
 * an answer is unique per (assignment, item): a double submit stores one answer and one judgment
   (``INSERT … ON CONFLICT DO NOTHING``; the judgment's own unique key backs it up);
 * every write is one transaction; on SQLite it starts with ``BEGIN IMMEDIATE`` (the write lock is
-  taken before the first read, so a read-then-write never works on a stale snapshot), on PostgreSQL
-  the annotator's assignment row is locked ``FOR UPDATE`` while an answer is stored.
+  taken before the first read, so a read-then-write never works on a stale snapshot); on PostgreSQL
+  the slot and then the assignment row are locked ``FOR UPDATE`` while an answer is stored (every
+  writer takes them in that order, so two never deadlock; a claim skips a locked slot).
 """
 
 from __future__ import annotations
@@ -442,10 +443,13 @@ def submit(store: Store, annotator_id: int, item_id: int, *, raw: float, spans: 
             raise InputError("the organisers have ended your participation in this campaign; nothing was stored")
         if item is None or item.collect_id != ann.collect_id:
             raise InputError(f"item {item_id} is not part of a HIT assigned to you; nothing was stored")
-        asg = conn.execute(_for_update(select(g_.c.id, g_.c.status, g_.c.slot_id).where(and_(
-            g_.c.annotator_id == annotator_id, g_.c.hit_id == item.hit_id)), conn)).first()
-        if asg is None:
+        mine = and_(g_.c.annotator_id == annotator_id, g_.c.hit_id == item.hit_id)
+        slot_id = conn.execute(select(g_.c.slot_id).where(mine)).scalar()
+        if slot_id is None:
             raise InputError(f"item {item_id} is not part of a HIT assigned to you; nothing was stored")
+        # locks in the order every writer takes them (slot, then assignment), so writers never deadlock
+        conn.execute(_for_update(select(s_.c.id).where(s_.c.id == slot_id), conn))
+        asg = conn.execute(_for_update(select(g_.c.id, g_.c.status, g_.c.slot_id).where(mine), conn)).first()
         already = conn.execute(select(r_.c.id).where(and_(r_.c.assignment_id == asg.id,
                                                           r_.c.item_id == item_id))).first()
         if already is not None:
@@ -527,12 +531,14 @@ def reset_assignment(store: Store, collect_id: int, name: str, hit: str, actor: 
     """
     info = collection_by_id(store, collect_id)
     with write_transaction(store.engine) as conn:
-        asg = conn.execute(_for_update(select(g_.c.id, g_.c.slot_id, g_.c.annotator_id)
-                                       .join(a_, a_.c.id == g_.c.annotator_id).join(h_, h_.c.id == g_.c.hit_id)
-                                       .where(and_(a_.c.collect_id == collect_id, a_.c.name == name,
-                                                   h_.c.name == hit)), conn, of=g_)).first()
+        found = (select(g_.c.id, g_.c.slot_id, g_.c.annotator_id)
+                 .join(a_, a_.c.id == g_.c.annotator_id).join(h_, h_.c.id == g_.c.hit_id)
+                 .where(and_(a_.c.collect_id == collect_id, a_.c.name == name, h_.c.name == hit)))
+        asg = conn.execute(found).first()
         if asg is None:
             raise InputError(f"annotator {name!r} has no HIT {hit!r} in this annotation campaign")
+        conn.execute(_for_update(select(s_.c.id).where(s_.c.id == asg.slot_id), conn))  # slot, then assignment
+        conn.execute(_for_update(select(g_.c.id).where(g_.c.id == asg.id), conn))
         answer_ids = conn.execute(select(r_.c.id).where(r_.c.assignment_id == asg.id)).scalars().all()
         judgment_ids = conn.execute(select(r_.c.judgment_id).where(and_(
             r_.c.assignment_id == asg.id, r_.c.judgment_id.is_not(None)))).scalars().all()
