@@ -25,9 +25,10 @@ test: install
 	if [ $$rc -eq 5 ]; then echo "error: pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 # the README's screenshots: the page bench opens every page on the demo data in Chromium and writes
-# docs/screenshots/<page>.png (and prints its timings)
+# docs/screenshots/<page>.png (and prints its timings); the annotation bench writes annotate-da/esa.png
 docs-images: install
 	$(BIN)/python bench/bench_pages.py --one-server --screenshots
+	$(BIN)/python bench/bench_collect.py --screenshots
 
 bench: install
 	@for b in bench/bench_*.py; do $(BIN)/python $$b; done

@@ -48,3 +48,15 @@ def bleu_tokeniser(target: str) -> str:
 def word_split_by_character(target: str) -> bool:
     """True when words of ``target`` are not separated by spaces (compare outputs character by character)."""
     return target.lower() in WORD_TOKENISERS or target.lower() in CHARACTER_LANGUAGES
+
+
+#: Languages written right to left (Arabic, Hebrew, Persian, Urdu, Pashto, Yiddish, Dhivehi, Sorani,
+#: Sindhi, Uyghur, Syriac), by ISO 639-1 or -3 code.
+RIGHT_TO_LEFT: frozenset[str] = frozenset({"ar", "ara", "arz", "he", "heb", "iw", "fa", "fas", "per", "prs", "ur",
+                                           "urd", "ps", "pus", "yi", "yid", "dv", "div", "ckb", "sd", "snd", "ug",
+                                           "uig", "syr"})
+
+
+def script_direction(lang: str) -> str:
+    """``"rtl"`` for a language written right to left, else ``"ltr"`` (HTML's ``dir`` attribute)."""
+    return "rtl" if str(lang).lower().split("_")[0].split("-")[0] in RIGHT_TO_LEFT else "ltr"

@@ -195,3 +195,11 @@ def test_every_page_renders_from_the_installed_package(app_server):
                 page.close()
         finally:
             browser.close()
+
+
+def test_wheel_ships_the_annotation_component(installed):
+    """The annotator page's component is package data: one HTML file, nothing to build at install."""
+    import zipfile
+    names = zipfile.ZipFile(installed["wheel"]).namelist()
+    assert "leaderboard/webapp/components/annotate/index.html" in names
+    assert "leaderboard/storage/migrations/versions/0012_collect.py" in names

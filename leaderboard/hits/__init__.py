@@ -2,7 +2,9 @@
 
 ``builder`` samples system outputs into HITs (METHOD.md §2), ``degrade`` makes the bad
 references, ``export`` writes ``hits.csv``, the Mechanical Turk upload CSV and one HTML task page
-per HIT; :mod:`leaderboard.ingest.mturk` reads the batch results back.
+per HIT; :mod:`leaderboard.ingest.mturk` reads the batch results back. ``documents`` makes the
+document-level HITs of Error Span Annotation (whole documents, degraded copies as attention checks,
+practice items).
 """
 
 from .builder import HIT_COLUMNS, Sources, build_hits, hit_template, read_sources

@@ -18,6 +18,12 @@ Both showings of a repeat are the same text, so the earlier one is the ``SYSTEM`
 later one the ``REPEAT`` (seed 002's table puts one repeat "in reverse"; with identical texts only
 the label would differ).
 
+Smaller HITs for pilots (``hit_size``): the same design with fewer blocks. A HIT of ``hit_size``
+items has ``hit_size / 10`` blocks of 10 (an even number, so that every block has a partner), 7
+genuine outputs and one bad reference, one reference and one repeat pair member of each kind per
+block: 20 items is the smallest HIT that holds its quality-control pairs (2 of each kind, the
+fewest the worker test accepts), and 100 is the design above. :func:`layout` checks a size.
+
 Pairing convention (what QC relies on, :func:`leaderboard.human.qc.qc_pairs`): a QC item carries the
 system and segment of the genuine output it pairs with, so the two members of a pair share (hit,
 system, segment). A ``REF`` item is labelled with the system of its paired output (as in the WMT
@@ -52,6 +58,8 @@ N_BLOCKS = 10
 BLOCK_SIZE = 10
 N_GENUINE = 70
 N_PER_KIND = 10
+#: genuine outputs per block (the other 3 are one quality-control copy of each kind)
+GENUINE_PER_BLOCK = 7
 #: hits.csv columns, in order.
 HIT_COLUMNS: tuple[str, ...] = ("hit", "position", "block", "item_type", "system", "segment",
                                 "pair_id", "text", "reference")
@@ -74,46 +82,69 @@ class Template:
     pair: np.ndarray
 
 
-def hit_template() -> Template:
+def layout(hit_size: int = HIT_SIZE) -> tuple[int, int, int]:
+    """(blocks, genuine outputs, pairs of each quality-control kind) of a HIT of ``hit_size`` items.
+
+    Refuses a size that cannot hold the design: blocks come in partner pairs and each block holds
+    one copy of each kind, so the size is a multiple of 20, and 20 is the smallest (2 pairs of
+    each kind, the fewest the worker test accepts).
+    """
+    step = 2 * BLOCK_SIZE
+    if isinstance(hit_size, bool) or not isinstance(hit_size, (int, np.integer)) or hit_size < step \
+            or hit_size % step:
+        why = "is too small for" if isinstance(hit_size, (int, np.integer)) and hit_size < step else "cannot hold"
+        raise InputError(
+            f"a HIT of {hit_size} items {why} its quality-control items: HITs are made of 10-item blocks in "
+            f"partner pairs (each block: 7 outputs, 1 bad reference, 1 reference, 1 repeat), so the HIT size "
+            f"must be a multiple of {step}, at least {step} (2 pairs of each kind)", column="hit size")
+    n_blocks = int(hit_size) // BLOCK_SIZE
+    return n_blocks, GENUINE_PER_BLOCK * n_blocks, n_blocks
+
+
+def hit_template(hit_size: int = HIT_SIZE) -> Template:
     """The block layout shared by the builder and the simulator (see the module docstring)."""
+    n_blocks, n_genuine, per_kind = layout(hit_size)
     rows: list[tuple[int, str, int, str]] = []
-    by_block: list[list[tuple[int, str, int, str]]] = [[] for _ in range(N_BLOCKS)]
-    half = N_BLOCKS // 2
+    by_block: list[list[tuple[int, str, int, str]]] = [[] for _ in range(n_blocks)]
+    half = n_blocks // 2
+    rep0, plain0 = 2 * per_kind, 3 * per_kind          # first slots of the repeat and plain roles
+    plain_per_block = GENUINE_PER_BLOCK - 3
     for i in range(half):
         j = i + half
         a, b = 2 * i, 2 * i + 1
         # bad references: a's copy early, b's copy late
         by_block[i] += [(a, "BAD_REF", i, f"bad{a}"), (b, "SYSTEM", i, f"bad{b}")]
         by_block[j] += [(a, "SYSTEM", j, f"bad{a}"), (b, "BAD_REF", j, f"bad{b}")]
-        # references: the same, slots 10-19
-        by_block[i] += [(10 + a, "REF", i, f"ref{a}"), (10 + b, "SYSTEM", i, f"ref{b}")]
-        by_block[j] += [(10 + a, "SYSTEM", j, f"ref{a}"), (10 + b, "REF", j, f"ref{b}")]
-        # repeats: first showings early, second showings late, slots 20-29
-        by_block[i] += [(20 + a, "SYSTEM", i, f"rep{a}"), (20 + b, "SYSTEM", i, f"rep{b}")]
-        by_block[j] += [(20 + a, "REPEAT", j, f"rep{a}"), (20 + b, "REPEAT", j, f"rep{b}")]
-    for blk in range(N_BLOCKS):
-        by_block[blk] += [(30 + 4 * blk + t, "SYSTEM", blk, "") for t in range(4)]
+        # references: the same, the next per_kind slots
+        by_block[i] += [(per_kind + a, "REF", i, f"ref{a}"), (per_kind + b, "SYSTEM", i, f"ref{b}")]
+        by_block[j] += [(per_kind + a, "SYSTEM", j, f"ref{a}"), (per_kind + b, "REF", j, f"ref{b}")]
+        # repeats: first showings early, second showings late
+        by_block[i] += [(rep0 + a, "SYSTEM", i, f"rep{a}"), (rep0 + b, "SYSTEM", i, f"rep{b}")]
+        by_block[j] += [(rep0 + a, "REPEAT", j, f"rep{a}"), (rep0 + b, "REPEAT", j, f"rep{b}")]
+    for blk in range(n_blocks):
+        by_block[blk] += [(plain0 + plain_per_block * blk + t, "SYSTEM", blk, "") for t in range(plain_per_block)]
         rows += by_block[blk]
     slot, item_type, block, pair = zip(*rows)
     return Template(np.array(slot), np.array(item_type), np.array(block), np.array(pair))
 
 
-def block_shuffle(rng: np.random.Generator, n_hits: int) -> np.ndarray:
-    """0-based positions (n_hits × 100) of the template entries: a random order inside each block."""
-    keys = rng.random((n_hits, N_BLOCKS, BLOCK_SIZE))
+def block_shuffle(rng: np.random.Generator, n_hits: int, hit_size: int = HIT_SIZE) -> np.ndarray:
+    """0-based positions (n_hits × hit_size) of the template entries: a random order inside each block."""
+    n_blocks = hit_size // BLOCK_SIZE
+    keys = rng.random((n_hits, n_blocks, BLOCK_SIZE))
     order = np.argsort(keys, axis=2)              # order[h, b, r] = entry shown at rank r
     rank = np.argsort(order, axis=2)              # rank[h, b, e] = rank of entry e
-    return (rank + BLOCK_SIZE * np.arange(N_BLOCKS)[None, :, None]).reshape(n_hits, HIT_SIZE)
+    return (rank + BLOCK_SIZE * np.arange(n_blocks)[None, :, None]).reshape(n_hits, hit_size)
 
 
-def system_slots(n_systems: int, n_hits: int, rng: np.random.Generator) -> np.ndarray:
-    """System index of each genuine slot (n_hits × 70): one cyclic stream over a permutation.
+def system_slots(n_systems: int, n_hits: int, rng: np.random.Generator, n_genuine: int = N_GENUINE) -> np.ndarray:
+    """System index of each genuine slot (n_hits × 70 for 100-item HITs): one cyclic stream over a permutation.
 
     Consecutive runs of 70 of the stream ⌊70/S⌋ or ⌈70/S⌉ of each system; over the batch the
     totals per system differ by at most one.
     """
     perm = rng.permutation(n_systems)
-    stream = np.arange(n_hits * N_GENUINE).reshape(n_hits, N_GENUINE)
+    stream = np.arange(n_hits * n_genuine).reshape(n_hits, n_genuine)
     return perm[stream % n_systems]
 
 
@@ -122,12 +153,18 @@ def system_slots(n_systems: int, n_hits: int, rng: np.random.Generator) -> np.nd
 
 @dataclass
 class Sources:
-    """Aligned texts of one language pair: reference lines and each system's output lines."""
+    """Aligned texts of one language pair: reference lines and each system's output lines.
+
+    ``source`` (the source lines) and ``docs`` (a document id per line) are optional: source-based
+    and document-level annotation need them; DA HITs against the reference do not.
+    """
 
     lp: str
     reference: list[str]
     systems: dict[str, list[str]]
     files: dict[str, str] = field(default_factory=dict)  # system name -> file label
+    source: list[str] | None = None
+    docs: list[str] | None = None
 
 
 def read_sources(hyp_paths: list[str], ref_path: str, lp: str | None = None) -> Sources:
@@ -198,44 +235,45 @@ class _SegmentQueue:
         self.stack.append(seg)  # next in line again, so its coverage is not lost
 
 
-def _plan(sources: Sources, assessment: str, n_hits: int, rng: np.random.Generator
+def _plan(sources: Sources, assessment: str, n_hits: int, rng: np.random.Generator, hit_size: int = HIT_SIZE
           ) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
-    """Systems, and per HIT the (system, segment) of the 70 genuine slots (n_hits × 70 each).
+    """Systems, and per HIT the (system, segment) of the genuine slots (n_hits × 70 each for 100 items).
 
     Slots are ordered by role (see :class:`Template`); returns also the usable-texts mask.
     """
+    _, n_genuine, per_kind = layout(hit_size)
     names = sorted(sources.systems)
     lang = target_language(sources.lp)
     ref_ok = np.array([bool(r.strip()) for r in sources.reference])
     usable = np.array([[bool(t.strip()) for t in sources.systems[s]] for s in names]) & ref_ok[None, :]
     degradable = np.array([[can_degrade(t, assessment, lang) for t in sources.systems[s]] for s in names]) & usable
-    sys_of_slot = system_slots(len(names), n_hits, rng)
+    sys_of_slot = system_slots(len(names), n_hits, rng, n_genuine)
     need = np.bincount(sys_of_slot[0], minlength=len(names)).max() if n_hits else 0
     for i, s in enumerate(names):
         have = int(usable[i].sum())
-        if have < min(need, N_GENUINE):
+        if have < min(need, n_genuine):
             raise InputError(f"system {s} has {have} usable lines (non-empty output and reference) but each HIT "
                              f"needs {need} of its outputs; give more segments or more systems",
                              file=sources.files.get(s))
-    if int(degradable.sum()) < N_PER_KIND:
-        raise InputError(f"fewer than {N_PER_KIND} outputs are long enough to degrade for {assessment} "
+    if int(degradable.sum()) < per_kind:
+        raise InputError(f"fewer than {per_kind} outputs are long enough to degrade for {assessment} "
                          "(bad references need at least 2 words for adequacy, 3 for fluency)")
     queues = [_SegmentQueue(np.flatnonzero(usable[i]), rng) for i in range(len(names))]
-    seg_of_slot = np.empty((n_hits, N_GENUINE), dtype=np.int64)
+    seg_of_slot = np.empty((n_hits, n_genuine), dtype=np.int64)
     for h in range(n_hits):
         used_any: set[int] = set()
         used: list[set[int]] = [set() for _ in names]
-        segs = np.empty(N_GENUINE, dtype=np.int64)
-        for j in range(N_GENUINE):
+        segs = np.empty(n_genuine, dtype=np.int64)
+        for j in range(n_genuine):
             s = int(sys_of_slot[h, j])
             seg = queues[s].take(used_any, used[s])
             segs[j] = seg
             used_any.add(seg)
             used[s].add(seg)
-        # at least 10 degradable outputs: swap short ones for long ones of the same system
+        # at least per_kind degradable outputs: swap short ones for long ones of the same system
         is_deg = degradable[sys_of_slot[h], segs]
         for j in np.flatnonzero(~is_deg):
-            if is_deg.sum() >= N_PER_KIND:
+            if is_deg.sum() >= per_kind:
                 break
             s = int(sys_of_slot[h, j])
             new = queues[s].take(used_any, used[s], ok=lambda g, s=s: bool(degradable[s, g]))
@@ -247,29 +285,31 @@ def _plan(sources: Sources, assessment: str, n_hits: int, rng: np.random.Generat
             used_any.add(new)
             used[s].add(new)
             is_deg[j] = True
-        if is_deg.sum() < N_PER_KIND:
-            raise InputError(f"cannot find {N_PER_KIND} outputs long enough to degrade for HIT {h + 1} "
+        if is_deg.sum() < per_kind:
+            raise InputError(f"cannot find {per_kind} outputs long enough to degrade for HIT {h + 1} "
                              "within the per-system quotas; give longer or more segments")
-        # roles: 10 degradable outputs become bad-reference originals, the rest are dealt at random
+        # roles: per_kind degradable outputs become bad-reference originals, the rest are dealt at random
         deg_idx = np.flatnonzero(is_deg)
-        bad = rng.choice(deg_idx, size=N_PER_KIND, replace=False)
-        rest = rng.permutation(np.setdiff1d(np.arange(N_GENUINE), bad))
+        bad = rng.choice(deg_idx, size=per_kind, replace=False)
+        rest = rng.permutation(np.setdiff1d(np.arange(n_genuine), bad))
         order = np.concatenate([bad, rest])
         sys_of_slot[h] = sys_of_slot[h, order]
         seg_of_slot[h] = segs[order]
     return names, sys_of_slot, seg_of_slot, degradable
 
 
-def default_hits(sources: Sources) -> int:
-    """Enough HITs for every usable output to be shown about once: ⌈outputs / 70⌉."""
+def default_hits(sources: Sources, hit_size: int = HIT_SIZE) -> int:
+    """Enough HITs for every usable output to be shown about once: ⌈outputs / 70⌉ (100-item HITs)."""
     ref_ok = np.array([bool(r.strip()) for r in sources.reference])
     n = sum(int((np.array([bool(t.strip()) for t in lines]) & ref_ok).sum()) for lines in sources.systems.values())
-    return max(1, math.ceil(n / N_GENUINE))
+    return max(1, math.ceil(n / layout(hit_size)[1]))
 
 
 def build_hits(sources: Sources, assessment: str, n_hits: int | None = None, seed: int = 0,
-               hit_prefix: str = "H") -> pd.DataFrame:
+               hit_prefix: str = "H", hit_size: int = HIT_SIZE) -> pd.DataFrame:
     """The batch as one row per item (:data:`HIT_COLUMNS`), sorted by hit and position.
+
+    ``hit_size`` (default 100) makes smaller HITs of the same design for pilots (:func:`layout`).
 
     ``segment`` is the 1-based line number in the aligned files. ``reference`` is the reference
     of the item's segment for adequacy (shown in grey above the text) and empty for fluency.
@@ -277,24 +317,25 @@ def build_hits(sources: Sources, assessment: str, n_hits: int | None = None, see
     """
     if assessment not in ASSESSMENTS:
         raise InputError(f"assessment must be one of {', '.join(ASSESSMENTS)}, got {assessment!r}")
+    layout(hit_size)
     if n_hits is None:
-        n_hits = default_hits(sources)
+        n_hits = default_hits(sources, hit_size)
     if n_hits < 1:
         raise InputError(f"the number of HITs must be at least 1, got {n_hits}")
     rng = np.random.default_rng(seed)
-    names, sys_of_slot, seg_of_slot, _ = _plan(sources, assessment, n_hits, rng)
-    tpl = hit_template()
-    position = block_shuffle(rng, n_hits) + 1
+    names, sys_of_slot, seg_of_slot, _ = _plan(sources, assessment, n_hits, rng, hit_size)
+    tpl = hit_template(hit_size)
+    position = block_shuffle(rng, n_hits, hit_size) + 1
     lang = target_language(sources.lp)
     width = max(3, len(str(n_hits)))
     hit_ids = [f"{hit_prefix}{h + 1:0{width}d}" for h in range(n_hits)]
-    sys_idx = sys_of_slot[:, tpl.slot]                       # n_hits × 100
+    sys_idx = sys_of_slot[:, tpl.slot]                       # n_hits × hit_size
     seg_idx = seg_of_slot[:, tpl.slot]
     texts: list[str] = []
     refs: list[str] = []
     pair_ids: list[str] = []
     for h in range(n_hits):
-        for e in range(HIT_SIZE):
+        for e in range(hit_size):
             s, g, kind = names[sys_idx[h, e]], int(seg_idx[h, e]), tpl.item_type[e]
             ref = sources.reference[g]
             if kind == "REF":
@@ -307,7 +348,7 @@ def build_hits(sources: Sources, assessment: str, n_hits: int | None = None, see
             refs.append(ref if assessment == "adequacy" else "")
             pair_ids.append(f"{hit_ids[h]}-{tpl.pair[e]}" if tpl.pair[e] else "")
     frame = pd.DataFrame({
-        "hit": np.repeat(np.array(hit_ids, dtype=object), HIT_SIZE),
+        "hit": np.repeat(np.array(hit_ids, dtype=object), hit_size),
         "position": position.reshape(-1),
         "block": np.tile(tpl.block + 1, n_hits),
         "item_type": np.tile(tpl.item_type.astype(object), n_hits),
@@ -318,5 +359,6 @@ def build_hits(sources: Sources, assessment: str, n_hits: int | None = None, see
         "reference": np.array(refs, dtype=object),
     })
     frame = frame.sort_values(["hit", "position"], kind="stable").reset_index(drop=True)
-    frame.attrs.update({"lp": sources.lp, "assessment": assessment, "seed": seed, "systems": names})
+    frame.attrs.update({"lp": sources.lp, "assessment": assessment, "seed": seed, "systems": names,
+                        "hit_size": hit_size})
     return frame

@@ -75,9 +75,12 @@ def _worker_ids(kinds: list[str], prefix: str = "W-") -> list[str]:
     return ids
 
 
-def _respond(quality: np.ndarray, worker: np.ndarray, kinds: list[str],
-             rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Raw scores (whole numbers 0-100) and seconds for items of true ``quality`` judged by ``worker``."""
+def worker_parameters(kinds: list[str], rng: np.random.Generator) -> np.ndarray:
+    """Each worker's (scale, bias, sigma) drawn from the model of the module docstring (n × 3; random
+    clickers get (1, 0, 1), which their answers ignore)."""
+    unknown = sorted(set(kinds) - set(KINDS))
+    if unknown:
+        raise ValueError(f"unknown worker kind(s) {', '.join(unknown)}; use {', '.join(KINDS)}")
     n_w = len(kinds)
     kind_code = np.array([KINDS.index(k) for k in kinds])
     scale = np.ones(n_w)
@@ -90,6 +93,15 @@ def _respond(quality: np.ndarray, worker: np.ndarray, kinds: list[str],
         scale[sel] = rng.uniform(lo, hi, m)
         bias[sel] = rng.normal(b_mu, b_sd, m)
         sigma[sel] = rng.uniform(s_lo, s_hi, m)
+    return np.stack([scale, bias, sigma], axis=1)
+
+
+def respond(quality: np.ndarray, worker: np.ndarray, kinds: list[str], parameters: np.ndarray,
+            rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Raw scores (whole numbers 0-100) and seconds of workers (indices into ``kinds`` / ``parameters``,
+    from :func:`worker_parameters`) judging items of true ``quality``."""
+    kind_code = np.array([KINDS.index(k) for k in kinds])
+    scale, bias, sigma = parameters[:, 0], parameters[:, 1], parameters[:, 2]
     noise = rng.standard_normal(len(quality))
     score = 50 + scale[worker] * (quality - 50) + bias[worker] + sigma[worker] * noise
     clicker = kind_code[worker] == KINDS.index("random")
@@ -97,6 +109,12 @@ def _respond(quality: np.ndarray, worker: np.ndarray, kinds: list[str],
     raw = np.where(clicker, uniform, np.clip(np.rint(score), 0, 100))
     seconds = np.round(np.exp(np.where(clicker, np.log(3.0), np.log(12.0)) + 0.5 * rng.standard_normal(len(quality))), 1)
     return raw, seconds
+
+
+def _respond(quality: np.ndarray, worker: np.ndarray, kinds: list[str],
+             rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Raw scores (whole numbers 0-100) and seconds for items of true ``quality`` judged by ``worker``."""
+    return respond(quality, worker, kinds, worker_parameters(kinds, rng), rng)
 
 
 def _distinct_segments(sys_of_slot: np.ndarray, n_segments: int, rng: np.random.Generator) -> np.ndarray:

@@ -120,15 +120,17 @@ def _engine(url: str) -> Engine:
     return engine
 
 
-def make_engine(url: str) -> Engine:
-    """A new engine for ``url`` (not migrated); a new SQLite file is created owner-only (0600)."""
+def make_engine(url: str, **options) -> Engine:
+    """A new engine for ``url`` (not migrated); a new SQLite file is created owner-only (0600).
+
+    ``options`` go to ``create_engine`` (e.g. ``pool_size`` for a process with many threads)."""
     if not url.startswith("sqlite"):
-        return create_engine(url, pool_pre_ping=True)
+        return create_engine(url, pool_pre_ping=True, **options)
     path = sqlite_path(url)
     if path is not None and not path.exists():
         with contextlib.suppress(FileExistsError, FileNotFoundError):
             os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-    engine = create_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT})
+    engine = create_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT}, **options)
 
     @event.listens_for(engine, "connect")
     def _sqlite_pragmas(dbapi_conn, _record):  # pragma: no cover - trivial

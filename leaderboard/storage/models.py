@@ -334,3 +334,122 @@ web_sessions = Table(
     Column("expires_at", DateTime(timezone=True), nullable=False),
     Column("revoked", Boolean, nullable=False, server_default=false()),
 )
+
+# ---- collection stage (leaderboard/collect): annotation campaigns run in the service ----------
+# One annotation campaign per language pair of a campaign. Its judgments are ordinary `judgments`
+# rows of one import (so QC, ranking and publishing read them like any other); the tables below
+# hold what only the collection needs: the HITs and their items, the slots (HIT x redundancy) that
+# annotators hold one at a time, the annotators with their links, and every answer as given.
+collect_campaigns = Table(
+    "collect_campaigns", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("lp_id", ForeignKey("language_pairs.id", ondelete="CASCADE"), nullable=False, unique=True),
+    Column("import_id", ForeignKey("imports.id", ondelete="CASCADE"), nullable=False),  # holds the judgments
+    Column("protocol", String(10), nullable=False),  # da | esa
+    Column("assessment", String(40), nullable=False),  # adequacy | source-based | esa
+    Column("context", String(20), nullable=False),  # what is shown with the translation: reference | source
+    Column("hit_size", Integer, nullable=False),
+    Column("redundancy", Integer, nullable=False),
+    Column("seed", Integer, nullable=False),
+    Column("timeout_seconds", Integer, nullable=False),  # a held slot returns to the pool after this idle time
+    Column("status", String(10), nullable=False),  # open | stopped
+    Column("crowd_key", String(64), nullable=False, unique=True),  # the campaign's public crowd link key
+    Column("code_pass", String(40), nullable=False),  # completion codes: attention checks passed / failed
+    Column("code_fail", String(40), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("created_by", String(200)),
+)
+
+collect_hits = Table(
+    "collect_hits", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("collect_id", ForeignKey("collect_campaigns.id", ondelete="CASCADE"), nullable=False),
+    Column("name", String(200), nullable=False),
+    Column("items", Integer, nullable=False),  # items that count (tutorial items not included)
+    UniqueConstraint("collect_id", "name", name="uq_collect_hits_name"),
+)
+
+collect_items = Table(
+    "collect_items", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("hit_id", ForeignKey("collect_hits.id", ondelete="CASCADE"), nullable=False),
+    Column("seq", Integer, nullable=False),  # display order, tutorial items first
+    Column("position", Integer),  # the judgment's position in the HIT; NULL for tutorial items
+    Column("item_type", String(10), nullable=False),
+    Column("system_id", ForeignKey("systems.id", ondelete="CASCADE")),  # NULL for tutorial items
+    Column("segment_id", ForeignKey("segments.id", ondelete="CASCADE")),
+    Column("system", String(200), nullable=False),
+    Column("segment", String(200), nullable=False),
+    Column("doc", String(200)),
+    Column("pair_id", String(200), nullable=False, default=""),
+    Column("text", Text, nullable=False),  # the translation shown
+    Column("source", Text, nullable=False, default=""),
+    Column("reference", Text, nullable=False, default=""),
+    Column("note", Text),  # guidance shown with a tutorial item
+    UniqueConstraint("hit_id", "seq", name="uq_collect_items_seq"),
+)
+
+collect_annotators = Table(
+    "collect_annotators", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("collect_id", ForeignKey("collect_campaigns.id", ondelete="CASCADE"), nullable=False),
+    Column("name", String(200), nullable=False),  # the worker name of their judgments
+    Column("worker_id", ForeignKey("workers.id", ondelete="CASCADE"), nullable=False),
+    Column("origin", String(20), nullable=False),  # invitation | mturk | prolific | worker
+    Column("token_hash", String(64), unique=True),  # SHA-256 of an invitation link's token; never the token
+    Column("max_hits", Integer),  # an invitation's HIT quota (NULL: as many as are free); used up when reached
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("decision", String(10)),  # approved | rejected (for payment), NULL: not decided
+    Column("decided_by", String(200)),
+    Column("decided_at", DateTime(timezone=True)),
+    Column("qc_pass", Boolean),  # the worker test over all completed HITs, run when a HIT completes
+    Column("qc_p", Float),
+    Column("qc_reason", Text),
+    UniqueConstraint("collect_id", "name", name="uq_collect_annotators_name"),
+)
+
+collect_slots = Table(
+    "collect_slots", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("hit_id", ForeignKey("collect_hits.id", ondelete="CASCADE"), nullable=False),
+    Column("slot", Integer, nullable=False),  # 1..redundancy
+    Column("holder_id", ForeignKey("collect_annotators.id", ondelete="SET NULL")),
+    Column("held_until", DateTime(timezone=True)),
+    Column("done", Boolean, nullable=False, server_default=false()),
+    UniqueConstraint("hit_id", "slot", name="uq_collect_slots_slot"),
+)
+Index("ix_collect_slots_free", collect_slots.c.done, collect_slots.c.slot, collect_slots.c.hit_id)
+
+collect_assignments = Table(
+    "collect_assignments", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("hit_id", ForeignKey("collect_hits.id", ondelete="CASCADE"), nullable=False),
+    Column("slot_id", ForeignKey("collect_slots.id", ondelete="CASCADE"), nullable=False),
+    Column("annotator_id", ForeignKey("collect_annotators.id", ondelete="CASCADE"), nullable=False),
+    Column("status", String(10), nullable=False),  # active | done | expired
+    Column("platform_assignment", String(200)),  # MTurk assignmentId / Prolific SESSION_ID, when given
+    Column("started_at", DateTime(timezone=True), nullable=False),
+    Column("completed_at", DateTime(timezone=True)),
+    Column("qc_pass", Boolean),  # the verdict the completion code was chosen by
+    Column("qc_p", Float),
+    # no annotator gets the same HIT twice
+    UniqueConstraint("hit_id", "annotator_id", name="uq_collect_assignments_hit_annotator"),
+)
+# one HIT at a time: at most one active assignment per annotator
+Index("uq_collect_assignments_active", collect_assignments.c.annotator_id, unique=True,
+      sqlite_where=collect_assignments.c.status == "active",
+      postgresql_where=collect_assignments.c.status == "active")
+
+collect_answers = Table(
+    "collect_answers", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("assignment_id", ForeignKey("collect_assignments.id", ondelete="CASCADE"), nullable=False),
+    Column("item_id", ForeignKey("collect_items.id", ondelete="CASCADE"), nullable=False),
+    Column("raw", Float, nullable=False),
+    Column("spans", Text),  # JSON list of {start, end, severity} (ESA); end exclusive, null offsets: missing content
+    Column("started_at", DateTime(timezone=True), nullable=False),
+    Column("ended_at", DateTime(timezone=True), nullable=False),
+    Column("judgment_id", ForeignKey("judgments.id", ondelete="SET NULL")),  # NULL for tutorial items
+    # a double submit (two clicks, a retried request) stores one answer
+    UniqueConstraint("assignment_id", "item_id", name="uq_collect_answers_item"),
+)

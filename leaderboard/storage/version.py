@@ -15,7 +15,8 @@ from . import models as m
 def data_version(engine: Engine) -> tuple:
     """(max import id, import count, max audit-log id, max snapshot id, max campaign id, campaigns with segments_are_lines,
     max metric submission id, public submissions, max test set id, max output submission id,
-    primary and withdrawn output submissions); one round trip of indexed aggregates."""
+    primary and withdrawn output submissions, max and count of collected answers: judgments collected
+    in the service arrive without a new import); one round trip of indexed aggregates."""
     c, sub, out = m.campaigns, m.metric_submissions, m.submissions
     query = select(
         select(func.max(m.imports.c.id)).scalar_subquery(),
@@ -30,6 +31,8 @@ def data_version(engine: Engine) -> tuple:
         select(func.max(out.c.id)).scalar_subquery(),
         select(func.sum(case((out.c.is_primary, 1), else_=0))).scalar_subquery(),
         select(func.sum(case((out.c.withdrawn, 1), else_=0))).scalar_subquery(),
+        select(func.max(m.collect_answers.c.id)).scalar_subquery(),
+        select(func.count(m.collect_answers.c.id)).scalar_subquery(),  # a reset HIT lowers the count
     )
     with engine.connect() as conn:
         return tuple(0 if v is None else int(v) for v in conn.execute(query).one())

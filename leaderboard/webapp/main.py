@@ -6,7 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from . import common, navigation, session, state
+from . import annotate_view, common, navigation, session, state
 from .markdown import md_escape
 
 # the tab's icon ships with the app: a named Material icon would be fetched from Google's font server
@@ -16,6 +16,12 @@ VIEW_PAGES = {"leaderboard", "significance", "system", "qc", "metrics", ""}
 
 
 def main() -> None:
+    if annotate_view.requested():  # an annotator's link: their task and nothing else of the app
+        st.set_page_config(page_title="Annotation", page_icon=ICON, layout="centered",
+                           initial_sidebar_state="collapsed")
+        _store_or_stop()
+        st.navigation([navigation.annotate_page()], position="hidden").run()
+        return
     st.set_page_config(page_title="MT leaderboard", page_icon=ICON, layout="wide")
     _store_or_stop()
     state.ensure_demo()

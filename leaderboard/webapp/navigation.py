@@ -39,6 +39,8 @@ MEMBERS = [
     PageSpec("login.py", "Log in", ":material/login:", "login"),
 ]
 SPECS = {spec.url_path: spec for spec in PUBLIC + MEMBERS}
+# the annotator's page: reached only through an annotation link, never in the menu
+ANNOTATE = PageSpec("annotate.py", "Annotation", ":material/translate:", "annotate")
 
 
 def page(url_path: str, default: bool = False) -> st.Page:
@@ -52,3 +54,9 @@ def sections() -> dict[str, list[st.Page]]:
     """The navigation menu: public results first (the leaderboard is the default page), then members."""
     return {"Results": [page(s.url_path, default=i == 0) for i, s in enumerate(PUBLIC)],
             "Members": [page(s.url_path) for s in MEMBERS]}
+
+
+def annotate_page() -> st.Page:
+    """The annotator's page, the only page of an annotator's visit (see :mod:`leaderboard.webapp.annotate_view`)."""
+    return st.Page(PAGES_DIR / ANNOTATE.file, title=ANNOTATE.title, icon=ANNOTATE.icon, url_path=ANNOTATE.url_path,
+                   default=True)

@@ -122,7 +122,11 @@ def _data_token(url: str, campaign: str, version: tuple) -> str:
         f"{len(imports)}-{hashlib.sha256(listing.encode('utf-8')).hexdigest()[:16]}"
     # test sets and primary submissions are texts of the campaign too (Store.texts)
     outputs = OutputStore(_store(url)).revision(campaign)
-    return token if set(outputs.split("-")) == {"0"} else f"{token}-{outputs}"
+    token = token if set(outputs.split("-")) == {"0"} else f"{token}-{outputs}"
+    # judgments collected in the service arrive one by one, under one import
+    from ..storage.collect import revision
+    collected = revision(_store(url), campaign)
+    return token if collected == "0-0" else f"{token}-c{collected}"
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

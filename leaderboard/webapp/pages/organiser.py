@@ -1,4 +1,5 @@
-"""Organiser: create campaigns, upload judgments and texts, QC, preview and publish rankings, build HITs."""
+"""Organiser: create campaigns, upload judgments and texts, QC, preview and publish rankings, build HITs,
+run human evaluations in the service."""
 
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ def render() -> None:
     if user is None:
         return
     tabs = st.tabs(["Campaign", "Upload judgments", "Upload texts", "QC, preview and publish", "Build HITs",
-                    "Metric submissions", "Imports"])
+                    "Metric submissions", "Imports", "Human evaluation"])
     with tabs[0]:
         _campaign_tab()
     with tabs[1]:
@@ -59,6 +60,9 @@ def render() -> None:
         _submissions_tab(user)
     with tabs[6]:
         _imports_tab(user)
+    with tabs[7]:
+        from leaderboard.webapp import collect_views
+        collect_views.render(user, campaign_names())
 
 
 def _campaign_tab() -> None:

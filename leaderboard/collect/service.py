@@ -1,0 +1,239 @@
+"""The annotator's side: what the web page calls, and what the simulated annotators call too.
+
+1. :func:`open_invitation` / :func:`open_crowd` turn a link into an :class:`Annotator`;
+2. :func:`start` gives their task: the HIT they hold (resumed at its first unanswered item), the
+   code of the HIT they finished, or a new HIT (one at a time; never one they had before);
+3. :func:`submit_answer` validates and stores one answer (a judgment at once) and returns the next
+   task; the answer that completes a HIT runs the worker test (:mod:`.quality`) and the task then
+   carries the completion code.
+
+Every answer is stored when it is given, so a reload, a closed tab or another browser resumes at the
+first unanswered item. Errors are :class:`leaderboard.errors.InputError` with a message for the
+annotator; nothing is stored when one is raised.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from functools import lru_cache
+from typing import Any, Mapping
+
+import pandas as pd
+
+from ..errors import InputError
+from ..languages import script_direction, split_lp
+from ..storage import Store
+from ..storage import collect as db
+from .links import crowd_identity, token_hash, valid_token
+from .quality import check_annotator
+from .spans import to_offsets, to_tokens
+
+
+@dataclass(frozen=True)
+class Annotator:
+    """Who is annotating, in which annotation campaign (``collect``: its stored settings and codes)."""
+
+    id: int
+    name: str
+    origin: str
+    collect: dict
+    platform_assignment: str | None = None
+
+    @property
+    def protocol(self) -> str:
+        return str(self.collect["protocol"])
+
+    @property
+    def languages(self) -> tuple[str, str]:
+        return split_lp(self.collect["lp"])
+
+    @property
+    def crowd(self) -> bool:
+        """True for annotators sent by a crowd platform (they finish one HIT per platform task)."""
+        return self.origin in ("mturk", "prolific")
+
+
+@dataclass
+class Task:
+    """What the annotator sees now.
+
+    ``state``: ``"item"`` (``items.iloc[index]`` is the next to answer), ``"complete"`` (the HIT is
+    done: ``code``), ``"none"`` (no HIT is free for them; ``message`` says why).
+    """
+
+    state: str
+    hit: str | None = None
+    assignment_id: int | None = None
+    items: pd.DataFrame | None = None
+    answered: dict[int, dict] = field(default_factory=dict)
+    index: int | None = None
+    code: str | None = None
+    passed: bool | None = None
+    message: str = ""
+    stored: bool | None = None  # after a submit: False when the answer had been stored before (a double submit)
+
+    @property
+    def current(self) -> dict[str, Any] | None:
+        return None if self.index is None else self.items.iloc[self.index].to_dict()
+
+    @property
+    def tutorial(self) -> bool:
+        return self.index is not None and pd.isna(self.items["position"].iloc[self.index])
+
+    @property
+    def total(self) -> int:
+        """Items that count (tutorial items excluded)."""
+        return int(self.items["position"].notna().sum()) if self.items is not None else 0
+
+    @property
+    def done(self) -> int:
+        """Counted items answered."""
+        if self.items is None:
+            return 0
+        counted = self.items[self.items["position"].notna()]
+        return int(counted["id"].isin(list(self.answered)).sum())
+
+    @property
+    def number(self) -> int:
+        """K of "Item K of N" (the tutorial's own number while a tutorial item is shown)."""
+        if self.index is None:
+            return self.total
+        if self.tutorial:
+            return int(self.items["position"].iloc[: self.index + 1].isna().sum())
+        return self.done + 1
+
+    @property
+    def tutorial_total(self) -> int:
+        return int(self.items["position"].isna().sum()) if self.items is not None else 0
+
+    def document(self) -> pd.DataFrame:
+        """The rows shown with the current one: its whole document (consecutive items of one ``doc``)."""
+        if self.index is None:
+            return self.items.iloc[0:0]
+        doc = self.items["doc"].to_numpy()
+        lo = hi = self.index
+        while lo > 0 and doc[lo - 1] == doc[self.index] and doc[self.index] is not None:
+            lo -= 1
+        while hi + 1 < len(doc) and doc[hi + 1] == doc[self.index] and doc[self.index] is not None:
+            hi += 1
+        return self.items.iloc[lo: hi + 1]
+
+
+def open_invitation(store: Store, token: str | None) -> Annotator:
+    """The annotator an invitation link belongs to; refuses a malformed or unknown (forged) token."""
+    if not valid_token(token):
+        raise InputError("this invitation link is not valid: the token is missing or damaged (copy the whole link)")
+    row = db.annotator(store, token_hash=token_hash(str(token)))
+    if row is None:
+        raise InputError("this invitation link is not valid: no annotator has this token (copy the whole link, "
+                         "or ask the organisers for a new one)")
+    return Annotator(row["id"], row["name"], row["origin"], db.collection_by_id(store, row["collect_id"]))
+
+
+def open_crowd(store: Store, key: str | None, params: Mapping[str, str]) -> Annotator:
+    """The crowd annotator named by the link's worker id (created on first arrival)."""
+    info = db.collection_by_crowd_key(store, str(key)) if key else None
+    if info is None:
+        raise InputError("this link does not belong to any annotation campaign")
+    name, origin, platform_assignment = crowd_identity(params)
+    row = db.crowd_annotator(store, info["id"], name, origin)
+    return Annotator(row["id"], row["name"], row["origin"], info, platform_assignment)
+
+
+@lru_cache(maxsize=512)
+def _items(store: Store, hit_id: int) -> pd.DataFrame:
+    return db.hit_items(store, hit_id)  # a HIT's items never change
+
+
+def _code(annotator: Annotator, passed: bool | None) -> str:
+    return annotator.collect["code_pass"] if passed else annotator.collect["code_fail"]
+
+
+def task(store: Store, annotator: Annotator, assignment: dict[str, Any]) -> Task:
+    """The task of one of the annotator's assignments: its next item, or its completion code."""
+    items = _items(store, int(assignment["hit_id"]))
+    if assignment["status"] == db.DONE:
+        passed = assignment["qc_pass"]
+        if passed is None:  # the verdict of this completion was never stored (e.g. the process stopped)
+            passed = check_annotator(store, annotator.id, assignment["id"])["passed"]
+        return Task("complete", assignment["hit"], assignment["id"], items, passed=passed,
+                    code=_code(annotator, passed))
+    given = db.answers(store, int(assignment["id"]))
+    answered = {int(r.item_id): {"raw": float(r.raw), "spans": json.loads(r.spans) if r.spans else []}
+                for r in given.itertuples()}
+    open_rows = [k for k, i in enumerate(items["id"]) if int(i) not in answered]
+    return Task("item", assignment["hit"], int(assignment["id"]), items, answered,
+                index=open_rows[0] if open_rows else None)
+
+
+def start(store: Store, annotator: Annotator, *, new_hit: bool = False) -> Task:
+    """The annotator's task now: the HIT they hold, else their finished HIT's code, else a new HIT.
+
+    ``new_hit``: after a finished HIT, take the next one (the page's "next HIT" button). A crowd
+    annotator arriving with a new platform task id also gets a new HIT.
+    """
+    latest = db.latest_assignment(store, annotator.id)
+    finished = latest is not None and latest["status"] == db.DONE
+    new_platform_task = annotator.platform_assignment is not None and latest is not None \
+        and latest["platform_assignment"] != annotator.platform_assignment
+    if finished and not new_hit and not new_platform_task:
+        return task(store, annotator, latest)
+    held = db.claim(store, annotator.id, platform_assignment=annotator.platform_assignment)
+    if held is None:
+        return Task("none", message="There is no HIT left for you in this campaign: every HIT is done or being "
+                                    "done by others. Thank you!")
+    return task(store, annotator, held)
+
+
+def _score(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(float(value)) \
+            or not 0 <= float(value) <= 100:
+        raise InputError(f"the score must be a number from 0 to 100, got {value!r}; nothing was stored",
+                         column="score")
+    return float(value)
+
+
+def submit_answer(store: Store, annotator: Annotator, item_id: Any, score: Any, spans: Any = None, *,
+                  started_at: datetime | None = None, ended_at: datetime | None = None) -> Task:
+    """Store one answer and return the task that follows (the next item, or the completion code).
+
+    ``spans`` (ESA only): token spans (:mod:`.spans`). Refuses a score outside 0–100, spans on a DA
+    item, and an item that is not part of the annotator's HIT. A second submit of an answered item
+    stores nothing and returns the same next task.
+    """
+    raw = _score(score)
+    if isinstance(item_id, bool) or not isinstance(item_id, int):
+        raise InputError(f"item {item_id!r} is not part of a HIT assigned to you; nothing was stored", column="item")
+    found = db.item(store, item_id)
+    if found is None or found["collect_id"] != annotator.collect["id"]:
+        raise InputError(f"item {item_id} is not part of a HIT assigned to you; nothing was stored", column="item")
+    if annotator.protocol == "esa":
+        offsets = to_offsets(spans, found["text"], annotator.languages[1])
+    elif spans:
+        raise InputError("DA answers have no error spans; nothing was stored", column="spans")
+    else:
+        offsets = None
+    now = datetime.now(timezone.utc)
+    result = db.submit(store, annotator.id, item_id, raw=raw, spans=offsets, started_at=started_at or now,
+                       ended_at=ended_at or now)
+    if result["complete"] and result["stored"]:
+        check_annotator(store, annotator.id, result["assignment_id"])
+    after = task(store, annotator, db.assignment(store, result["assignment_id"]))
+    after.stored = result["stored"]
+    return after
+
+
+def shown_spans(annotator: Annotator, text: str, stored: list[dict]) -> list[dict]:
+    """An answered item's stored spans as token spans, to show them again."""
+    return to_tokens(stored, text, annotator.languages[1])
+
+
+def directions(annotator: Annotator) -> dict[str, str]:
+    """The ``dir`` of the translation and of the text shown with it (source or reference)."""
+    src, tgt = annotator.languages
+    context_lang = src if annotator.collect["context"] == "source" else tgt
+    return {"text": script_direction(tgt), "context": script_direction(context_lang),
+            "text_lang": tgt, "context_lang": context_lang}

@@ -1,0 +1,84 @@
+"""ESA error spans: the translation as markable tokens, and marked token ranges as character offsets.
+
+The annotator marks whole tokens: words (runs of non-space characters), or single characters (with
+their combining marks) for languages written without spaces (:func:`leaderboard.hits.degrade.uses_characters`).
+One more token, after the last one, is the *missing content* marker. A span is given as token
+indices ``{"start": i, "end": j, "severity": "minor" | "major"}`` (``end`` exclusive); the
+marker is ``{"missing": true, "severity": ...}``. Stored spans are character offsets into the
+translation (end exclusive), ``None`` for missing content, as the Appraise reader stores them.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any
+
+from ..errors import InputError
+from ..hits.degrade import uses_characters
+
+SEVERITIES: tuple[str, ...] = ("minor", "major")
+MAX_SPANS = 200
+_WORD = re.compile(r"\S+")
+
+
+def tokens(text: str, lang: str) -> list[tuple[int, int]]:
+    """Character (start, end) of every markable token of ``text``."""
+    if not uses_characters(lang):
+        return [(m.start(), m.end()) for m in _WORD.finditer(text)]
+    out: list[tuple[int, int]] = []
+    for i, ch in enumerate(text):
+        if ch.isspace():
+            continue
+        if out and out[-1][1] == i and unicodedata.category(ch).startswith("M"):
+            out[-1] = (out[-1][0], i + 1)  # a combining mark stays with its base character
+        else:
+            out.append((i, i + 1))
+    return out
+
+
+def to_offsets(spans: Any, text: str, lang: str) -> list[dict[str, Any]]:
+    """Validated token spans → ``[{"start", "end", "severity"}]`` in characters (None, None: missing content).
+
+    Refuses anything but a list of well-formed spans inside the text; overlapping spans are kept
+    as marked (the annotator's choice), an identical span given twice once.
+    """
+    if spans is None:
+        return []
+    if not isinstance(spans, list) or len(spans) > MAX_SPANS:
+        raise InputError(f"error spans must be a list of at most {MAX_SPANS} spans; nothing was stored", column="spans")
+    bounds = tokens(text, lang)
+    out: list[dict[str, Any]] = []
+    for span in spans:
+        if not isinstance(span, dict):
+            raise InputError("an error span must be an object; nothing was stored", column="spans")
+        severity = span.get("severity")
+        if severity not in SEVERITIES:
+            raise InputError(f"an error span's severity must be minor or major, got {severity!r}; nothing was stored",
+                             column="spans")
+        if span.get("missing") is True:
+            item = {"start": None, "end": None, "severity": severity}
+        else:
+            start, end = span.get("start"), span.get("end")
+            if any(isinstance(v, bool) or not isinstance(v, int) for v in (start, end)) \
+                    or not 0 <= start < end <= len(bounds):
+                raise InputError(f"error span {start!r}..{end!r} does not lie within the translation's "
+                                 f"{len(bounds)} words; nothing was stored", column="spans")
+            item = {"start": bounds[start][0], "end": bounds[end - 1][1], "severity": severity}
+        if item not in out:
+            out.append(item)
+    return out
+
+
+def to_tokens(spans: list[dict[str, Any]], text: str, lang: str) -> list[dict[str, Any]]:
+    """Stored character spans back to token spans (to show an answered segment's marks)."""
+    bounds = tokens(text, lang)
+    out = []
+    for span in spans or []:
+        if span.get("start") is None:
+            out.append({"missing": True, "severity": span["severity"]})
+            continue
+        inside = [k for k, (a, b) in enumerate(bounds) if a >= span["start"] and b <= span["end"]]
+        if inside:
+            out.append({"start": inside[0], "end": inside[-1] + 1, "severity": span["severity"]})
+    return out

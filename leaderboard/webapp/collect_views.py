@@ -1,0 +1,166 @@
+"""The Organiser page's **Human evaluation** tab: annotation campaigns run in the service.
+
+Create one from the primary submissions (files: ``mtlb collect create``), follow it (HITs done and
+needed, per annotator HITs and items done, median seconds per item, the QC verdict with its p-value;
+judgments per system), stop or reopen it, approve or reject annotators, reset an annotator's HIT,
+and make invitation links in bulk. Every figure comes from :mod:`leaderboard.collect.status`, as in
+``mtlb collect status``; every action is audited.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from ..collect import campaigns as collect_campaigns
+from ..collect.links import crowd_link, invitation_links
+from ..collect.quality import check_annotator
+from ..collect.status import overview
+from ..errors import InputError
+from ..storage import collect as db
+from . import common, state
+from .markdown import md_escape
+
+
+def _base_url() -> str:
+    try:
+        url = str(st.context.url or "")
+    except Exception:  # no browser connection (tests)
+        url = ""
+    return url.split("?", 1)[0].rstrip("/") or "http://localhost:8501"
+
+
+def _create(user: dict, names: list[str]) -> None:
+    with st.expander("New annotation campaign from the primary submissions", expanded=False):
+        st.caption("DA: HITs exactly as **Build HITs** makes them (100 items; smaller multiples of 20 for pilots). "
+                   "ESA: documents of about the HIT size, with degraded copies as attention checks and three "
+                   "practice items first. From files: `mtlb collect create --hyp … --ref …`.")
+        with st.form("collect_new"):
+            cols = st.columns(4)
+            campaign = cols[0].selectbox("Campaign", names, key="collect_new_campaign") if names else \
+                cols[0].text_input("Campaign", key="collect_new_campaign_text")
+            lp = cols[1].text_input("Language pair", key="collect_new_lp", placeholder="cs-en").strip()
+            protocol = cols[2].selectbox("Protocol", ["da", "esa"], key="collect_new_protocol")
+            source_based = cols[3].checkbox("DA: show the source", key="collect_new_source")
+            cols = st.columns(4)
+            hits = cols[0].number_input("HITs (0: every output about once)", 0, 100000, 0, key="collect_new_hits")
+            size = cols[1].number_input("HIT size", 10, 1000, 100, key="collect_new_size")
+            redundancy = cols[2].number_input("Annotators per HIT", 1, 50, 1, key="collect_new_redundancy")
+            seed = cols[3].number_input("Seed", 0, 2**31 - 1, 0, key="collect_new_seed")
+            if st.form_submit_button("Create", type="primary"):
+                try:
+                    store = state.get_store()
+                    sources = collect_campaigns.sources_from_primaries(store, str(campaign), lp)
+                    made = collect_campaigns.create(
+                        store, str(campaign), lp, sources, protocol=protocol, source_based=source_based,
+                        hits=int(hits) or None, hit_size=int(size), redundancy=int(redundancy), seed=int(seed),
+                        created_by=user["name"])
+                except InputError as exc:
+                    common.show_input_error(exc)
+                else:
+                    state.invalidate()
+                    st.success(md_escape(f"Created: {made['hits']} HITs, {made['items']:,} items shown."))
+
+
+def render(user: dict, names: list[str]) -> None:
+    """The tab (``names``: the campaigns, for creating a new annotation campaign)."""
+    store = state.get_store()
+    _create(user, names)
+    found = db.collections(store)
+    if found.empty:
+        st.info("No annotation campaign yet.")
+        return
+    labels = [f"{r.campaign} · {r.lp} · {r.protocol}" for r in found.itertuples()]
+    pick = st.selectbox("Annotation campaign", range(len(found)), format_func=lambda i: labels[i], key="collect_pick")
+    campaign, lp = str(found["campaign"].iloc[pick]), str(found["lp"].iloc[pick])
+    view = overview(store, campaign, lp)
+    info, progress = view["settings"], view["progress"]
+    cols = st.columns(4)
+    cols[0].metric("HITs done", f"{progress['slots_done']} of {progress['slots']}",
+                   help=f"{progress['hits']} HITs × {info['redundancy']} annotators each")
+    cols[1].metric("Status", info["status"])
+    cols[2].metric("Completion code: passed", info["code_pass"])
+    cols[3].metric("Completion code: failed", info["code_fail"])
+    st.caption(md_escape(f"{info['protocol'].upper()} ({info['assessment']}), shown against the {info['context']}; "
+                         f"HIT size {info['hit_size']}, seed {info['seed']}; a held HIT returns to the pool after "
+                         f"{info['timeout_seconds'] // 60} minutes without an answer."))
+    if st.button("Stop: hand out no new HIT" if info["status"] == db.OPEN else "Reopen", key="collect_status"):
+        db.set_status(store, info["id"], db.STOPPED if info["status"] == db.OPEN else db.OPEN, user["name"])
+        st.rerun()
+    people = view["annotators"]
+    st.markdown("**Annotators**")
+    if people.empty:
+        st.caption("Nobody has an invitation or has arrived through the crowd link yet.")
+    else:
+        table = pd.DataFrame({
+            "Annotator": people["name"], "From": people["origin"], "HITs done": people["hits_done"],
+            "Working on one": people["hits_active"].astype(bool), "Items done": people["items_done"],
+            "Median s per item": people["seconds_per_item"].round(1),
+            "QC": people["qc_pass"].map({True: "passed", False: "failed"}).fillna("not tested yet"),
+            "QC p-value": people["qc_p"], "Why": people["qc_reason"].fillna(""),
+            "Decision": people["decision"].fillna("")})
+        st.dataframe(table, hide_index=True, column_config={
+            "QC p-value": st.column_config.NumberColumn(format="%.3g")})
+        common.csv_download(table, f"annotators-{campaign}-{lp}", key="dl-collect-annotators")
+        _decisions(user, info, people)
+    st.markdown("**Judgments per system** (system outputs; all items including quality-control copies)")
+    st.dataframe(view["systems"].rename(columns={"system": "System", "judgments": "Outputs judged",
+                                                 "all_items": "All items"}), hide_index=True)
+    _links(store, campaign, lp)
+
+
+def _decisions(user: dict, info: dict, people: pd.DataFrame) -> None:
+    store = state.get_store()
+    with st.expander("Approve, reject or reset an annotator"):
+        name = st.selectbox("Annotator", list(people["name"]), key="collect_who")
+        cols = st.columns(3)
+        if cols[0].button("Approve (for payment)", key="collect_approve"):
+            db.decide(store, info["id"], name, "approved", user["name"])
+            st.rerun()
+        if cols[1].button("Reject (no further HIT)", key="collect_reject"):
+            db.decide(store, info["id"], name, "rejected", user["name"])
+            st.rerun()
+        if cols[2].button("Clear the decision", key="collect_undecide"):
+            db.decide(store, info["id"], name, None, user["name"])
+            st.rerun()
+        theirs = db.assignments(store, info["id"])
+        theirs = theirs[theirs["annotator"] == name]
+        if theirs.empty:
+            st.caption("This annotator has had no HIT yet.")
+            return
+        options = [f"{r.hit} ({r.status}, {r.answers} answers)" for r in theirs.itertuples()]
+        pick = st.selectbox("HIT", range(len(theirs)), format_func=lambda i: options[i], key="collect_reset_hit")
+        if st.button("Reset this HIT: delete its answers and free it", key="collect_reset"):
+            hit = str(theirs["hit"].iloc[pick])
+            counts = db.reset_assignment(store, info["id"], name, hit, user["name"])
+            who = db.annotator(store, collect_id=info["id"], name=name)
+            check_annotator(store, who["id"])
+            state.invalidate()
+            st.success(md_escape(f"Reset {hit} of {name}: {counts['answers']} answers deleted."))
+
+
+def _links(store, campaign: str, lp: str) -> None:
+    st.markdown("**Links for annotators**")
+    cols = st.columns([3, 1, 1])
+    base = cols[0].text_input("The app's address", _base_url(), key="collect_base")
+    n = cols[1].number_input("Invitations", 1, 1000, 5, key="collect_n")
+    quota = cols[2].number_input("HITs per link (0: no limit)", 0, 1000, 0, key="collect_quota")
+    if st.button("Create invitation links", key="collect_make_links", type="primary"):
+        try:
+            made = invitation_links(store, campaign, lp, int(n), base, int(quota) or None)
+        except InputError as exc:
+            common.show_input_error(exc)
+        else:
+            st.session_state["collect_links"] = (campaign, lp, pd.DataFrame(made))
+    shown = st.session_state.get("collect_links")
+    if shown and shown[:2] == (campaign, lp):
+        st.warning("Each link is shown only now (the store keeps a hash of its token): send them or download them.")
+        st.dataframe(shown[2], hide_index=True)
+        common.csv_download(shown[2], f"links-{campaign}-{lp}", key="dl-collect-links")
+    try:
+        crowd = crowd_link(store, campaign, lp, base)["url"]
+    except InputError:
+        return
+    st.caption("Crowd link (Mechanical Turk adds workerId / assignmentId / hitId, Prolific PROLIFIC_PID / "
+               "STUDY_ID / SESSION_ID; or add worker=ID yourself):")
+    st.code(crowd, language=None)
