@@ -38,6 +38,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "passed, else the QC module's default method); or a method name of `mtlb qc`")
     p.add_argument("--exclude-system", nargs="+", action="extend", default=[], metavar="PATTERN",
                    help="leave systems matching these shell patterns out (e.g. 'ende-tutorial*'); in the signature")
+    p.add_argument("--release-qc", metavar="FILE",
+                   help="a WMT release's own per-worker QC statistics (ad-trk-stats.csv: worker p t pairs), "
+                        "published with each version for the Quality control page (the workers of that version)")
+    p.add_argument("--release-qc-verdicts", metavar="FILE",
+                   help="the release's verdicts (ad-trk-stats.class: worker good|bad); without it a worker's "
+                        "verdict is p < 0.05")
     p.add_argument("--resamples", type=int, default=1000,
                    help="bootstrap resamples of the segments for the 95%% intervals and rank stability "
                         "(default 1000, as `mtlb rank`; 0 = none; in the signature)")
@@ -55,7 +61,20 @@ def run(args: argparse.Namespace) -> int:
     if args.resamples < 0:
         from ..errors import InputError
         raise InputError("--resamples must be 0 or more", column="resamples")
+    if args.release_qc_verdicts and not args.release_qc:
+        from ..errors import InputError
+        raise InputError("--release-qc-verdicts needs --release-qc (the statistics file)", column="release-qc")
+    extra = None
+    if args.release_qc:  # read before anything is stored: a malformed file publishes nothing
+        from ..ingest.release_qc import read_trk_class, read_trk_stats
+        stats = read_trk_stats(args.release_qc)
+        verdicts = read_trk_class(args.release_qc_verdicts) if args.release_qc_verdicts else None
     store = Store(args.database_url)
+    if args.release_qc:
+        from ..publish.snapshots import release_qc_of
+        from pathlib import Path
+        source = "release files " + ", ".join(Path(f).name for f in (args.release_qc, args.release_qc_verdicts) if f)
+        extra = {"release_qc": release_qc_of(store, args.campaign, stats, verdicts, source)}
     if args.published_table:
         from ..ingest.wmt23_results import read_wmt23_results, results_rankings
         from ..publish.snapshots import publish_published_tables
@@ -68,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         published = publish_rankings(store, args.campaign, user["name"], lp=args.lp, assessment=args.assessment,
                                      note=args.note, protocol=args.protocol, alpha=args.alpha,
                                      cluster_rule=args.cluster_rule, qc=args.qc, n_resamples=args.resamples,
-                                     seed=args.seed, documents_files=args.documents,
+                                     seed=args.seed, documents_files=args.documents, extra_artifacts=extra,
                                      **({"exclude_systems": args.exclude_system} if args.exclude_system else {}))
     if args.json:
         print_json({"campaign": args.campaign, "published": published})

@@ -179,12 +179,3 @@ def release_qc_artifact(trk_stats: pd.DataFrame, verdicts: pd.DataFrame | None, 
     frame = frame.sort_values("p", kind="stable").reset_index(drop=True)
     return {"source": source, "workers": len(workers), "with_verdict": int(len(frame)),
             "good": int((frame["verdict"] == "good").sum()), "report": frame_payload(frame)}
-
-
-def read_trk_stats(path, class_path=None) -> tuple[pd.DataFrame, pd.DataFrame | None]:
-    """A WMT release's ``ad-trk-stats.csv`` (no header: worker, p, t, pairs) and ``.class`` (worker, verdict)."""
-    stats = pd.read_csv(path, sep=r"\s+", header=None, names=["worker", "p", "t", "pairs"],
-                        dtype={"worker": str})
-    verdicts = None if class_path is None else pd.read_csv(class_path, sep=r"\s+", header=None,
-                                                          names=["worker", "verdict"], dtype=str)
-    return stats, verdicts

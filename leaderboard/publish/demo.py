@@ -116,8 +116,8 @@ def _load_wmt22_excerpt(store: Store, publish: bool) -> dict:
         # the release holds only workers who passed the organisers' QC: record that, filter nothing
         result["published"] = publish_rankings(
             store, DEMO_CAMPAIGN, DEMO_PUBLISHER, qc="release", note="demo excerpt of the WMT22 release",
-            extra_artifacts={"release_qc": _release_qc(folder, frame, "WMT22 release, ad-trk-stats.csv and "
-                                                                      "ad-trk-stats.class")})
+            extra_artifacts={"release_qc": _release_qc(store, DEMO_CAMPAIGN, folder, "WMT22 release, ad-trk-stats.csv "
+                                                                                        "and ad-trk-stats.class")})
     return result
 
 
@@ -139,15 +139,16 @@ def _load_shared_task(store: Store, texts: Path) -> int:
     return stored
 
 
-def _release_qc(folder: Path, frame, source: str) -> dict | None:
-    """The release's own per-worker QC verdicts of the excerpt's workers (shipped beside it), or None."""
-    from .artifacts import read_trk_stats, release_qc_artifact
+def _release_qc(store: Store, campaign: str, folder: Path, source: str):
+    """The release's own per-worker QC verdicts (shipped beside the excerpt) as an extra artifact, or None."""
+    from ..ingest.release_qc import read_trk_class, read_trk_stats
+    from .snapshots import release_qc_of
     stats_path = folder / "ad-trk-stats.csv.gz"
     if not stats_path.exists():
         return None
     class_path = folder / "ad-trk-stats.class.gz"
-    stats, verdicts = read_trk_stats(stats_path, class_path if class_path.exists() else None)
-    return release_qc_artifact(stats, verdicts, set(frame["worker"].astype(str)), source)
+    verdicts = read_trk_class(class_path) if class_path.exists() else None
+    return release_qc_of(store, campaign, read_trk_stats(stats_path), verdicts, source)
 
 
 def _load_wmt21_excerpt(store: Store, publish: bool) -> dict:
@@ -162,6 +163,6 @@ def _load_wmt21_excerpt(store: Store, publish: bool) -> dict:
         from .snapshots import publish_rankings
         result["published"] = publish_rankings(
             store, WMT21_CAMPAIGN, DEMO_PUBLISHER, qc="release", note="demo excerpt of the WMT21 release",
-            extra_artifacts={"release_qc": _release_qc(folder, frame, "WMT21 release, ad-trk-stats.csv "
-                                                                      "(verdict: p < 0.05)")})
+            extra_artifacts={"release_qc": _release_qc(store, WMT21_CAMPAIGN, folder, "WMT21 release, "
+                                                                                         "ad-trk-stats.csv (verdict: p < 0.05)")})
     return result

@@ -3,7 +3,7 @@ version with the artifacts its pages show."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, Mapping
 
 import pandas as pd
 
@@ -124,3 +124,15 @@ def publish_published_tables(store: Store, campaign: str, rankings: list[dict], 
         published.append({"lp": ranking["lp"], "assessment": ranking["assessment"], "version": version,
                           "signature": ranking["signature"], "data_hash": data_hash})
     return published
+
+
+def release_qc_of(store: Store, campaign: str, stats: pd.DataFrame, verdicts: pd.DataFrame | None,
+                  source: str) -> Callable[[Mapping], dict]:
+    """An extra artifact for :func:`publish_rankings`: a WMT release's own per-worker QC verdicts
+    (:mod:`leaderboard.ingest.release_qc`) of the workers of each published (lp, assessment)."""
+    from .artifacts import release_qc_artifact
+
+    def artifact(ranking: Mapping) -> dict:
+        judged = store.judgments(campaign, str(ranking["lp"]), str(ranking["assessment"]))
+        return release_qc_artifact(stats, verdicts, set(judged["worker"].astype(str)), source)
+    return artifact

@@ -66,6 +66,9 @@ def render() -> None:
 
 
 def _campaign_tab() -> None:
+    flash = st.session_state.pop("campaign_flash", None)
+    if flash:
+        st.success(flash, icon=":material/check_circle:")
     names = campaign_names()
     st.markdown(f"**{len(names)} campaign(s)**")
     camps = state.campaigns(state.store_url())
@@ -82,7 +85,9 @@ def _campaign_tab() -> None:
                 common.show_input_error(exc)
             else:
                 state.invalidate()
-                st.success(f"Created campaign {md_escape(name.strip())}.")
+                # run again so that the list above (drawn before the form) shows the new campaign
+                st.session_state["campaign_flash"] = f"Created campaign {md_escape(name.strip())}."
+                st.rerun()
     if names:
         _campaign_settings(names)
 
@@ -339,13 +344,21 @@ def _publish_tab(user: dict) -> None:
     existing = snaps[(snaps["campaign"] == campaign) & (snaps["lp"] == lp) & (snaps["assessment"] == assessment)]
     next_version = int(existing["version"].max()) + 1 if not existing.empty else 1
     note = st.text_input("Note for this version (e.g. what it corrects)", key="pub_note", max_chars=500)
+    release_files = _release_qc_uploads() if qc == "release" else None
     if st.button(f"Publish as version v{next_version}", key="pub_go", type="primary"):
         # exactly the previewed ranking (same data token, QC, protocol and rule) becomes the snapshot, with
         # what its pages show (leaderboard.publish.artifacts) computed from the judgments it was ranked from
         from leaderboard.publish.snapshots import snapshot_artifacts
+        try:
+            release_qc = _release_qc_artifact(campaign, preview["ranking"], release_files)
+        except InputError as exc:
+            common.show_input_error(exc)
+            return
         with st.spinner("Computing what the pages of this version show (per-segment scores, QC, baselines)…"):
             artifacts = snapshot_artifacts(state.get_store(), campaign, preview["ranking"],
                                            state.judgments(url, campaign, None, assessment, token))
+        if release_qc is not None:
+            artifacts["release_qc"] = release_qc
         version = state.get_store().publish(campaign, lp, assessment, preview["ranking"],
                                             data_hash=preview["data_hash"], publisher=user["name"], note=note,
                                             artifacts=artifacts)
@@ -355,6 +368,41 @@ def _publish_tab(user: dict) -> None:
                                                           f"v{version}.") + " Participants now see it on the "
                                          "Leaderboard.")
         st.rerun()
+
+
+def _release_qc_uploads() -> tuple | None:
+    """The release's own QC files, to publish with the version (optional): statistics and verdicts."""
+    with st.expander("The release's own worker QC (optional)"):
+        st.caption("A WMT release names which workers its organisers kept: attach their per-worker test results "
+                   "(ad-trk-stats.csv: worker, p, t, pairs) and, when the release has them, their verdicts "
+                   "(ad-trk-stats.class: worker, good or bad). The Quality control page then shows them for this "
+                   "version's workers.")
+        cols = st.columns(2)
+        stats = cols[0].file_uploader("Per-worker statistics (ad-trk-stats.csv)", key="pub_release_stats",
+                                      max_upload_size=MAX_UPLOAD_MB)
+        verdicts = cols[1].file_uploader("Verdicts (ad-trk-stats.class)", key="pub_release_class",
+                                         max_upload_size=MAX_UPLOAD_MB)
+    return (stats, verdicts) if stats is not None or verdicts is not None else None
+
+
+def _release_qc_artifact(campaign: str, ranking: dict, files: tuple | None) -> dict | None:
+    """The release_qc artifact of the uploaded files for this ranking's workers (InputError when malformed)."""
+    if not files:
+        return None
+    from leaderboard.ingest.release_qc import read_trk_class, read_trk_stats
+    from leaderboard.publish.snapshots import release_qc_of
+    stats_file, class_file = files
+    if stats_file is None:
+        raise InputError("the verdicts need the per-worker statistics file too (ad-trk-stats.csv)",
+                         file=class_file.name)
+    with uploaded_path(stats_file) as path:
+        stats = read_trk_stats(path, stats_file.name)
+    verdicts = None
+    if class_file is not None:
+        with uploaded_path(class_file) as path:
+            verdicts = read_trk_class(path, class_file.name)
+    source = "release files " + ", ".join(f.name for f in files if f is not None)
+    return release_qc_of(state.get_store(), campaign, stats, verdicts, source)(ranking)
 
 
 def _human_marks(campaign: str, lp: str, frame: pd.DataFrame, user: dict) -> tuple[tuple[str, bool], ...]:
