@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import Connection, Engine, and_, func, insert, select
+from sqlalchemy import Connection, Engine, and_, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from ..errors import InputError
@@ -368,28 +368,42 @@ class Store:
         ``artifacts`` (name → JSON-able value): what the snapshot's pages need, stored in the same
         transaction (see :meth:`snapshot_artifact`).
         """
-        payload = json.dumps(ranking, sort_keys=True, ensure_ascii=False, allow_nan=False)
-        encoded = {name: _artifact_json(value) for name, value in (artifacts or {}).items()}
-        snap = m.snapshots
+        return self.publish_all(campaign, [(lp, assessment, ranking, data_hash, artifacts)], publisher=publisher,
+                                note=note)[0]
+
+    def publish_all(self, campaign: str, rankings: list[tuple[str, str, dict, str, dict[str, Any] | None]], *,
+                    publisher: str, note: str = "") -> list[int]:
+        """Store several rankings — ``(lp, assessment, ranking, data_hash, artifacts)`` each — as their next
+        versions in ONE transaction: a publish interrupted at any moment leaves none of them, and a rerun
+        adds exactly one version of each. The campaign's row is locked first, so concurrent publishes
+        number their versions one after another."""
+        encoded = []
+        for lp, assessment, ranking, data_hash, artifacts in rankings:
+            payload = json.dumps(ranking, sort_keys=True, ensure_ascii=False, allow_nan=False)
+            encoded.append((lp, assessment, ranking, data_hash, payload,
+                            {name: _artifact_json(value) for name, value in (artifacts or {}).items()}))
+        snap, c = m.snapshots, m.campaigns
+        versions = []
         with self.engine.begin() as conn:
             cid = self._campaign_id(conn, campaign)
             if cid is None:
                 raise InputError(f"no campaign named {campaign!r}")
-            last = conn.execute(select(func.max(snap.c.version)).where(and_(
-                snap.c.campaign_id == cid, snap.c.lp == lp, snap.c.assessment == assessment))).scalar()
-            version = (last or 0) + 1
-            conn.execute(insert(snap).values(
-                campaign_id=cid, lp=lp, assessment=assessment, version=version,
-                signature=str(ranking.get("signature", "")), data_hash=data_hash, payload=payload,
-                payload_hash=payload_hash(payload), note=note, published_at=_now(), published_by=publisher))
-            if encoded:
-                sid = conn.execute(select(snap.c.id).where(and_(
-                    snap.c.campaign_id == cid, snap.c.lp == lp, snap.c.assessment == assessment,
-                    snap.c.version == version))).scalar_one()
-                conn.execute(insert(m.snapshot_artifacts), [
-                    {"snapshot_id": sid, "name": name, "payload": text, "payload_hash": payload_hash(text),
-                     "created_at": _now()} for name, text in encoded.items()])
-        return version
+            conn.execute(update(c).where(c.c.id == cid).values(name=c.c.name))  # the campaign's write lock
+            for lp, assessment, ranking, data_hash, payload, texts in encoded:
+                last = conn.execute(select(func.max(snap.c.version)).where(and_(
+                    snap.c.campaign_id == cid, snap.c.lp == lp, snap.c.assessment == assessment))).scalar()
+                version = (last or 0) + 1
+                sid = conn.execute(insert(snap).values(
+                    campaign_id=cid, lp=lp, assessment=assessment, version=version,
+                    signature=str(ranking.get("signature", "")), data_hash=data_hash, payload=payload,
+                    payload_hash=payload_hash(payload), note=note, published_at=_now(), published_by=publisher)
+                    .returning(snap.c.id)).scalar_one()
+                if texts:
+                    conn.execute(insert(m.snapshot_artifacts), [
+                        {"snapshot_id": sid, "name": name, "payload": text, "payload_hash": payload_hash(text),
+                         "created_at": _now()} for name, text in texts.items()])
+                versions.append(version)
+        return versions
 
     def _snapshot_id(self, conn: Connection, campaign: str, lp: str, assessment: str, version: int) -> int | None:
         snap, c = m.snapshots, m.campaigns
