@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from pathlib import Path
 
 import numpy as np
@@ -56,10 +57,19 @@ def read_canonical(path: str, name: str | None = None, defaults: dict | None = N
         try:
             frame = pd.read_csv(io.StringIO(text), sep=delim, dtype=str, keep_default_na=False,
                                 skip_blank_lines=True)
-        except pd.errors.ParserError as exc:
+        except pd.errors.ParserError as exc:  # e.g. "Expected 9 fields in line 4, saw 10"
+            found = re.search(r"line (\d+), saw (\d+)", str(exc))
+            if found:
+                raise InputError(f"found {found.group(2)} fields but the header has {len(_split(first))}",
+                                 file=label, line=int(found.group(1))) from None
             raise InputError(f"cannot parse: {exc}", file=label) from None
-        frame = frame.rename(columns=lambda c: ALIASES.get(c.strip().lower(), c.strip().lower()))
         frame[LINE] = np.arange(2, len(frame) + 2)
+        short = np.flatnonzero(frame.isna().any(axis=1).to_numpy())  # keep_default_na=False: only absent fields
+        if short.size:
+            row = frame.iloc[int(short[0])]
+            raise InputError(f"found {int(row.notna().sum()) - 1} fields but the header has {frame.shape[1] - 1}",
+                             file=label, line=int(row[LINE]))
+        frame = frame.rename(columns=lambda c: ALIASES.get(c.strip().lower(), c.strip().lower()))
     dup_cols = frame.columns[frame.columns.duplicated()]
     if len(dup_cols):
         raise InputError(f"column {dup_cols[0]!r} appears twice in the header", file=label, line=1)

@@ -36,7 +36,7 @@ def _offset(value, label: str, line: int) -> int | None:
 def read_esa_spans(path: str, campaign: str, name: str | None = None) -> pd.DataFrame:
     """Every error span of an Appraise export (columns :data:`SPAN_COLUMNS`; ``span_end`` exclusive)."""
     label = name or str(path)
-    text = read_text(path, label)
+    text = read_text(path, label, nul_ok=False)
     out = []
     for i, row in enumerate(csv.reader(io.StringIO(text)), start=1):
         if len(row) != N_COLUMNS or not row[0].strip():

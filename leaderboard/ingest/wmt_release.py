@@ -106,6 +106,10 @@ def read_stnd(path: str, worker_stats: pd.DataFrame | None = None, campaign: str
             raise InputError(f"cannot parse: {exc}", file=label, line=int(m.group(1)) if m else None) from None
     if body.empty:
         raise InputError("no judgments found (only a header)", file=label)
+    # keep_default_na=False: a missing value is only ever an absent field (a written NA stays text)
+    short = np.flatnonzero(body.isna().any(axis=1).to_numpy())
+    if short.size:
+        raise InputError(f"found fewer than the header's {len(header)} fields", file=label, line=int(short[0]) + 2)
     n = len(body)
     item = body["Input.item"]
     out = pd.DataFrame({

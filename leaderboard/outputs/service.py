@@ -19,6 +19,7 @@ from ..errors import InputError
 from ..storage.outputs import OutputStore
 from ..storage.store import Store
 from ..languages import bleu_tokeniser, split_lp
+from ..naming import check_name
 from .reading import check_line_count, check_output, check_system_name, read_lines
 
 DEFAULT_LIMIT = 20
@@ -97,6 +98,7 @@ def add_testset(store: Store, campaign: str, lp: str, source: str | os.PathLike,
         check_bleu_tokeniser(bleu_tokenize)
     if not campaign.strip():
         raise InputError("campaign name is empty", column="campaign")
+    check_name(campaign, "campaign name", column="campaign")
     if max_submissions < 1:
         raise InputError(f"the submission limit must be at least 1, got {max_submissions}")
     if starts_at and deadline and deadline <= starts_at:

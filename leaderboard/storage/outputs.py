@@ -16,6 +16,7 @@ import pandas as pd
 from sqlalchemy import Engine, Integer, and_, func, insert, select, update
 
 from ..errors import InputError
+from ..naming import unsafe_char
 from . import models as m
 from .bulk import insert_frame
 from .loader import campaign_id_for_write, lp_id_for_write
@@ -195,8 +196,8 @@ class OutputStore:
         """Create a team (its account and its row) in one transaction; returns the team id."""
         if not name.strip() or name != name.strip():
             raise InputError("a team name must be non-empty with no surrounding spaces", column="name")
-        if len(name) > 200 or any(ord(ch) < 32 or ch in "/\\\x7f" for ch in name):
-            raise InputError("a team name has at most 200 characters, no slashes and no control characters "
+        if len(name) > 200 or any(ord(ch) < 32 or ch in "/\\\x7f" for ch in name) or unsafe_char(name):
+            raise InputError("a team name has at most 200 characters, no slashes and no control or text-direction characters "
                              "(it is also the default system name)", column="name")
         with self.engine.begin() as conn:
             taken = conn.execute(select(m.users.c.role).where(m.users.c.name == name)).first()

@@ -17,6 +17,7 @@ from sqlalchemy import Connection, Engine, and_, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from ..errors import InputError
+from ..naming import check_name
 from ..schema import COLUMNS, normalise_dtypes
 from . import models as m
 from .bulk import insert_frame
@@ -45,7 +46,7 @@ def _artifact_json(value: Any) -> str:
     return json.dumps(to_jsonable(value), sort_keys=True, ensure_ascii=False, allow_nan=False)
 
 
-class SnapshotIntegrityError(RuntimeError):
+class SnapshotIntegrityError(InputError):
     """A published snapshot's stored payload no longer matches its hash."""
 
 
@@ -71,6 +72,7 @@ class Store:
         """
         if not name.strip():
             raise InputError("campaign name is empty")
+        check_name(name, "campaign name")
         try:
             with self.engine.begin() as conn:
                 if self._campaign_id(conn, name) is not None:
@@ -421,7 +423,9 @@ class Store:
         if row is None:
             return None
         if payload_hash(row.payload) != row.payload_hash:
-            raise SnapshotIntegrityError(f"artifact {name} of {campaign}/{lp}/{assessment} v{version} was altered")
+            raise SnapshotIntegrityError(f"snapshot {campaign}/{lp}/{assessment} v{version} fails verification: its "
+                                         f"artifact {name} no longer matches the hash stored when it was published "
+                                         "(altered since)")
         return json.loads(row.payload)
 
     def snapshot_artifact_names(self, campaign: str, lp: str, assessment: str, version: int) -> list[str]:
@@ -478,7 +482,9 @@ class Store:
             raise InputError(f"nothing published for {campaign} {lp} {assessment}"
                              + (f" version {version}" if version else ""))
         if payload_hash(row["payload"]) != row["payload_hash"]:
-            raise SnapshotIntegrityError(f"snapshot {campaign}/{lp}/{assessment} v{row['version']} was altered")
+            raise SnapshotIntegrityError(f"snapshot {campaign}/{lp}/{assessment} v{row['version']} fails verification: "
+                                         "its ranking no longer matches the hash stored when it was published "
+                                         "(altered since)")
         return {"campaign": campaign, "lp": lp, "assessment": assessment, "version": row["version"],
                 "signature": row["signature"], "data_hash": row["data_hash"],
                 "published_at": row["published_at"].isoformat() if row["published_at"] else None,
