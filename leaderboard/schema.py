@@ -114,7 +114,10 @@ def _validate(frame: pd.DataFrame, file: str | None) -> pd.DataFrame:
     have_z = "z" in src.columns
     raw = _numeric(src, "raw", file) if have_raw else np.full(len(src), np.nan)
     z = _numeric(src, "z", file) if have_z else np.full(len(src), np.nan)
-    bad = _first_bad(np.isinf(raw) | (raw < 0) | (raw > 100))
+    bad = _first_bad(np.isinf(raw))
+    if bad is not None:
+        raise InputError("raw score is not a finite number", file=file, line=_line_of(src, bad), column="raw")
+    bad = _first_bad((raw < 0) | (raw > 100))
     if bad is not None:
         raise InputError(
             f"raw score {raw[bad]:g} is outside 0-100", file=file, line=_line_of(src, bad), column="raw",

@@ -127,14 +127,16 @@ def _read_canonical(text: str, label: str, level: str | None, delimiter: str) ->
     header: list[str] | None = None
     rows: list[tuple[int, list[str]]] = []
     header_line = 1
+    start = 1  # a quoted field may span lines: a row is named by the line it starts on
     for fields in reader:
+        line, start = start, reader.line_num + 1
         if not any(f.strip() for f in fields):
             continue
         if header is None:
             header = [f.strip().lower() for f in fields]
-            header_line = reader.line_num
+            header_line = line
             continue
-        rows.append((reader.line_num, fields))
+        rows.append((line, fields))
     assert header is not None
     for col in header:
         if col not in CANONICAL_REQUIRED + CANONICAL_OPTIONAL:

@@ -102,12 +102,17 @@ def read_stnd(path: str, worker_stats: pd.DataFrame | None = None, campaign: str
             body = pd.read_csv(io.BytesIO(data), sep=r"\s+", dtype=text_cols, keep_default_na=False,
                                header=0, names=header, encoding="utf-8-sig")
         except (pd.errors.ParserError, ValueError) as exc:
+            m = re.search(r"line (\d+), saw (\d+)", str(exc))
+            if m:
+                raise InputError(f"found {m.group(2)} fields but the header has {len(header)}", file=label,
+                                 line=int(m.group(1))) from None
             m = re.search(r"line (\d+)", str(exc))
             raise InputError(f"cannot parse: {exc}", file=label, line=int(m.group(1)) if m else None) from None
     if body.empty:
         raise InputError("no judgments found (only a header)", file=label)
-    # keep_default_na=False: a missing value is only ever an absent field (a written NA stays text)
-    short = np.flatnonzero(body.isna().any(axis=1).to_numpy())
+    # whitespace-separated: an empty last field can only be an absent one (pyarrow's path counts exactly)
+    last = body[header[-1]]
+    short = np.flatnonzero((last.isna() | (last.astype(str) == "")).to_numpy())
     if short.size:
         raise InputError(f"found fewer than the header's {len(header)} fields", file=label, line=int(short[0]) + 2)
     n = len(body)

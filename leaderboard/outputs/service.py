@@ -205,6 +205,7 @@ def add_team(store: Store, name: str, *, verified: bool = False, contact: str = 
     (``verified`` verifies it) and the result says ``"created": false``.
     """
     from ..accounts.auth import issue_upload_token
+    check_name(name, "team name", column="name")  # before any query: PostgreSQL refuses NUL even in a lookup
     out = OutputStore(store)
     existing = out.team(name) if exist_ok else None
     if existing is None:
