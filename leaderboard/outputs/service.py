@@ -260,8 +260,8 @@ def submit(store: Store, path: str | os.PathLike, *, campaign: str, lp: str, tea
     lines = read_lines(path, label)
     source, refs, _ = out.testset_texts(ts["id"])
     flags = check_output(lines, source, refs, label)
-    from ..ingest.textio import read_bytes
-    sha = hashlib.sha256(read_bytes(path, label)).hexdigest()
+    from ..ingest.textio import max_text_bytes, read_bytes
+    sha = hashlib.sha256(read_bytes(path, label, cap=(max_text_bytes(), "MTLB_MAX_TEXT_BYTES"))).hexdigest()
     scored = _scored(lines, refs, lp, ter=ter, bleu_tokenize=ts.get("bleu_tokenize"))
     sid = out.add_submission(ts["id"], found["id"], system=system, file_name=Path(label).name, sha256=sha,
                              lines=lines, scored=scored, flags=flags, limit=ts["max_submissions"],
