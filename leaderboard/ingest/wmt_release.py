@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..schema import LINE
+from ..schema import LINE, plain
 from .textio import decode, read_bytes, read_text
 
 STND_COLUMNS = ("HITId", "WorkerId", "Input.src", "Input.trg", "Input.item", "hit", "sys_id",
@@ -135,7 +135,7 @@ def read_stnd(path: str, worker_stats: pd.DataFrame | None = None, campaign: str
     z = pd.to_numeric(body["score"], errors="coerce").to_numpy()
     bad = np.flatnonzero(np.isnan(z))
     if bad.size:
-        raise InputError(f"score is not a number: {body['score'].iloc[bad[0]]!r}", file=label,
+        raise InputError(f"score is not a finite number: {plain(body['score'].iloc[bad[0]])!r}", file=label,
                          line=int(bad[0]) + 2, column="score")
     out["z"] = z
     hit_time = pd.to_numeric(body["time"], errors="coerce")
