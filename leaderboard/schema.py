@@ -181,6 +181,8 @@ def _clean_text(src: pd.DataFrame, col: str, file: str | None) -> pd.Series:
     _check_safe(stripped, codes, src, col, file)
     if col == "lp":
         _check_lps(stripped, codes, src, file)
+    if col == "segment":
+        _check_numeric_ids(stripped, codes, src, col, file)
     values = src[col]
     if pd.api.types.is_string_dtype(values.dtype) and values.dtype != object \
             and (stripped.to_numpy(dtype=object) == uniques.astype(object)).all():
@@ -206,6 +208,19 @@ def _check_safe(uniques: pd.Series, codes: np.ndarray, src: pd.DataFrame, col: s
         raise InputError(f"the value holds the character {unsafe_char(uniques.iloc[codes[bad]])}; names and ids "
                          "may hold no control or text-direction characters", file=file, line=_line_of(src, bad),
                          column=col)
+
+
+def _check_numeric_ids(uniques: pd.Series, codes: np.ndarray, src: pd.DataFrame, col: str,
+                       file: str | None) -> None:
+    """An id written as a number (a line number, as most releases use) must be a whole number from 0 to
+    :data:`MAX_POSITION`: ``1e308`` or ``2.5`` would turn into a different line once read as one."""
+    numbers = pd.to_numeric(uniques.where(uniques.str.fullmatch(r"[-+0-9.eE]+"), None), errors="coerce")
+    values = numbers.to_numpy(dtype=float, na_value=np.nan)
+    bad_ids = np.flatnonzero(~np.isnan(values) & ((values < 0) | (values > MAX_POSITION) | (values != np.floor(values))))
+    if bad_ids.size:
+        bad = _first_bad(np.isin(codes, bad_ids))
+        raise InputError(f"a numeric {col} id must be a whole number from 0 to {MAX_POSITION}, got "
+                         f"{uniques.iloc[codes[bad]]!r}", file=file, line=_line_of(src, bad), column=col)
 
 
 def _check_lps(uniques: pd.Series, codes: np.ndarray, src: pd.DataFrame, file: str | None) -> None:

@@ -163,7 +163,10 @@ def read_mturk(path: str, campaign: str | None = None, name: str | None = None, 
     if cell:
         raise fail(f"no answer for item {ks[cell[1]]}", cell, "Answer.score_{}")
     raw = pd.to_numeric(pd.Series(score_text.reshape(-1)), errors="coerce").to_numpy(dtype=float).reshape(n, K)
-    cell = _first(~np.isfinite(raw))
+    cell = _first(np.isnan(raw))
+    if cell:
+        raise fail(f"score is not a number: {str(score_text[cell])!r}", cell, "Answer.score_{}")
+    cell = _first(np.isinf(raw))
     if cell:
         raise fail(f"score is not a finite number: {str(score_text[cell])!r}", cell, "Answer.score_{}")
     cell = _first((raw < 0) | (raw > 100))
