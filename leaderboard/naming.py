@@ -49,3 +49,34 @@ def match_systems(wanted: Iterable[str], available: Iterable[str]) -> dict[str, 
         if len(ws) == 1 and len(partners) == 1:
             mapping[ws[0]] = partners[0]
     return mapping
+
+
+#: characters refused in names and ids (campaigns, teams, systems, workers, segments, language codes…):
+#: C0 and C1 control characters (NUL, BEL, ESC, newline, tab…), DEL, and the invisible characters that
+#: change how text around them is shown (direction overrides like U+202E, zero-width marks, BOM)
+UNSAFE_NAME_CHARS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
+
+
+def unsafe_char(text: str) -> str | None:
+    """A description of the first character of ``text`` that a name may not hold (None: none)."""
+    found = UNSAFE_NAME_CHARS.search(str(text))
+    if found is None:
+        return None
+    import unicodedata
+    ch = found.group()
+    label = unicodedata.name(ch, None) or {"\x00": "NUL", "\x07": "BEL", "\x1b": "ESC", "\n": "newline",
+                                           "\r": "carriage return", "\t": "tab", "\x7f": "DEL"}.get(ch, "control")
+    return f"U+{ord(ch):04X} ({label})"
+
+
+def check_name(value: str, what: str, **where) -> str:
+    """Refuse a name holding a control or text-direction character (:data:`UNSAFE_NAME_CHARS`); returns it.
+
+    ``where``: ``file``, ``line``, ``column`` of the :class:`~leaderboard.errors.InputError`."""
+    bad = unsafe_char(value)
+    if bad is not None:
+        from .errors import InputError
+        where.setdefault("column", what)
+        raise InputError(f"the {what} holds the character {bad}; names may hold no control or "
+                         "text-direction characters", **where)
+    return value

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
+from .naming import UNSAFE_NAME_CHARS, unsafe_char
 
 ITEM_TYPES: tuple[str, ...] = ("SYSTEM", "REPEAT", "REF", "BAD_REF")
 
@@ -34,6 +35,9 @@ MAX_LENGTH: dict[str, int] = {"campaign": 200, "lp": 40, "assessment": 40, "work
 
 #: Name of the bookkeeping column importers may add: the 1-based file line of each row.
 LINE = "_line"
+
+#: Largest position the store keeps (a 32-bit integer column).
+MAX_POSITION = 2**31 - 1
 
 
 def _line_of(frame: pd.DataFrame, row: int) -> int | None:
@@ -98,10 +102,10 @@ def _validate(frame: pd.DataFrame, file: str | None) -> pd.DataFrame:
 
     position = pd.to_numeric(src["position"], errors="coerce")
     pos = position.to_numpy(dtype=float)
-    bad = _first_bad(~np.isfinite(pos) | (pos < 1) | (pos != np.floor(pos)))
+    bad = _first_bad(~np.isfinite(pos) | (pos < 1) | (pos > MAX_POSITION) | (pos != np.floor(pos)))
     if bad is not None:
         raise InputError(
-            f"position must be a whole number >= 1, got {src['position'].iloc[bad]!r}",
+            f"position must be a whole number from 1 to {MAX_POSITION}, got {plain(src['position'].iloc[bad])!r}",
             file=file, line=_line_of(src, bad), column="position",
         )
     out["position"] = pos.astype(np.int64)
@@ -112,15 +116,15 @@ def _validate(frame: pd.DataFrame, file: str | None) -> pd.DataFrame:
     z = _numeric(src, "z", file) if have_z else np.full(len(src), np.nan)
     bad = _first_bad(np.isinf(raw))
     if bad is not None:
-        raise InputError("raw score is infinite", file=file, line=_line_of(src, bad), column="raw")
-    bad = _first_bad(np.isfinite(raw) & ((raw < 0) | (raw > 100)))
+        raise InputError("raw score is not a finite number", file=file, line=_line_of(src, bad), column="raw")
+    bad = _first_bad((raw < 0) | (raw > 100))
     if bad is not None:
         raise InputError(
             f"raw score {raw[bad]:g} is outside 0-100", file=file, line=_line_of(src, bad), column="raw",
         )
     bad = _first_bad(np.isinf(z))
     if bad is not None:
-        raise InputError("z score is infinite", file=file, line=_line_of(src, bad), column="z")
+        raise InputError("z score is not a finite number", file=file, line=_line_of(src, bad), column="z")
     bad = _first_bad(np.isnan(raw) & np.isnan(z))
     if bad is not None:
         raise InputError(
@@ -135,6 +139,9 @@ def _validate(frame: pd.DataFrame, file: str | None) -> pd.DataFrame:
         bad = _first_bad(seconds < 0)
         if bad is not None:
             raise InputError("negative time", file=file, line=_line_of(src, bad), column="seconds")
+        bad = _first_bad(np.isinf(seconds))
+        if bad is not None:
+            raise InputError("time is not a finite number", file=file, line=_line_of(src, bad), column="seconds")
         out["seconds"] = seconds
     else:
         out["seconds"] = np.nan
@@ -142,6 +149,7 @@ def _validate(frame: pd.DataFrame, file: str | None) -> pd.DataFrame:
         doc = src["doc"].astype("string").str.strip()
         codes, uniques = pd.factorize(doc, use_na_sentinel=True)
         _check_length(pd.Series(uniques, dtype="object").astype(str), codes, src, "doc", file)
+        _check_safe(pd.Series(uniques, dtype="object").astype(str), codes, src, "doc", file)
         out["doc"] = doc.where(doc != "", pd.NA)
     else:
         out["doc"] = pd.Series(pd.NA, index=out.index, dtype="string")
@@ -170,6 +178,11 @@ def _clean_text(src: pd.DataFrame, col: str, file: str | None) -> pd.Series:
     if bad is not None:
         raise InputError("empty value", file=file, line=_line_of(src, bad), column=col)
     _check_length(stripped, codes, src, col, file)
+    _check_safe(stripped, codes, src, col, file)
+    if col == "lp":
+        _check_lps(stripped, codes, src, file)
+    if col == "segment":
+        _check_numeric_ids(stripped, codes, src, col, file)
     values = src[col]
     if pd.api.types.is_string_dtype(values.dtype) and values.dtype != object \
             and (stripped.to_numpy(dtype=object) == uniques.astype(object)).all():
@@ -187,6 +200,45 @@ def _check_length(uniques: pd.Series, codes: np.ndarray, src: pd.DataFrame, col:
                          "are allowed", file=file, line=_line_of(src, bad), column=col)
 
 
+def _check_safe(uniques: pd.Series, codes: np.ndarray, src: pd.DataFrame, col: str, file: str | None) -> None:
+    """Refuse names and ids holding control or text-direction characters (checked on the distinct values)."""
+    unsafe = np.flatnonzero(uniques.str.contains(UNSAFE_NAME_CHARS).to_numpy(dtype=bool))
+    if unsafe.size:
+        bad = _first_bad(np.isin(codes, unsafe))
+        raise InputError(f"the value holds the character {unsafe_char(uniques.iloc[codes[bad]])}; names and ids "
+                         "may hold no control or text-direction characters", file=file, line=_line_of(src, bad),
+                         column=col)
+
+
+def _check_numeric_ids(uniques: pd.Series, codes: np.ndarray, src: pd.DataFrame, col: str,
+                       file: str | None) -> None:
+    """An id written as a number (a line number, as most releases use) must be a whole number from 0 to
+    :data:`MAX_POSITION`: ``1e308`` or ``2.5`` would turn into a different line once read as one."""
+    numbers = pd.to_numeric(uniques.where(uniques.str.fullmatch(r"[-+0-9.eE]+"), None), errors="coerce")
+    values = numbers.to_numpy(dtype=float, na_value=np.nan)
+    bad_ids = np.flatnonzero(~np.isnan(values) & ((values < 0) | (values > MAX_POSITION) | (values != np.floor(values))))
+    if bad_ids.size:
+        bad = _first_bad(np.isin(codes, bad_ids))
+        raise InputError(f"a numeric {col} id must be a whole number from 0 to {MAX_POSITION}, got "
+                         f"{uniques.iloc[codes[bad]]!r}", file=file, line=_line_of(src, bad), column=col)
+
+
+def _check_lps(uniques: pd.Series, codes: np.ndarray, src: pd.DataFrame, file: str | None) -> None:
+    """Refuse language pairs that are not SRC-TGT language codes (e.g. ``cs-en``, ``en-zh_TW``)."""
+    from .languages import split_lp
+    for k, lp in enumerate(uniques):
+        try:
+            split_lp(lp)
+        except InputError as exc:
+            bad = _first_bad(codes == k)
+            raise InputError(exc.message, file=file, line=_line_of(src, bad), column="lp") from None
+
+
+def plain(value):
+    """A numpy scalar as the Python value it holds, so messages show ``1.5``, not ``np.float64(1.5)``."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def _numeric(src: pd.DataFrame, col: str, file: str | None) -> np.ndarray:
     """Parse a score column; empty/NA cells become NaN, anything else non-numeric is an error."""
     values = src[col]
@@ -198,7 +250,7 @@ def _numeric(src: pd.DataFrame, col: str, file: str | None) -> np.ndarray:
     bad = _first_bad((parsed.isna() & ~blank).to_numpy())
     if bad is not None:
         raise InputError(
-            f"not a number: {values.iloc[bad]!r}", file=file, line=_line_of(src, bad), column=col,
+            f"not a number: {plain(values.iloc[bad])!r}", file=file, line=_line_of(src, bad), column=col,
         )
     return parsed.to_numpy(dtype=float, na_value=np.nan)
 

@@ -59,8 +59,9 @@ def line_alignment(human_segments: pd.DataFrame, texts: pd.DataFrame,
         return out
     seg = human_segments.copy()
     ids = pd.to_numeric(seg["segment"].astype(str).str.strip(), errors="coerce")
-    if ids.isna().any() or (ids != ids.round()).any():
-        bad = seg.loc[ids.isna() | (ids != ids.round()), "segment"].iloc[0]
+    odd = ids.isna() | (ids != ids.round()) | (ids.abs() >= 2**31)
+    if odd.any():
+        bad = seg.loc[odd, "segment"].iloc[0]
         out["reason"] = f"segment id {bad!r} is not a whole number, so segment ids cannot be line numbers"
         return out
     seg["line"] = ids.astype(int)

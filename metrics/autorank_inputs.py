@@ -39,6 +39,7 @@ import pandas as pd
 
 from leaderboard.errors import InputError
 from leaderboard.ingest.textio import read_text
+from leaderboard.naming import unsafe_char
 
 from .autorank import category
 
@@ -49,7 +50,8 @@ _NOT_NUMBERS = {"na", "n/a", "nan", "null", "none", "inf", "+inf", "-inf", "infi
 
 
 def _has_control(text: str) -> bool:
-    return any(ord(ch) < 32 or ord(ch) == 127 for ch in text)
+    """Control characters (C0, DEL, C1) and the invisible text-direction marks (``leaderboard.naming``)."""
+    return unsafe_char(text) is not None
 
 
 def _name(value: str, what: str, file: str, line: int) -> str:
@@ -57,7 +59,8 @@ def _name(value: str, what: str, file: str, line: int) -> str:
     if not text:
         raise InputError(f"the {what} is empty", file=file, line=line, column=what)
     if _has_control(text):
-        raise InputError(f"the {what} contains a control character", file=file, line=line, column=what)
+        raise InputError(f"the {what} holds the character {unsafe_char(text)}; names may hold no control or "
+                         "text-direction characters", file=file, line=line, column=what)
     return text
 
 

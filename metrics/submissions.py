@@ -34,7 +34,7 @@ import pandas as pd
 
 from leaderboard.errors import InputError
 from leaderboard.ingest.textio import read_text
-from leaderboard.naming import is_human, match_systems, strip_index
+from leaderboard.naming import UNSAFE_NAME_CHARS, check_name, is_human, match_systems, strip_index
 
 #: Columns of the frame returned by :func:`read_submission` (``line`` = 1-based source line).
 COLUMNS = ["metric", "lp", "testset", "refset", "doc", "system", "segment", "score", "line"]
@@ -127,14 +127,16 @@ def _read_canonical(text: str, label: str, level: str | None, delimiter: str) ->
     header: list[str] | None = None
     rows: list[tuple[int, list[str]]] = []
     header_line = 1
+    start = 1  # a quoted field may span lines: a row is named by the line it starts on
     for fields in reader:
+        line, start = start, reader.line_num + 1
         if not any(f.strip() for f in fields):
             continue
         if header is None:
             header = [f.strip().lower() for f in fields]
-            header_line = reader.line_num
+            header_line = line
             continue
-        rows.append((reader.line_num, fields))
+        rows.append((line, fields))
     assert header is not None
     for col in header:
         if col not in CANONICAL_REQUIRED + CANONICAL_OPTIONAL:
@@ -179,6 +181,11 @@ def _build(rows: list[tuple[int, list[str]]], names: list[str], label: str) -> p
             else:
                 data[col].append(None)
     frame = pd.DataFrame(data)
+    for col in ("metric", "lp", "testset", "refset", "doc", "system", "segment"):
+        text = frame[col].fillna("").astype(str)
+        unsafe = np.flatnonzero(text.str.contains(UNSAFE_NAME_CHARS).to_numpy(dtype=bool))
+        if unsafe.size:
+            check_name(text.iloc[unsafe[0]], col, file=label, line=int(frame["line"].iloc[unsafe[0]]))
     frame["score"] = frame["score"].astype(float)
     frame["line"] = frame["line"].astype(int)
     return frame
@@ -194,7 +201,7 @@ def read_submission(path: str | os.PathLike, level: str | None = None, name: str
     label = _label(path, name)
     if level not in (None, "system", "segment"):
         raise InputError(f"level must be system or segment, not {level!r}", file=label)
-    text = read_text(path, label)
+    text = read_text(path, label, nul_ok=False)
     first = next(ln for ln in text.split("\n") if ln.strip())
     delimiter = "\t" if "\t" in first else ","
     head = {f.strip().strip('"').lower() for f in first.split(delimiter)}

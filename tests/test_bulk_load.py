@@ -18,11 +18,12 @@ from leaderboard.storage import Store
 
 
 def mixed_frame() -> pd.DataFrame:
-    """Two language pairs interleaved, hits with tabs, backslashes, quotes and non-ASCII text."""
+    """Two language pairs interleaved, hits with COPY's escape sequences written out (a real tab or newline
+    in an id is refused by validation), backslashes, quotes and non-ASCII text."""
     a = small_campaign(n_workers=3, n_items=20, seed=1)
     b = small_campaign(n_workers=2, n_items=20, seed=2).assign(lp="de-en")
     frame = pd.concat([a, b], ignore_index=True).sample(frac=1.0, random_state=3).reset_index(drop=True)
-    odd = ["tab\there", "back\\slash", 'quote"d', "naïve — 字", "new\\nline", r"\N"]
+    odd = ["tab\\there", "back\\slash", 'quote"d', "naïve — 字", "new\\nline", r"\N"]
     frame["hit"] = frame["hit"] + "-" + np.array(odd)[np.arange(len(frame)) % len(odd)]
     frame.loc[frame.index % 3 == 0, "raw"] = np.nan
     frame["z"] = np.linspace(-2.5, 2.5, len(frame)) / 3.0  # values with long decimal expansions

@@ -242,7 +242,7 @@ def test_other_protocols_keep_their_output(shared, capsys):
     assert "domains:" not in got["signature"]
 
 
-@pytest.mark.parametrize("score, message", [("inf", "raw score is infinite"), ("-inf", "raw score is infinite"),
+@pytest.mark.parametrize("score, message", [("inf", "raw score is not a finite number"), ("-inf", "raw score is not a finite number"),
                                             ("nan", "neither a raw score nor a z score"),
                                             ("101", "outside 0-100")])
 def test_non_finite_scores_are_refused_and_nothing_is_stored(tmp_path, monkeypatch, capsys, score, message):

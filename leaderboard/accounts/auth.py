@@ -1,9 +1,12 @@
 """Passwords (argon2) and login throttling for the web app and ``mtlb user``.
 
 Passwords are stored only as argon2id hashes (argon2-cffi's defaults). Failed logins are counted per
-user name and per client in the store (shared by every app process, kept across restarts); after
-``max_failures`` failures inside ``window`` seconds further attempts are refused for a lock time that
-doubles with every further lock (capped).
+account (the user name; for token sign-in, the token tried) and per client address when the address is
+known, in the store (shared by every app process, kept across restarts); after ``max_failures``
+failures inside ``window`` seconds further attempts with that key are refused for a lock time that
+doubles with every further lock (capped). An address may fail ``address_factor`` times as often before
+it is locked, so one account's failures never lock another account, not even one signing in from the
+same address (an office, a proxy); an unknown address is no key at all (never one global key).
 """
 
 from __future__ import annotations
@@ -68,8 +71,10 @@ class Throttle:
     """
 
     def __init__(self, max_failures: int = 5, window: float = 900.0, lock: float = 30.0,
-                 max_lock: float = 3600.0, clock: Callable[[], float] | None = None, store=None) -> None:
+                 max_lock: float = 3600.0, clock: Callable[[], float] | None = None, store=None,
+                 address_factor: int = 10) -> None:
         self.max_failures, self.window, self.lock, self.max_lock = max_failures, window, lock, max_lock
+        self.address_factor = address_factor
         self.clock = clock or (time.time if store is not None else time.monotonic)
         self.store = store
         self._records: dict[str, Record] = {}
@@ -92,15 +97,17 @@ class Throttle:
         now = self.clock()
         if self.store is not None:
             from ..storage import throttle as throttle_store
-            throttle_store.change(self.store.engine, keys, lambda rec: self._after_failure(Record(*rec), now))
+            throttle_store.change(self.store.engine, keys,
+                                  lambda rec, key: self._after_failure(Record(*rec), now, key))
             return
         with self._mutex:
             for key in keys:
-                self._records[key] = self._after_failure(self._records.get(key, EMPTY), now)
+                self._records[key] = self._after_failure(self._records.get(key, EMPTY), now, key)
 
-    def _after_failure(self, rec: Record, now: float) -> Record:
+    def _after_failure(self, rec: Record, now: float, key: str = "") -> Record:
         failures = tuple(t for t in rec.failures if now - t < self.window) + (now,)
-        if len(failures) >= self.max_failures:
+        limit = self.max_failures * (self.address_factor if key.startswith(CLIENT_KEY) else 1)
+        if len(failures) >= limit:
             return Record((), now + min(self.lock * 2 ** rec.locks, self.max_lock), rec.locks + 1)
         return Record(failures, rec.locked_until, rec.locks)
 
@@ -112,6 +119,10 @@ class Throttle:
         with self._mutex:
             for key in keys:
                 self._records.pop(key, None)
+
+
+#: the kind of the keys that count an address's failures (see :class:`Throttle`'s ``address_factor``)
+CLIENT_KEY = "client"
 
 
 def throttle_key(kind: str, value: str) -> str:
@@ -133,7 +144,7 @@ def authenticate(store, name: str, password: str, *, client: str = "",
     Failures count in ``store`` unless another ``throttle`` is given.
     """
     throttle = throttle or store_throttle(store)
-    keys = (throttle_key("user", name.strip().lower()),) + ((throttle_key("client", client),) if client else ())
+    keys = (throttle_key("user", name.strip().lower()),) + ((throttle_key(CLIENT_KEY, client),) if client else ())
     throttle.check(*keys)
     user = store.user(name.strip()) if name.strip() else None
     ok = verify_password(user["password_hash"] if user else _DUMMY_HASH, password) and user is not None
@@ -157,9 +168,13 @@ def issue_upload_token(store, name: str, label: str = "") -> str:
 
 
 def authenticate_token(store, token: str, *, client: str = "", throttle: Throttle | None = None) -> dict | None:
-    """The token's user ``{"name", "role"}``, or None; failures count towards the client's throttle."""
+    """The token's user ``{"name", "role"}``, or None.
+
+    Failures count towards the token tried (its hash: a token retried is locked, another team's is not)
+    and towards the client address when it is known."""
     throttle = throttle or store_throttle(store)
-    keys = (throttle_key("client", client),) if client else ("token",)
+    keys = (throttle_key("token", token_hash(token.strip())[:32]),) \
+        + ((throttle_key(CLIENT_KEY, client),) if client else ())
     throttle.check(*keys)
     user = store.token_user(token_hash(token.strip())) if token.strip() else None
     if user is None:

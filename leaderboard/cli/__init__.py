@@ -35,6 +35,8 @@ environment:
   MTLB_DATA_DIR         folder of the default SQLite store
   MTLB_PASSWORD         password of `user add` / `publish` unless --password-stdin is given
   MTLB_MAX_INPUT_BYTES  largest input file accepted (default 2 GiB)
+  MTLB_MAX_TEXT_BYTES   largest system output or test-set file, also once decompressed
+                        (default 128 MiB; a larger gzip archive is refused while it is read)
   MTLB_DEMO_DIR         demo campaigns for `mtlb demo` and the app (default: packaged)
   MTLB_NO_DEMO          the app does not load the demo into an empty store
   BROWSER_PATH          Chromium for the app's PNG/SVG chart downloads

@@ -171,7 +171,7 @@ def read_metric_scores(path: str) -> pd.DataFrame:
     score = pd.to_numeric(frame["score"], errors="coerce")
     bad = score.isna() & frame["score"].notna()
     if bad.any():
-        raise InputError(f"score {frame['score'][bad].iloc[0]!r} is not a number", file=path,
+        raise InputError(f"score {str(frame['score'][bad].iloc[0])!r} is not a number", file=path,
                          line=int(bad.to_numpy().nonzero()[0][0]) + 2, column="score")
     frame = frame.assign(score=score, system=frame["system"].astype(str), metric=frame["metric"].astype(str))
     frame["lp"] = frame["lp"].replace("", None)

@@ -45,12 +45,14 @@ def run(args: argparse.Namespace) -> int:
     if args.app and not os.path.isfile(args.app):
         from ..errors import InputError
         raise InputError(f"{args.app}: no such entry script", file=args.app)
+    from ..webapp.server_config import options as shipped_options
     from ..webapp.warmup import ENTRY_SCRIPT, warm_up
 
     script = args.app or str(ENTRY_SCRIPT)
-    # a served app is not being edited: no watcher of source files (Streamlit's development reruns)
-    options = {"server.port": args.port, "server.address": args.address, "server.headless": True,
-               "browser.gatherUsageStats": False, "server.fileWatcherType": "none"}
+    # the shipped settings, whatever the working directory; a served app is not being edited: no watcher
+    # of source files (Streamlit's development reruns)
+    options = {**shipped_options(), "server.port": args.port, "server.address": args.address,
+               "server.headless": True, "browser.gatherUsageStats": False, "server.fileWatcherType": "none"}
     # the same configuration for the warm-up as for the server (else Streamlit warns of a change)
     from streamlit import config
     config.get_config_options(force_reparse=True, options_from_flags=options)

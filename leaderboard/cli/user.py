@@ -92,7 +92,7 @@ def login_organiser(store, name: str, password_stdin: bool, action: str) -> dict
     if password is None:
         password = read_password(password_stdin)
     try:
-        user = authenticate(store, name, password, client="cli")
+        user = authenticate(store, name, password)  # no address: the account's own key counts
     except LoginThrottled as exc:
         raise InputError(f"too many failed logins; try again in {exc.retry_after:.0f} s") from None
     if user is None:

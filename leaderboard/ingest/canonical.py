@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from pathlib import Path
 
 import numpy as np
@@ -34,6 +35,16 @@ def _split(line: str) -> list[str]:
     return next(csv.reader([line], delimiter=delim))
 
 
+def _check_field_counts(text: str, delim: str, width: int, label: str) -> None:
+    """Refuse the first record with fewer fields than the header (only run when a last field is empty)."""
+    reader = csv.reader(io.StringIO(text), delimiter=delim)
+    start = 1
+    for fields in reader:
+        if fields and len(fields) < width:
+            raise InputError(f"found {len(fields)} fields but the header has {width}", file=label, line=start)
+        start = reader.line_num + 1
+
+
 def read_canonical(path: str, name: str | None = None, defaults: dict | None = None) -> pd.DataFrame:
     """Read a canonical CSV/TSV/Parquet into canonical columns (plus ``_line``), unvalidated.
 
@@ -56,10 +67,16 @@ def read_canonical(path: str, name: str | None = None, defaults: dict | None = N
         try:
             frame = pd.read_csv(io.StringIO(text), sep=delim, dtype=str, keep_default_na=False,
                                 skip_blank_lines=True)
-        except pd.errors.ParserError as exc:
+        except pd.errors.ParserError as exc:  # e.g. "Expected 9 fields in line 4, saw 10"
+            found = re.search(r"line (\d+), saw (\d+)", str(exc))
+            if found:
+                raise InputError(f"found {found.group(2)} fields but the header has {len(_split(first))}",
+                                 file=label, line=int(found.group(1))) from None
             raise InputError(f"cannot parse: {exc}", file=label) from None
-        frame = frame.rename(columns=lambda c: ALIASES.get(c.strip().lower(), c.strip().lower()))
+        if len(frame) and (frame.iloc[:, -1] == "").any():  # pandas fills absent trailing fields with ""
+            _check_field_counts(text, delim, frame.shape[1], label)
         frame[LINE] = np.arange(2, len(frame) + 2)
+        frame = frame.rename(columns=lambda c: ALIASES.get(c.strip().lower(), c.strip().lower()))
     dup_cols = frame.columns[frame.columns.duplicated()]
     if len(dup_cols):
         raise InputError(f"column {dup_cols[0]!r} appears twice in the header", file=label, line=1)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 
 import pandas as pd
 
@@ -22,21 +23,24 @@ from .textio import read_text
 SPAN_COLUMNS = ("campaign", "lp", "system", "segment", "rater", "category", "severity", "span_start", "span_end",
                 "line")
 FIELD = "error spans (field 10)"
+#: the largest character offset kept (a 32-bit integer column)
+MAX_OFFSET = 2**31 - 1
 
 
 def _offset(value, label: str, line: int) -> int | None:
     if value is None or value == "missing":
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value) or value < 0:
-        raise InputError(f"span offset {value!r} is not a whole number >= 0 or \"missing\"", file=label, line=line,
-                         column=FIELD)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or value != int(value) or not 0 <= value <= MAX_OFFSET:
+        raise InputError(f"span offset {value!r} is not a whole number from 0 to {MAX_OFFSET:,} or \"missing\"",
+                         file=label, line=line, column=FIELD)
     return int(value)
 
 
 def read_esa_spans(path: str, campaign: str, name: str | None = None) -> pd.DataFrame:
     """Every error span of an Appraise export (columns :data:`SPAN_COLUMNS`; ``span_end`` exclusive)."""
     label = name or str(path)
-    text = read_text(path, label)
+    text = read_text(path, label, nul_ok=False)
     out = []
     for i, row in enumerate(csv.reader(io.StringIO(text)), start=1):
         if len(row) != N_COLUMNS or not row[0].strip():

@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..naming import UNSAFE_NAME_CHARS, check_name
 from .textio import read_text
 
 COLUMNS: tuple[str, ...] = ("system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category",
@@ -135,7 +136,7 @@ def read_mqm(path: str | os.PathLike, *, lp: str | None = None, name: str | None
     (module docstring).
     """
     label = name or str(path)
-    text = read_text(path, label)
+    text = read_text(path, label, nul_ok=False)
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -160,8 +161,8 @@ def read_mqm(path: str | os.PathLike, *, lp: str | None = None, name: str | None
         fields = line.split("\t")
         if len(fields) == width - 1 and header[-1] == "comment":
             fields.append("")  # a trailing empty comment cut off by an editor
-        if len(fields) > width and tuple(header) == COLUMNS:
-            fields = _rejoin(fields) or fields
+        if len(fields) > width and tuple(header) == COLUMNS and normal_severity(fields[8]) not in SEVERITIES:
+            fields = _rejoin(fields) or fields  # a tab inside source or target moved the severity right
         if len(fields) != width:
             raise InputError(f"expected {width} tab-separated fields, found {len(fields)} "
                              "(MQM files are not quoted: a tab inside a text breaks the row)", file=label, line=i)
@@ -187,6 +188,10 @@ def read_mqm(path: str | os.PathLike, *, lp: str | None = None, name: str | None
             raise InputError("control character in the value", file=label, line=int(line_no[control[0]]),
                              column=col)
         raw[col] = values
+    for col in ("system", "doc", "doc_id", "seg_id", "rater", "category", "severity"):
+        unsafe = np.flatnonzero(raw[col].str.contains(UNSAFE_NAME_CHARS).to_numpy(dtype=bool))
+        if unsafe.size:
+            check_name(raw[col].iloc[unsafe[0]], "value", file=label, line=int(line_no[unsafe[0]]), column=col)
     severity = raw["severity"].map(normal_severity)
     bad = np.flatnonzero(~severity.isin(SEVERITIES).to_numpy())
     if bad.size:

@@ -156,16 +156,19 @@ def read_mturk(path: str, campaign: str | None = None, name: str | None = None, 
     types = np.char.upper(grid("Input.item_{}_type"))
     cell = _first(~np.isin(types, ITEM_TYPES))
     if cell:
-        raise fail(f"unknown item type {types[cell]!r} (expected one of {', '.join(ITEM_TYPES)})",
+        raise fail(f"unknown item type {str(types[cell])!r} (expected one of {', '.join(ITEM_TYPES)})",
                    cell, "Input.item_{}_type")
     score_text = grid("Answer.score_{}")
     cell = _first(score_text == "")
     if cell:
         raise fail(f"no answer for item {ks[cell[1]]}", cell, "Answer.score_{}")
     raw = pd.to_numeric(pd.Series(score_text.reshape(-1)), errors="coerce").to_numpy(dtype=float).reshape(n, K)
-    cell = _first(~np.isfinite(raw))
+    cell = _first(np.isnan(raw))
     if cell:
-        raise fail(f"score is not a number: {score_text[cell]!r}", cell, "Answer.score_{}")
+        raise fail(f"score is not a number: {str(score_text[cell])!r}", cell, "Answer.score_{}")
+    cell = _first(np.isinf(raw))
+    if cell:
+        raise fail(f"score is not a finite number: {str(score_text[cell])!r}", cell, "Answer.score_{}")
     cell = _first((raw < 0) | (raw > 100))
     if cell:
         raise fail(f"score {raw[cell]:g} is outside 0-100", cell, "Answer.score_{}")
@@ -176,10 +179,13 @@ def read_mturk(path: str, campaign: str | None = None, name: str | None = None, 
                                 errors="coerce").to_numpy(dtype=float, copy=True).reshape(n, K)
         cell = _first(np.isnan(seconds) & (time_text != "") & (np.char.lower(time_text) != "nan"))
         if cell:
-            raise fail(f"time is not a number: {time_text[cell]!r}", cell, "Answer.time_{}")
+            raise fail(f"time is not a number: {str(time_text[cell])!r}", cell, "Answer.time_{}")
         cell = _first(seconds < 0)
         if cell:
             raise fail("negative time", cell, "Answer.time_{}")
+        cell = _first(np.isinf(seconds))
+        if cell:
+            raise fail("time is not a finite number", cell, "Answer.time_{}")
     else:
         seconds = np.full((n, K), np.nan)
     if "WorkTimeInSeconds" in col:  # assignments without item times: the HIT time spread evenly

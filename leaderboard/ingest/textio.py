@@ -16,12 +16,22 @@ from ..errors import InputError
 
 #: Uploads larger than this are refused before parsing (override with MTLB_MAX_INPUT_BYTES).
 MAX_INPUT_BYTES = 2 * 1024**3
+#: System outputs and test-set files (one segment per line) larger than this, as stored or once
+#: decompressed, are refused (override with MTLB_MAX_TEXT_BYTES): a WMT test set's file is a few MB.
+MAX_TEXT_BYTES = 128 * 1024**2
 
 
 def max_input_bytes() -> int:
     """The input size limit: ``MTLB_MAX_INPUT_BYTES`` when set to a number, else :data:`MAX_INPUT_BYTES`."""
     value = os.environ.get("MTLB_MAX_INPUT_BYTES", "").strip()
     return int(value) if value.isdigit() else MAX_INPUT_BYTES
+
+
+def max_text_bytes() -> int:
+    """The size limit of a system output or test-set file: ``MTLB_MAX_TEXT_BYTES`` when set to a number,
+    else :data:`MAX_TEXT_BYTES` (never more than :func:`max_input_bytes`)."""
+    value = os.environ.get("MTLB_MAX_TEXT_BYTES", "").strip()
+    return min(int(value) if value.isdigit() else MAX_TEXT_BYTES, max_input_bytes())
 
 
 def check_readable(path: str | os.PathLike, label: str) -> os.stat_result:
@@ -48,24 +58,31 @@ def check_readable(path: str | os.PathLike, label: str) -> os.stat_result:
     return info
 
 
-def read_text(path: str | os.PathLike, name: str | None = None, *, nul_ok: bool = True) -> str:
+def read_text(path: str | os.PathLike, name: str | None = None, *, nul_ok: bool = True,
+              cap: tuple[int, str] | None = None) -> str:
     """Return the file's text, decoded as UTF-8 (a BOM is allowed).
 
     Refuses missing, over-large, empty and undecodable files with the line of the first bad byte;
     ``nul_ok=False`` also refuses NUL characters (tables and stored text: PostgreSQL cannot keep them).
+    ``cap``: (bytes, what sets it) a smaller size limit than MTLB_MAX_INPUT_BYTES for this kind of file.
     """
     label = name or str(path)
-    return decode(read_bytes(path, label), label, nul_ok=nul_ok)
+    return decode(read_bytes(path, label, cap=cap), label, nul_ok=nul_ok)
 
 
-def read_bytes(path: str | os.PathLike, label: str, limit: int | None = None) -> bytes:
+def read_bytes(path: str | os.PathLike, label: str, limit: int | None = None,
+               cap: tuple[int, str] | None = None) -> bytes:
     """The file's bytes, gunzipped when it is gzip-compressed (by content, not by name).
 
     ``limit`` reads at most that many (decompressed) bytes, for format sniffing; a truncated archive
-    is refused even then when the cut falls inside the part read.
+    is refused even then when the cut falls inside the part read. ``cap`` as in :func:`read_text`.
+    Decompression is streamed and stops as soon as the limit is passed, so a small archive that would
+    expand to gigabytes (a "gzip bomb") costs no more memory than the limit.
     """
-    check_readable(path, label)
-    cap = max_input_bytes()
+    info = check_readable(path, label)
+    cap, setting = cap or (max_input_bytes(), "MTLB_MAX_INPUT_BYTES")
+    if limit is None and info.st_size > cap:
+        raise InputError(f"file is {info.st_size:,} bytes; the limit is {cap:,} ({setting})", file=label)
     try:
         with open(path, "rb") as fh:
             magic = fh.read(2)
@@ -74,24 +91,26 @@ def read_bytes(path: str | os.PathLike, label: str, limit: int | None = None) ->
                 # read(n) would reserve n bytes first
                 data = magic + (fh.read() if limit is None else fh.read(limit - len(magic)))
                 if limit is None and len(data) > cap:  # it grew meanwhile
-                    raise InputError(f"file is larger than the limit of {cap:,} bytes (MTLB_MAX_INPUT_BYTES)",
+                    raise InputError(f"file is larger than the limit of {cap:,} bytes ({setting})",
                                      file=label)
                 return data
-            return _gunzip(fh, magic, label, cap if limit is None else limit, whole=limit is None)
+            return _gunzip(fh, magic, label, cap if limit is None else limit, whole=limit is None,
+                           setting=setting)
     except IsADirectoryError:
         raise InputError("is a directory; give the judgment files inside it", file=label) from None
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", file=label) from None
 
 
-def _gunzip(fh, magic: bytes, label: str, limit: int, whole: bool) -> bytes:
+def _gunzip(fh, magic: bytes, label: str, limit: int, whole: bool, setting: str = "MTLB_MAX_INPUT_BYTES") -> bytes:
     """Decompress the gzip members in ``fh`` (first two bytes already read): at most ``limit`` bytes.
 
     ``whole``: more than ``limit`` is an error; else (sniffing) the first ``limit`` bytes are returned.
     Header, CRC and length of every member are checked; a stream cut short is a truncated archive.
+    The output grows in one buffer, at most 1 MiB at a time, so memory stays within the limit.
     """
     inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    parts: list[bytes] = []
+    parts = bytearray()
     size = 0
     pending = magic
     while True:
@@ -100,21 +119,25 @@ def _gunzip(fh, magic: bytes, label: str, limit: int, whole: bool) -> bytes:
             if not pending:
                 break
         try:
-            out = inflater.decompress(pending, limit + 1 - size)
+            out = inflater.decompress(pending, min(limit + 1 - size, 1 << 20))
         except zlib.error as exc:
             raise InputError(f"corrupt gzip archive ({exc})", file=label) from None
         pending = inflater.unconsumed_tail
-        parts.append(out)
+        parts += out
         size += len(out)
         if size > limit:
             if whole:
-                raise InputError(f"file decompresses to more than {limit:,} bytes (MTLB_MAX_INPUT_BYTES)",
+                raise InputError(f"file decompresses to more than {limit:,} bytes, the limit ({setting})",
                                  file=label)
-            return b"".join(parts)[:limit]
+            return bytes(parts[:limit])
         if inflater.eof:  # one member done: what follows is another member, padding or garbage
-            rest = inflater.unused_data + pending + fh.read(1 << 20)
+            # what follows the member: in unused_data (unconsumed_tail may hold a copy of it when the
+            # output was capped; adding both would double it with every member)
+            rest = inflater.unused_data or pending
+            if len(rest) < 2:
+                rest += fh.read(1 << 20)
             if not rest.strip(b"\x00"):
-                return b"".join(parts)
+                return bytes(parts)
             if rest[:2] != b"\x1f\x8b":
                 raise InputError("corrupt gzip archive (data after the end of the compressed stream)",
                                  file=label)

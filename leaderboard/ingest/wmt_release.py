@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..schema import LINE
+from ..schema import LINE, plain
 from .textio import decode, read_bytes, read_text
 
 STND_COLUMNS = ("HITId", "WorkerId", "Input.src", "Input.trg", "Input.item", "hit", "sys_id",
@@ -102,10 +102,19 @@ def read_stnd(path: str, worker_stats: pd.DataFrame | None = None, campaign: str
             body = pd.read_csv(io.BytesIO(data), sep=r"\s+", dtype=text_cols, keep_default_na=False,
                                header=0, names=header, encoding="utf-8-sig")
         except (pd.errors.ParserError, ValueError) as exc:
+            m = re.search(r"line (\d+), saw (\d+)", str(exc))
+            if m:
+                raise InputError(f"found {m.group(2)} fields but the header has {len(header)}", file=label,
+                                 line=int(m.group(1))) from None
             m = re.search(r"line (\d+)", str(exc))
             raise InputError(f"cannot parse: {exc}", file=label, line=int(m.group(1)) if m else None) from None
     if body.empty:
         raise InputError("no judgments found (only a header)", file=label)
+    # whitespace-separated: an empty last field can only be an absent one (pyarrow's path counts exactly)
+    last = body[header[-1]]
+    short = np.flatnonzero((last.isna() | (last.astype(str) == "")).to_numpy())
+    if short.size:
+        raise InputError(f"found fewer than the header's {len(header)} fields", file=label, line=int(short[0]) + 2)
     n = len(body)
     item = body["Input.item"]
     out = pd.DataFrame({
@@ -126,7 +135,7 @@ def read_stnd(path: str, worker_stats: pd.DataFrame | None = None, campaign: str
     z = pd.to_numeric(body["score"], errors="coerce").to_numpy()
     bad = np.flatnonzero(np.isnan(z))
     if bad.size:
-        raise InputError(f"score is not a number: {body['score'].iloc[bad[0]]!r}", file=label,
+        raise InputError(f"score is not a finite number: {plain(body['score'].iloc[bad[0]])!r}", file=label,
                          line=int(bad[0]) + 2, column="score")
     out["z"] = z
     hit_time = pd.to_numeric(body["time"], errors="coerce")

@@ -13,7 +13,8 @@ import re
 from typing import Mapping, Sequence
 
 from ..errors import InputError
-from ..ingest.textio import read_text
+from ..ingest.textio import max_text_bytes, read_text
+from ..naming import unsafe_char
 
 _SYSTEM_NAME = re.compile(r"^[^\x00-\x1f\x7f/\\]{1,200}$")
 
@@ -23,7 +24,8 @@ def read_lines(path: str | os.PathLike, label: str | None = None) -> list[str]:
     label = label or str(path)
     if os.path.isdir(path):
         raise InputError("is a directory, not a file", file=label)
-    text = read_text(path, label)
+    # PostgreSQL cannot store NUL; it is never text. Smaller limit than for judgment tables.
+    text = read_text(path, label, nul_ok=False, cap=(max_text_bytes(), "MTLB_MAX_TEXT_BYTES"))
     lines = text.split("\n")
     if lines[-1] == "":
         lines.pop()
@@ -75,7 +77,7 @@ def check_output(lines: Sequence[str], source: Sequence[str], references: Mappin
 
 def check_system_name(name: str, label: str | None = None) -> str:
     """A system name: 1–200 characters, no control characters or slashes, no surrounding spaces."""
-    if name != name.strip() or not _SYSTEM_NAME.match(name):
+    if name != name.strip() or not _SYSTEM_NAME.match(name) or unsafe_char(name):
         raise InputError(f"system name {name!r} must have 1-200 characters, no surrounding spaces, "
-                         "slashes or control characters", file=label, column="system")
+                         "slashes, control or text-direction characters", file=label, column="system")
     return name

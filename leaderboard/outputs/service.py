@@ -19,6 +19,7 @@ from ..errors import InputError
 from ..storage.outputs import OutputStore
 from ..storage.store import Store
 from ..languages import bleu_tokeniser, split_lp
+from ..naming import check_name
 from .reading import check_line_count, check_output, check_system_name, read_lines
 
 DEFAULT_LIMIT = 20
@@ -97,6 +98,7 @@ def add_testset(store: Store, campaign: str, lp: str, source: str | os.PathLike,
         check_bleu_tokeniser(bleu_tokenize)
     if not campaign.strip():
         raise InputError("campaign name is empty", column="campaign")
+    check_name(campaign, "campaign name", column="campaign")
     if max_submissions < 1:
         raise InputError(f"the submission limit must be at least 1, got {max_submissions}")
     if starts_at and deadline and deadline <= starts_at:
@@ -203,6 +205,7 @@ def add_team(store: Store, name: str, *, verified: bool = False, contact: str = 
     (``verified`` verifies it) and the result says ``"created": false``.
     """
     from ..accounts.auth import issue_upload_token
+    check_name(name, "team name", column="name")  # before any query: PostgreSQL refuses NUL even in a lookup
     out = OutputStore(store)
     existing = out.team(name) if exist_ok else None
     if existing is None:
@@ -257,8 +260,8 @@ def submit(store: Store, path: str | os.PathLike, *, campaign: str, lp: str, tea
     lines = read_lines(path, label)
     source, refs, _ = out.testset_texts(ts["id"])
     flags = check_output(lines, source, refs, label)
-    from ..ingest.textio import read_bytes
-    sha = hashlib.sha256(read_bytes(path, label)).hexdigest()
+    from ..ingest.textio import max_text_bytes, read_bytes
+    sha = hashlib.sha256(read_bytes(path, label, cap=(max_text_bytes(), "MTLB_MAX_TEXT_BYTES"))).hexdigest()
     scored = _scored(lines, refs, lp, ter=ter, bleu_tokenize=ts.get("bleu_tokenize"))
     sid = out.add_submission(ts["id"], found["id"], system=system, file_name=Path(label).name, sha256=sha,
                              lines=lines, scored=scored, flags=flags, limit=ts["max_submissions"],

@@ -37,9 +37,8 @@ def publish_rankings(store: Store, campaign: str, publisher: str, *, lp: str | N
     from ..storage.marks import human_marks
     options.setdefault("human_systems", human_marks(store, campaign))
     frame = store.judgments(campaign, lp, assessment) if assessment != "mqm" else None
-    published = publish_mqm(store, campaign, publisher, lp=lp, note=note, **options) \
-        if assessment in (None, "mqm") else []
-    if (frame is None or frame.empty) and not published:
+    prepared = mqm_rankings(store, campaign, lp=lp, **options) if assessment in (None, "mqm") else []
+    if (frame is None or frame.empty) and not prepared:
         raise InputError(f"no stored judgments for campaign {campaign!r}"
                          + (f", lp {lp}" if lp else "") + (f", assessment {assessment}" if assessment else ""))
     if "qc" in options:
@@ -55,12 +54,12 @@ def publish_rankings(store: Store, campaign: str, publisher: str, *, lp: str | N
     for ranking in (rank(frame, **options) if frame is not None and not frame.empty else []):
         lp_, assessment_ = ranking["lp"], ranking["assessment"]
         data_hash = frame_hash(frame[(frame["lp"] == lp_) & (frame["assessment"] == assessment_)])
-        version = store.publish(campaign, lp_, assessment_, ranking, data_hash=data_hash, publisher=publisher,
-                                note=note, artifacts=snapshot_artifacts(store, campaign, ranking, frame,
-                                                                        extra_artifacts, cache))
-        published.append({"lp": lp_, "assessment": assessment_, "version": version,
-                          "signature": ranking.get("signature"), "data_hash": data_hash})
-    return published
+        prepared.append((lp_, assessment_, ranking, data_hash,
+                         snapshot_artifacts(store, campaign, ranking, frame, extra_artifacts, cache)))
+    # everything is computed before anything is written; then one transaction stores every version
+    versions = store.publish_all(campaign, prepared, publisher=publisher, note=note)
+    return [{"lp": lp_, "assessment": assessment_, "version": version, "signature": ranking.get("signature"),
+             "data_hash": data_hash} for (lp_, assessment_, ranking, data_hash, _), version in zip(prepared, versions)]
 
 
 def snapshot_artifacts(store: Store, campaign: str, ranking: dict, frame: pd.DataFrame,
@@ -78,9 +77,9 @@ def snapshot_artifacts(store: Store, campaign: str, ranking: dict, frame: pd.Dat
     return out
 
 
-def publish_mqm(store: Store, campaign: str, publisher: str, *, lp: str | None = None, note: str = "",
-                **options: Any) -> list[dict]:
-    """Publish the MQM ranking of every language pair with stored MQM annotations (none: [])."""
+def mqm_rankings(store: Store, campaign: str, *, lp: str | None = None, **options: Any) -> list[tuple]:
+    """The MQM rankings of every language pair with stored annotations, ready for
+    :meth:`Store.publish_all`: ``(lp, "mqm", ranking, data_hash, None)`` each."""
     from ..expert.ranking import rank_mqm
     from ..storage.expert import errors_hash, mqm_errors
     errors = mqm_errors(store, campaign, lp)
@@ -91,14 +90,8 @@ def publish_mqm(store: Store, campaign: str, publisher: str, *, lp: str | None =
         import fnmatch
         names = errors["system"].astype(str)
         errors = errors[~names.map(lambda s: any(fnmatch.fnmatchcase(s, p) for p in options["exclude_systems"]))]
-    published = []
-    for ranking in rank_mqm(errors, **keep):
-        data_hash = errors_hash(errors[errors["lp"] == ranking["lp"]])
-        version = store.publish(campaign, ranking["lp"], "mqm", ranking, data_hash=data_hash, publisher=publisher,
-                                note=note)
-        published.append({"lp": ranking["lp"], "assessment": "mqm", "version": version,
-                          "signature": ranking["signature"], "data_hash": data_hash})
-    return published
+    return [(ranking["lp"], "mqm", ranking, errors_hash(errors[errors["lp"] == ranking["lp"]]), None)
+            for ranking in rank_mqm(errors, **keep)]
 
 
 def publish_published_tables(store: Store, campaign: str, rankings: list[dict], publisher: str, *,
@@ -116,14 +109,11 @@ def publish_published_tables(store: Store, campaign: str, rankings: list[dict], 
         store.campaign_info(campaign)
     except InputError:
         store.create_campaign(campaign, description="published tables")
-    published = []
-    for ranking in chosen:
-        data_hash = payload_hash(json.dumps(ranking, sort_keys=True, ensure_ascii=False, allow_nan=False))
-        version = store.publish(campaign, ranking["lp"], ranking["assessment"], ranking, data_hash=data_hash,
-                                publisher=publisher, note=note)
-        published.append({"lp": ranking["lp"], "assessment": ranking["assessment"], "version": version,
-                          "signature": ranking["signature"], "data_hash": data_hash})
-    return published
+    prepared = [(r["lp"], r["assessment"], r,
+                 payload_hash(json.dumps(r, sort_keys=True, ensure_ascii=False, allow_nan=False)), None) for r in chosen]
+    versions = store.publish_all(campaign, prepared, publisher=publisher, note=note)  # one transaction
+    return [{"lp": lp_, "assessment": assessment_, "version": version, "signature": ranking["signature"],
+             "data_hash": data_hash} for (lp_, assessment_, ranking, data_hash, _), version in zip(prepared, versions)]
 
 
 def release_qc_of(store: Store, campaign: str, stats: pd.DataFrame, verdicts: pd.DataFrame | None,

@@ -9,6 +9,7 @@ done. ``MTLB_AUTO_MIGRATE=0`` makes a process refuse to migrate and ask for ``mt
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import zlib
@@ -117,7 +118,22 @@ def get_engine(url: str | None = None) -> Engine:
 def _engine(url: str) -> Engine:
     engine = make_engine(url)
     ensure_schema(engine)
+    if not _OPEN_ENGINES:
+        atexit.register(_dispose_all)
+    _OPEN_ENGINES.append(engine)
     return engine
+
+
+_OPEN_ENGINES: list[Engine] = []
+
+
+def _dispose_all() -> None:
+    """Close pooled connections at exit: a connection left to the garbage collector while the interpreter
+    shuts down makes psycopg print "error ignored" / ResourceWarning lines."""
+    for engine in _OPEN_ENGINES:
+        with contextlib.suppress(Exception):
+            engine.dispose()
+    _OPEN_ENGINES.clear()
 
 
 def make_engine(url: str, **options) -> Engine:

@@ -26,6 +26,7 @@ import pandas as pd
 from sqlalchemy import Connection, Table, and_, insert, select, text
 
 from ..errors import InputError
+from ..naming import check_name
 from . import models as m
 from .bulk import copy_postgres, insert_frame
 
@@ -60,6 +61,7 @@ def lock_campaign(conn: Connection, name: str) -> None:
 
 def campaign_id_for_write(conn: Connection, name: str) -> int:
     """The id of campaign ``name``, created when missing; holds the campaign's write lock from here on."""
+    check_name(name, "campaign name")
     lock_campaign(conn, name)
     conn.execute(insert_ignore(conn, m.campaigns).values(name=name, description="", created_at=_now()))
     return conn.execute(select(m.campaigns.c.id).where(m.campaigns.c.name == name)).scalar_one()

@@ -271,6 +271,9 @@ submissions = Table(
     Column("stats", LargeBinary),  # segment statistics against all references (npz)
 )
 Index("ix_submissions_testset_team", submissions.c.testset_id, submissions.c.team_id)
+# one primary per team and test set, kept by the database itself (a partial unique index)
+Index("uq_submissions_one_primary", submissions.c.testset_id, submissions.c.team_id, unique=True,
+      sqlite_where=submissions.c.is_primary, postgresql_where=submissions.c.is_primary)
 
 submission_lines = Table(
     "submission_lines", metadata,

@@ -16,6 +16,7 @@ import pandas as pd
 from sqlalchemy import Engine, Integer, and_, func, insert, select, update
 
 from ..errors import InputError
+from ..naming import unsafe_char
 from . import models as m
 from .bulk import insert_frame
 from .loader import campaign_id_for_write, lp_id_for_write
@@ -40,6 +41,18 @@ def as_utc(value: datetime | None) -> datetime | None:
 
 def _json(text: str | None) -> dict:
     return json.loads(text) if text else {}
+
+
+def lock_testset(conn, testset_id: int) -> None:
+    """Hold the test set's write lock until the transaction ends.
+
+    Every write that checks a rule of the test set (the submission limit, one owner per system name,
+    one primary per team) takes it first, so concurrent writers of one test set run one after another
+    and each sees what the previous one committed. A no-op update is the lock: on PostgreSQL it locks
+    the row; on SQLite it takes the database's write lock before the checks read anything.
+    """
+    t = m.testsets
+    conn.execute(update(t).where(t.c.id == testset_id).values(max_submissions=t.c.max_submissions))
 
 
 class HasEngine(Protocol):
@@ -183,8 +196,8 @@ class OutputStore:
         """Create a team (its account and its row) in one transaction; returns the team id."""
         if not name.strip() or name != name.strip():
             raise InputError("a team name must be non-empty with no surrounding spaces", column="name")
-        if len(name) > 200 or any(ord(ch) < 32 or ch in "/\\\x7f" for ch in name):
-            raise InputError("a team name has at most 200 characters, no slashes and no control characters "
+        if len(name) > 200 or any(ord(ch) < 32 or ch in "/\\\x7f" for ch in name) or unsafe_char(name):
+            raise InputError("a team name has at most 200 characters, no slashes and no control or text-direction characters "
                              "(it is also the default system name)", column="name")
         with self.engine.begin() as conn:
             taken = conn.execute(select(m.users.c.role).where(m.users.c.name == name)).first()
@@ -240,6 +253,7 @@ class OutputStore:
         scored = scored or {}
         scores = dict(scored.get("scores") or {})
         with self.engine.begin() as conn:
+            lock_testset(conn, testset_id)
             count = conn.execute(select(func.count(s.c.id)).where(and_(
                 s.c.testset_id == testset_id, s.c.team_id == team_id))).scalar_one()
             if count >= limit:
@@ -349,9 +363,12 @@ class OutputStore:
     @staticmethod
     def _set_primary(conn, sid: int, primary: bool) -> None:
         s = m.submissions
-        row = conn.execute(select(s.c.testset_id, s.c.team_id, s.c.withdrawn).where(s.c.id == sid)).first()
-        if row is None:
+        where = select(s.c.testset_id).where(s.c.id == sid)
+        found = conn.execute(where).scalar()
+        if found is None:
             raise InputError(f"no submission #{sid}")
+        lock_testset(conn, found)  # read again under the lock: another writer may have changed it
+        row = conn.execute(select(s.c.testset_id, s.c.team_id, s.c.withdrawn).where(s.c.id == sid)).first()
         if primary:
             if row.withdrawn:
                 raise InputError(f"submission #{sid} is withdrawn; it cannot be primary")
@@ -367,6 +384,9 @@ class OutputStore:
     def withdraw(self, sid: int) -> None:
         s = m.submissions
         with self.engine.begin() as conn:
+            testset_id = conn.execute(select(s.c.testset_id).where(s.c.id == sid)).scalar()
+            if testset_id is not None:
+                lock_testset(conn, testset_id)
             if conn.execute(select(s.c.id).where(s.c.id == sid)).first() is None:
                 raise InputError(f"no submission #{sid}")
             conn.execute(update(s).where(s.c.id == sid).values(withdrawn=True, is_primary=False))

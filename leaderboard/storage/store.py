@@ -13,10 +13,11 @@ from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import Connection, Engine, and_, func, insert, select
+from sqlalchemy import Connection, Engine, and_, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from ..errors import InputError
+from ..naming import check_name
 from ..schema import COLUMNS, normalise_dtypes
 from . import models as m
 from .bulk import insert_frame
@@ -45,7 +46,7 @@ def _artifact_json(value: Any) -> str:
     return json.dumps(to_jsonable(value), sort_keys=True, ensure_ascii=False, allow_nan=False)
 
 
-class SnapshotIntegrityError(RuntimeError):
+class SnapshotIntegrityError(InputError):
     """A published snapshot's stored payload no longer matches its hash."""
 
 
@@ -71,6 +72,7 @@ class Store:
         """
         if not name.strip():
             raise InputError("campaign name is empty")
+        check_name(name, "campaign name")
         try:
             with self.engine.begin() as conn:
                 if self._campaign_id(conn, name) is not None:
@@ -369,28 +371,42 @@ class Store:
         ``artifacts`` (name → JSON-able value): what the snapshot's pages need, stored in the same
         transaction (see :meth:`snapshot_artifact`).
         """
-        payload = json.dumps(ranking, sort_keys=True, ensure_ascii=False, allow_nan=False)
-        encoded = {name: _artifact_json(value) for name, value in (artifacts or {}).items()}
-        snap = m.snapshots
+        return self.publish_all(campaign, [(lp, assessment, ranking, data_hash, artifacts)], publisher=publisher,
+                                note=note)[0]
+
+    def publish_all(self, campaign: str, rankings: list[tuple[str, str, dict, str, dict[str, Any] | None]], *,
+                    publisher: str, note: str = "") -> list[int]:
+        """Store several rankings — ``(lp, assessment, ranking, data_hash, artifacts)`` each — as their next
+        versions in ONE transaction: a publish interrupted at any moment leaves none of them, and a rerun
+        adds exactly one version of each. The campaign's row is locked first, so concurrent publishes
+        number their versions one after another."""
+        encoded = []
+        for lp, assessment, ranking, data_hash, artifacts in rankings:
+            payload = json.dumps(ranking, sort_keys=True, ensure_ascii=False, allow_nan=False)
+            encoded.append((lp, assessment, ranking, data_hash, payload,
+                            {name: _artifact_json(value) for name, value in (artifacts or {}).items()}))
+        snap, c = m.snapshots, m.campaigns
+        versions = []
         with self.engine.begin() as conn:
             cid = self._campaign_id(conn, campaign)
             if cid is None:
                 raise InputError(f"no campaign named {campaign!r}")
-            last = conn.execute(select(func.max(snap.c.version)).where(and_(
-                snap.c.campaign_id == cid, snap.c.lp == lp, snap.c.assessment == assessment))).scalar()
-            version = (last or 0) + 1
-            conn.execute(insert(snap).values(
-                campaign_id=cid, lp=lp, assessment=assessment, version=version,
-                signature=str(ranking.get("signature", "")), data_hash=data_hash, payload=payload,
-                payload_hash=payload_hash(payload), note=note, published_at=_now(), published_by=publisher))
-            if encoded:
-                sid = conn.execute(select(snap.c.id).where(and_(
-                    snap.c.campaign_id == cid, snap.c.lp == lp, snap.c.assessment == assessment,
-                    snap.c.version == version))).scalar_one()
-                conn.execute(insert(m.snapshot_artifacts), [
-                    {"snapshot_id": sid, "name": name, "payload": text, "payload_hash": payload_hash(text),
-                     "created_at": _now()} for name, text in encoded.items()])
-        return version
+            conn.execute(update(c).where(c.c.id == cid).values(name=c.c.name))  # the campaign's write lock
+            for lp, assessment, ranking, data_hash, payload, texts in encoded:
+                last = conn.execute(select(func.max(snap.c.version)).where(and_(
+                    snap.c.campaign_id == cid, snap.c.lp == lp, snap.c.assessment == assessment))).scalar()
+                version = (last or 0) + 1
+                sid = conn.execute(insert(snap).values(
+                    campaign_id=cid, lp=lp, assessment=assessment, version=version,
+                    signature=str(ranking.get("signature", "")), data_hash=data_hash, payload=payload,
+                    payload_hash=payload_hash(payload), note=note, published_at=_now(), published_by=publisher)
+                    .returning(snap.c.id)).scalar_one()
+                if texts:
+                    conn.execute(insert(m.snapshot_artifacts), [
+                        {"snapshot_id": sid, "name": name, "payload": text, "payload_hash": payload_hash(text),
+                         "created_at": _now()} for name, text in texts.items()])
+                versions.append(version)
+        return versions
 
     def _snapshot_id(self, conn: Connection, campaign: str, lp: str, assessment: str, version: int) -> int | None:
         snap, c = m.snapshots, m.campaigns
@@ -408,7 +424,9 @@ class Store:
         if row is None:
             return None
         if payload_hash(row.payload) != row.payload_hash:
-            raise SnapshotIntegrityError(f"artifact {name} of {campaign}/{lp}/{assessment} v{version} was altered")
+            raise SnapshotIntegrityError(f"snapshot {campaign}/{lp}/{assessment} v{version} fails verification: its "
+                                         f"artifact {name} no longer matches the hash stored when it was published "
+                                         "(altered since)")
         return json.loads(row.payload)
 
     def snapshot_artifact_names(self, campaign: str, lp: str, assessment: str, version: int) -> list[str]:
@@ -465,7 +483,9 @@ class Store:
             raise InputError(f"nothing published for {campaign} {lp} {assessment}"
                              + (f" version {version}" if version else ""))
         if payload_hash(row["payload"]) != row["payload_hash"]:
-            raise SnapshotIntegrityError(f"snapshot {campaign}/{lp}/{assessment} v{row['version']} was altered")
+            raise SnapshotIntegrityError(f"snapshot {campaign}/{lp}/{assessment} v{row['version']} fails verification: "
+                                         "its ranking no longer matches the hash stored when it was published "
+                                         "(altered since)")
         return {"campaign": campaign, "lp": lp, "assessment": assessment, "version": row["version"],
                 "signature": row["signature"], "data_hash": row["data_hash"],
                 "published_at": row["published_at"].isoformat() if row["published_at"] else None,

@@ -28,14 +28,14 @@ def read(engine: Engine, keys: Iterable[str]) -> dict[str, Record]:
     return {r.key: (tuple(json.loads(r.failures)), r.locked_until, r.locks) for r in rows}
 
 
-def change(engine: Engine, keys: Iterable[str], rule: Callable[[Record], Record | None]) -> None:
-    """Replace each key's record by ``rule(record)`` (None deletes it), all in one transaction."""
+def change(engine: Engine, keys: Iterable[str], rule: Callable[[Record, str], Record | None]) -> None:
+    """Replace each key's record by ``rule(record, key)`` (None deletes it), all in one transaction."""
     with engine.begin() as conn:
         for key in sorted(set(keys)):  # one lock order for every process
             conn.execute(insert_ignore(conn, t).values(key=key, failures="[]", locked_until=0.0, locks=0))
             row = conn.execute(select(t.c.failures, t.c.locked_until, t.c.locks).where(t.c.key == key)
                                .with_for_update()).one()
-            new = rule((tuple(json.loads(row.failures)), row.locked_until, row.locks))
+            new = rule((tuple(json.loads(row.failures)), row.locked_until, row.locks), key)
             if new is None or (not new[0] and not new[1] and not new[2]):
                 conn.execute(delete(t).where(t.c.key == key))
             else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import streamlit as st
@@ -14,6 +15,8 @@ ICON = str(Path(__file__).resolve().parent / "assets" / "icon.png")
 # pages that show one published snapshot and therefore get the sidebar picker
 VIEW_PAGES = {"leaderboard", "significance", "system", "qc", "metrics", ""}
 
+log = logging.getLogger("mtlb.webapp")
+
 
 def main() -> None:
     if annotate_view.requested():  # an annotator's link: their task and nothing else of the app
@@ -25,13 +28,30 @@ def main() -> None:
     st.set_page_config(page_title="MT leaderboard", page_icon=ICON, layout="wide")
     _store_or_stop()
     state.ensure_demo()
-    current = st.navigation(navigation.sections())
+    # a stale or mistyped link gets the app's own not-found page instead of Streamlit's pop-up
+    current = st.navigation(navigation.sections(not_found=navigation.unknown_path()))
     session.restore()
     st.session_state["_view"] = common.sidebar_view() if current.url_path in VIEW_PAGES else \
         st.session_state.get("_view")
     _login_box()
     session.sync_cookie()
-    current.run()
+    run_page(current)
+
+
+def run_page(page) -> None:
+    """Run a page. An error no page handled shows one short line and is logged with its traceback; a
+    visitor never sees a traceback (refused input shows where it was refused, as on every page)."""
+    from ..errors import InputError
+    try:
+        page.run()
+    except InputError as exc:
+        common.show_input_error(exc)
+    except Exception as exc:  # noqa: BLE001 - the last resort of every page (st.stop / st.rerun are not Exceptions)
+        log.exception("unexpected error on page %r", getattr(page, "url_path", page))
+        database = type(exc).__module__.startswith(("sqlalchemy", "psycopg", "sqlite3"))
+        st.error("The database could not complete this action; nothing was changed. Please try again later."
+                 if database else "Something went wrong on this page; nothing was changed. The error was logged "
+                 "for the organisers; please try again later.", icon=":material/error:")
 
 
 def _store_or_stop() -> None:

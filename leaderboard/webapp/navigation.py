@@ -50,10 +50,45 @@ def page(url_path: str, default: bool = False) -> st.Page:
                    default=default)
 
 
-def sections() -> dict[str, list[st.Page]]:
-    """The navigation menu: public results first (the leaderboard is the default page), then members."""
-    return {"Results": [page(s.url_path, default=i == 0) for i, s in enumerate(PUBLIC)],
+def unknown_path() -> str | None:
+    """The path a visitor asked for when no page has it (a stale link such as ``/leaderboard``: the first
+    page lives at ``/``), else None. Read from Streamlit's page request before the navigation is built."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+    ctx = get_script_run_ctx()
+    manager = getattr(ctx, "pages_manager", None)
+    name = getattr(manager, "intended_page_name", None)
+    if manager is None or getattr(manager, "intended_page_script_hash", None) or not name:
+        return None
+    known = {spec.url_path for spec in PUBLIC[1:] + MEMBERS}  # the first page's path is "/"
+    name = str(name).strip("/")
+    return name if name and name not in known and "/" not in name else None
+
+
+def not_found_page(path: str, home: st.Page) -> st.Page:
+    """A hidden page at ``/path`` saying that there is no such page, with a link to ``home``."""
+    def render() -> None:
+        st.title("Page not found")
+        st.write(f"There is no page at /{path}. The address may be from an older version of this site.")
+        st.page_link(home, label="Go to the leaderboard", icon=":material/home:")
+    return st.Page(render, title="Page not found", url_path=path, visibility="hidden")
+
+
+def sections(not_found: str | None = None) -> dict[str, list[st.Page]]:
+    """The navigation menu: public results first (the leaderboard is the default page), then members.
+
+    ``not_found``: a path no page has (:func:`unknown_path`); a hidden not-found page answers it. The
+    first page lives at ``/`` but still reserves its own name, so when that name is asked for (``/leaderboard``),
+    it reserves another one for this run."""
+    first = PUBLIC[0]
+    home = page(first.url_path, default=True)
+    if not_found == first.url_path:
+        home = st.Page(PAGES_DIR / first.file, title=first.title, icon=first.icon, url_path=f"{first.url_path}-home",
+                       default=True)
+    menu = {"Results": [home] + [page(s.url_path) for s in PUBLIC[1:]],
             "Members": [page(s.url_path) for s in MEMBERS]}
+    if not_found:
+        menu[""] = [not_found_page(not_found, home)]
+    return menu
 
 
 def annotate_page() -> st.Page:

@@ -39,7 +39,7 @@ def with_texts(seg: pd.DataFrame, texts: pd.DataFrame) -> pd.DataFrame:
     if texts.empty or seg.empty:
         return seg
     line = pd.to_numeric(seg["segment"], errors="coerce")
-    if line.isna().any():
+    if line.isna().any() or (line.abs() >= 2**31).any() or (line != line.round()).any():
         return seg
     return seg.assign(line=line.astype(int)).merge(texts, on="line", how="left").drop(columns="line")
 
