@@ -199,7 +199,7 @@ def test_migration_keeps_the_newest_of_duplicate_primaries(db_url):
     cfg = _alembic_config(db_url)
     with engine.begin() as conn:
         cfg.attributes["connection"] = conn
-        command.upgrade(cfg, "0011")
+        command.upgrade(cfg, "0013")
     now = datetime.now(timezone.utc)
     with engine.begin() as conn:
         cid = conn.execute(insert(m.campaigns).values(name="C", description="", created_at=now)
