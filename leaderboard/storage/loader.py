@@ -13,6 +13,14 @@ triggers would do a million times — and, when the role may set ``session_repli
 superuser, or ``GRANT SET ON PARAMETER session_replication_role`` on PostgreSQL 15+), the per-row
 triggers are skipped for that one statement. Without that right the triggers run as usual (slower,
 same result). Unique keys are enforced by the unique index either way.
+
+Load first, index after: a load at least as large as the judgments already stored drops the
+table's keys and indexes and builds them again from the loaded rows before the commit (PostgreSQL:
+primary key, unique key and index, by a role that owns the table; SQLite: its index; its unique key
+is a table constraint that stays), see :func:`_index_after` for the measurements behind the rule.
+On PostgreSQL that load holds the table's ACCESS EXCLUSIVE lock until its commit, so other loads
+and readers of judgments wait for it. On SQLite, :meth:`Store.load_judgments` switches the per-row
+foreign-key checks off for the transaction and the loader counts each referenced row once instead.
 """
 
 from __future__ import annotations
