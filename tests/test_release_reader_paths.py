@@ -30,7 +30,8 @@ def test_a_space_separated_copy_reads_like_the_original(shared, tmp_path):
     spaced = tmp_path / "ad-lven-good-stnd.csv"
     spaced.write_text(text.replace("\t", "  "), encoding="utf-8")  # Arrow's parser declines, pandas' reads it
     pd.testing.assert_frame_equal(read_judgments(spaced, "wmt-stnd", campaign="c"),
-                                  read_judgments(base / "ad-lven-good-stnd.csv", "wmt-stnd", campaign="c"))
+                                  read_judgments(base / "ad-lven-good-stnd.csv", "wmt-stnd", campaign="c"),
+                                  check_exact=True)
 
 
 def test_a_score_that_is_no_number_is_named_with_its_line(shared, tmp_path):

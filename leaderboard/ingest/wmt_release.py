@@ -178,8 +178,9 @@ def _parse_arrow(data: bytes, header: list[str]) -> _Columns | None:
 
 
 def _parse_pandas(data: bytes, header: list[str], label: str) -> pd.DataFrame:
-    """Any whitespace-separated body, every cell as text (pandas' reader names the line of a problem)."""
-    text_cols = {c: str for c in STND_COLUMNS}
+    """Any whitespace-separated body, the text columns as text and the numbers as pandas infers them
+    (pandas' reader names the line of a problem)."""
+    text_cols = {c: str for c in _TEXT_COLUMNS}
     try:
         return pd.read_csv(io.BytesIO(data), sep=r"\s+", dtype=text_cols, keep_default_na=False,
                            header=0, names=header, encoding="utf-8-sig")
