@@ -88,7 +88,8 @@ def read_stnd(path: str, worker_stats: pd.DataFrame | None = None, campaign: str
 
     Text columns are handled as integer codes into their distinct values throughout (a year holds
     a million rows but only thousands of distinct HITs, workers, systems and segments), so no step
-    touches a million Python strings.
+    touches a million Python strings; they come out as pandas categoricals, which validation turns
+    into the canonical text columns.
     """
     label = name or str(path)
     data = read_bytes(path, label)
