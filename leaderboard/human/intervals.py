@@ -91,8 +91,14 @@ def percentile_intervals(samples: np.ndarray, point: np.ndarray,
     out = np.full((samples.shape[1], 2), np.nan)
     ok = np.isfinite(samples).any(axis=0) & np.isfinite(point)
     if ok.any():
-        with np.errstate(invalid="ignore"):
-            lo, hi = np.nanquantile(samples[:, ok], [tail, 1 - tail], axis=0)
+        lo, hi = np.empty(int(ok.sum())), np.empty(int(ok.sum()))
+        chosen = samples[:, ok]
+        gaps = np.isnan(chosen).any(axis=0)
+        if not gaps.all():  # columns without NaN: np.quantile, the same numbers without nanquantile's
+            lo[~gaps], hi[~gaps] = np.quantile(chosen[:, ~gaps], [tail, 1 - tail], axis=0)  # per-column loop
+        if gaps.any():
+            with np.errstate(invalid="ignore"):
+                lo[gaps], hi[gaps] = np.nanquantile(chosen[:, gaps], [tail, 1 - tail], axis=0)
         out[ok, 0] = np.minimum(lo, point[ok])
         out[ok, 1] = np.maximum(hi, point[ok])
     return out
