@@ -43,7 +43,7 @@ clusters and wins are the published ones. Adding the zero rows back reproduces t
 from __future__ import annotations
 
 import fnmatch
-import os
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -150,8 +150,9 @@ def _segment_intervals(seg: pd.DataFrame, systems: Sequence[str], sort_score: st
         m = np.full((len(systems), len(uniq)), np.nan)
         m[rows, cols] = seg[col].to_numpy(dtype=float)
         mats.append(m)
-    with np.errstate(invalid="ignore", divide="ignore"):  # np.nanmean without its warning (thread-safe)
-        points = [np.nansum(m, axis=1) / np.sum(~np.isnan(m), axis=1) for m in mats]
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        points = [np.nanmean(m, axis=1) for m in mats]
     (ave, ave_z), shares = system_intervals(mats, points, sort_by=0 if sort_score == "raw" else 1,
                                             n_resamples=n_resamples, seed=seed)
     table = pd.DataFrame({"ave_lo": ave[:, 0], "ave_hi": ave[:, 1], "ave_z_lo": ave_z[:, 0],
@@ -420,31 +421,15 @@ def rankings(
         base_fields["domains"] = "doc-prefix"
     if exclude_systems:
         base_fields["exclude"] = ",".join(exclude_systems)
-
-    def rank_part(part: pd.DataFrame) -> Ranking:
-        return rank_group(part, lp=str(part["lp"].iloc[0]), assessment=str(part["assessment"].iloc[0]),
-                          protocol=proto, alpha=alpha, cluster_rule=cluster_rule, seed=seed,
-                          trials=trials, signature_fields=base_fields, domains=domains,
-                          n_resamples=n_resamples, human_systems=human_systems)
-    out = _map_groups(rank_part, [seg_all.iloc[a:b] for a, b in zip(bounds[:-1], bounds[1:])])
+    out = []
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        part = seg_all.iloc[a:b]
+        out.append(rank_group(part, lp=str(part["lp"].iloc[0]), assessment=str(part["assessment"].iloc[0]),
+                              protocol=proto, alpha=alpha, cluster_rule=cluster_rule, seed=seed,
+                              trials=trials, signature_fields=base_fields, domains=domains,
+                              n_resamples=n_resamples, human_systems=human_systems))
     out.sort(key=lambda r: (r.lp, r.assessment))
     return out
-
-
-def _map_groups(fn, groups: list) -> list:
-    """``fn`` over the (lp, assessment) groups, on as many threads as there are cores.
-
-    Each group is ranked on its own, from its own seeded draws, so the results do not depend on
-    the threads; numpy releases the interpreter lock in the heavy parts (the bootstrap draws and
-    counts, the matrix products, the sorts), so a year of twenty language pairs ranks in about
-    half the time on two cores.
-    """
-    workers = min(len(groups), os.cpu_count() or 1)
-    if workers < 2:
-        return [fn(g) for g in groups]
-    from concurrent.futures import ThreadPoolExecutor
-    with ThreadPoolExecutor(workers) as pool:
-        return list(pool.map(fn, groups))
 
 
 def published_segment_scores(frame: pd.DataFrame, signature: str, lp: str, assessment: str) -> pd.DataFrame:
