@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..ingest import FORMATS, detect_format, raw_score_warnings, read_judgments
-from ._common import add_json_flag, keep_freed_memory, print_json
+from ._common import add_json_flag, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -67,7 +67,6 @@ def run_mqm(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    keep_freed_memory()
     from tqdm import tqdm
     from ..schema import concat_judgments
     from ..storage import Store

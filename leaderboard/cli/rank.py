@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..ingest import FORMATS, detect_format, read_judgments
-from ._common import add_json_flag, keep_freed_memory, print_json, print_table
+from ._common import add_json_flag, print_json, print_table
 
 if TYPE_CHECKING:  # annotations only: pandas loads inside the functions
     import pandas as pd
@@ -177,7 +177,6 @@ def _footnote(table: pd.DataFrame) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    keep_freed_memory()
     from ..human.ranking import rank_judgments, resolve_qc
     formats = [args.input_format or detect_format(path) for path in args.input]
     if "mqm" in formats:
