@@ -20,8 +20,7 @@ The databases' references do their work in the server, so only their wall times 
 Every time is a whole process, start to exit. The stage costs (import, parse, validate,
 standardise, rank, intervals, json; for ingest: parse, validate, store) come from one more process
 per command that wraps those functions with timers; ``rank`` is the whole ranking (standardise and
-intervals included), ``intervals`` the sum over the language pairs, which are ranked on a thread
-per core. Prints one JSON object (with the load average
+intervals included), ``intervals`` their sum over the language pairs. Prints one JSON object (with the load average
 before and after, and the peak memory of each process); PostgreSQL is skipped when
 127.0.0.1:5432 does not answer, SQLite's reference when no ``sqlite3`` shell is installed.
 
@@ -91,8 +90,7 @@ with contextlib.redirect_stdout(io.StringIO()):
 t2 = time.perf_counter()
 assert code == 0, code
 out = {"import": t1 - t0, **stage}
-# rank includes standardise and the intervals; the intervals are summed over the language pairs,
-# which run on a thread per core, so that sum may exceed their share of the rank stage
+# rank includes standardise and the intervals (summed over the language pairs)
 out["other"] = (t2 - t1) - sum(v for k, v in stage.items() if k not in ("standardise", "intervals"))
 print(json.dumps({k: round(v, 3) for k, v in out.items()}))
 """
