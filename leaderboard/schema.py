@@ -88,17 +88,26 @@ def _validate(frame: pd.DataFrame, file: str | None) -> pd.DataFrame:
     out = pd.DataFrame(index=pd.RangeIndex(len(frame)))
     src = frame.reset_index(drop=True)
 
+    key_codes: dict[str, np.ndarray] = {}
     for col in KEY_TEXT_COLUMNS:
-        out[col] = _clean_text(src, col, file)
+        out[col], key_codes[col] = _clean_text(src, col, file)
 
-    item_type = out["item_type"].str.upper()
-    bad = _first_bad(~item_type.isin(ITEM_TYPES).to_numpy())
-    if bad is not None:
+    # item types: upper-cased and checked on the distinct values
+    types = pd.Series(pd.unique(key_codes["item_type"]))
+    distinct_types = out["item_type"].iloc[_first_rows(key_codes["item_type"], types.to_numpy())].to_numpy(dtype=object)
+    upper = pd.Series(distinct_types, dtype="object").astype(str).str.upper()
+    known = upper.isin(ITEM_TYPES).to_numpy()
+    if not known.all():
+        bad = _first_bad(np.isin(key_codes["item_type"], types.to_numpy()[~known]))
         raise InputError(
             f"unknown item type {out['item_type'].iloc[bad]!r} (expected one of {', '.join(ITEM_TYPES)})",
             file=file, line=_line_of(src, bad), column="item_type",
         )
-    out["item_type"] = item_type
+    if not (upper.to_numpy(dtype=object) == distinct_types.astype(object)).all():
+        lookup = np.empty(int(key_codes["item_type"].max()) + 1, dtype=np.int64)
+        upper_codes, upper_names = pd.factorize(upper.to_numpy(dtype=object))
+        lookup[types.to_numpy()] = upper_codes
+        out["item_type"] = text_series(lookup[key_codes["item_type"]], np.asarray(upper_names, dtype=object))
 
     position = pd.to_numeric(src["position"], errors="coerce")
     pos = position.to_numpy(dtype=float)
@@ -145,16 +154,21 @@ def _validate(frame: pd.DataFrame, file: str | None) -> pd.DataFrame:
         out["seconds"] = seconds
     else:
         out["seconds"] = np.nan
-    if "doc" in src.columns:
-        doc = src["doc"].astype("string").str.strip()
-        codes, uniques = pd.factorize(doc, use_na_sentinel=True)
-        _check_length(pd.Series(uniques, dtype="object").astype(str), codes, src, "doc", file)
-        _check_safe(pd.Series(uniques, dtype="object").astype(str), codes, src, "doc", file)
-        out["doc"] = doc.where(doc != "", pd.NA)
+    if "doc" in src.columns:  # optional text: stripped, empty cells missing (worked on the distinct values)
+        codes, uniques = pd.factorize(src["doc"], use_na_sentinel=True)
+        stripped = pd.Series(uniques, dtype="object").astype("string").str.strip()
+        merged, distinct = pd.factorize(stripped.to_numpy(dtype=object))
+        codes = np.where(codes >= 0, merged[np.maximum(codes, 0)], -1)
+        _check_length(pd.Series(distinct, dtype="object").astype(str), codes, src, "doc", file)
+        _check_safe(pd.Series(distinct, dtype="object").astype(str), codes, src, "doc", file)
+        empty = np.flatnonzero(np.asarray(distinct, dtype=object) == "")
+        if empty.size:
+            codes = np.where(codes == empty[0], -1, codes)
+        out["doc"] = text_series(codes, np.asarray(distinct, dtype=object), dtype="string")
     else:
         out["doc"] = pd.Series(pd.NA, index=out.index, dtype="string")
 
-    dup = out.duplicated(list(KEY), keep=False).to_numpy()
+    dup = _duplicated(out, key_codes)
     bad = _first_bad(dup)
     if bad is not None:
         first = out.loc[bad, list(KEY)]
@@ -169,8 +183,12 @@ def _validate(frame: pd.DataFrame, file: str | None) -> pd.DataFrame:
     return out[list(COLUMNS)]
 
 
-def _clean_text(src: pd.DataFrame, col: str, file: str | None) -> pd.Series:
-    """Strip a key column and refuse empty cells; works on the distinct values (fast on 1M rows)."""
+def _clean_text(src: pd.DataFrame, col: str, file: str | None) -> tuple[pd.Series, np.ndarray]:
+    """Strip a key column and refuse empty cells; works on the distinct values (fast on 1M rows).
+
+    Also returns each row's code of its stripped value (equal values, equal codes), which the
+    checks that follow and the duplicate check use instead of hashing the strings again.
+    """
     codes, uniques = pd.factorize(src[col], use_na_sentinel=True)
     stripped = pd.Series(uniques, dtype="object").astype(str).str.strip()
     empty_codes = np.flatnonzero((stripped == "").to_numpy())
@@ -183,11 +201,62 @@ def _clean_text(src: pd.DataFrame, col: str, file: str | None) -> pd.Series:
         _check_lps(stripped, codes, src, file)
     if col == "segment":
         _check_numeric_ids(stripped, codes, src, col, file)
+    merged, distinct = pd.factorize(stripped.to_numpy(dtype=object))  # " a" and "a" become one value
+    row_codes = merged[codes]
     values = src[col]
     if pd.api.types.is_string_dtype(values.dtype) and values.dtype != object \
             and (stripped.to_numpy(dtype=object) == uniques.astype(object)).all():
-        return values.reset_index(drop=True)  # already clean text: no copy of a million strings
-    return pd.Series(stripped.to_numpy(dtype=object)[codes], dtype="str")
+        return values.reset_index(drop=True), row_codes  # already clean text: no copy of a million strings
+    return text_series(row_codes, np.asarray(distinct, dtype=object)), row_codes
+
+
+def _first_rows(codes: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """The first row holding each code of ``wanted``."""
+    first = np.full(int(codes.max()) + 1 if len(codes) else 0, -1, dtype=np.int64)
+    rows = np.arange(len(codes) - 1, -1, -1)
+    first[codes[::-1]] = rows  # the last write per code wins: the smallest row
+    return first[wanted]
+
+
+#: pandas' own text dtype ("str": Arrow-backed from pandas 3 on, NumPy objects before)
+_STR_DTYPE = pd.Series(dtype="str").dtype
+
+
+def text_series(codes: np.ndarray, values: np.ndarray, dtype: str = "str") -> pd.Series:
+    """A text column (``dtype`` "str" or "string") from per-row codes into distinct ``values``;
+    code -1 is a missing value.
+
+    With Arrow-backed strings the column is laid out by Arrow from the distinct values, so building
+    a million-row column never makes a million Python strings.
+    """
+    target = _STR_DTYPE if dtype == "str" else pd.api.types.pandas_dtype(dtype)
+    codes = np.asarray(codes)
+    if isinstance(target, pd.StringDtype) and target.storage == "pyarrow":
+        import pyarrow as pa
+        array = pa.DictionaryArray.from_arrays(pa.array(codes.astype(np.int32), mask=codes < 0),
+                                               pa.array([str(v) for v in values], type=pa.string()))
+        return pd.Series(array.dictionary_decode().to_pandas(types_mapper=lambda _type: target), copy=False)
+    taken = np.asarray(values, dtype=object)[np.maximum(codes, 0)] if len(values) else np.full(len(codes), None)
+    return pd.Series(np.where(codes >= 0, taken, None), dtype=target)
+
+
+def _duplicated(out: pd.DataFrame, key_codes: dict[str, np.ndarray]) -> np.ndarray:
+    """Rows whose :data:`KEY` another row shares (every one of them marked).
+
+    The text parts of the key arrive as codes, combined with the position into one integer per row,
+    so the check hashes a million integers rather than a million tuples of strings.
+    """
+    position = out["position"].to_numpy(dtype=np.int64)
+    parts = [key_codes[c] for c in KEY if c != "position"]
+    lo = int(position.min()) if len(position) else 0
+    sizes = [int(c.max()) + 1 if len(c) else 1 for c in parts] + [int(position.max()) - lo + 1 if len(position) else 1]
+    if float(np.prod(np.asarray(sizes, dtype=float))) >= 2.0**62:  # would overflow: hash the columns instead
+        return out.duplicated(list(KEY), keep=False).to_numpy()
+    key = np.zeros(len(out), dtype=np.int64)
+    for codes, size in zip(parts, sizes):
+        key = key * size + codes
+    key = key * sizes[-1] + (position - lo)
+    return pd.Series(key).duplicated(keep=False).to_numpy()
 
 
 def _check_length(uniques: pd.Series, codes: np.ndarray, src: pd.DataFrame, col: str, file: str | None) -> None:

@@ -6,6 +6,11 @@ arguments, returning an exit code). Modules are discovered, so adding a command 
 A module's top level imports only the standard library and light project modules: ``mtlb CMD``
 imports the one module named CMD (``mtlb --help`` imports them all), and heavy libraries load in the
 functions that use them, so start-up costs only what the command needs.
+
+``mtlb --help``, ``mtlb --version`` and a mistyped command build a *listing* parser: every command
+with its help line and none of its options (the sub-parsers action has ``listing_only`` True). A
+command whose options need a heavy module (``rank`` names the ranking protocols) adds them only
+when it is not listing.
 """
 
 from __future__ import annotations
@@ -55,8 +60,11 @@ def command_names() -> list[str]:
     return sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The parser with every discovered sub-command (or just the module named ``only``)."""
+def build_parser(only: str | None = None, *, listing: bool = False) -> argparse.ArgumentParser:
+    """The parser with every discovered sub-command (or just the module named ``only``).
+
+    ``listing``: the sub-commands' help lines without their options, all ``mtlb --help`` shows.
+    """
     parser = argparse.ArgumentParser(
         prog="mtlb",
         description="MT shared-task leaderboard: DA judgments in, rankings and metric validation out.",
@@ -64,6 +72,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"mtlb {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.listing_only = listing
     for name in command_names():
         if only is not None and name != only:
             continue
@@ -77,7 +86,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``mtlb`` console script; returns the process exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(argv[0] if argv and argv[0] in command_names() else None)
+    command = argv[0] if argv and argv[0] in command_names() else None
+    parser = build_parser(command, listing=command is None)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

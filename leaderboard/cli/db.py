@@ -32,8 +32,8 @@ def _engine(args: argparse.Namespace):
 
 
 def _shown(url: str) -> str:
-    from sqlalchemy.engine import make_url
-    return make_url(url).render_as_string(hide_password=True)
+    from ..storage.db import shown_url
+    return shown_url(url)
 
 
 def run_upgrade(args: argparse.Namespace) -> int:
@@ -55,17 +55,13 @@ def run_upgrade(args: argparse.Namespace) -> int:
 
 
 def run_current(args: argparse.Namespace) -> int:
-    from ..storage.db import current_revision, default_url, head_revision, sqlite_path
+    from ..storage.db import default_url, head_revision, sqlite_path, stored_revision
     url = args.database_url or default_url()
     path = sqlite_path(url)
     if path is not None and not path.exists():
         found = None  # no database file yet: nothing to open (and nothing is created)
     else:
-        engine, url = _engine(args)
-        try:
-            found = current_revision(engine)
-        finally:
-            engine.dispose()
+        found = stored_revision(url)
     head = head_revision()
     result = {"database": _shown(url), "revision": found, "head": head, "current": found == head}
     if args.json:

@@ -16,15 +16,18 @@ if TYPE_CHECKING:  # annotations only: pandas loads inside the functions
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from ..human.clusters import CLUSTER_RULES
-    from ..human.ranking import PROTOCOLS
-    from ..human.significance import DEFAULT_SEED
     p = sub.add_parser(
         "rank", help="rank systems from DA judgments: scores, pairwise tests, clusters, signature",
         description="Rank the systems of every language pair (and assessment) in the input the way the "
                     "WMT organisers do (METHOD.md §4, §5, §9): per-segment averages of SYSTEM and REPEAT "
                     "items, Ave / Ave z / N / N.ALL per system, one-sided tests of every ordered pair, "
                     "wins and rank ranges, clusters. Works straight from the WMT release files.")
+    p.set_defaults(func=run)
+    if getattr(sub, "listing_only", False):  # `mtlb --help`: the options (and pandas) load with `mtlb rank`
+        return
+    from ..human.clusters import CLUSTER_RULES
+    from ..human.ranking import PROTOCOLS
+    from ..human.significance import DEFAULT_SEED
     p.add_argument("--input", nargs="+", action="extend", required=True, metavar="FILE",
                    help="judgment file(s); several files are pooled (e.g. all language pairs of a year)")
     p.add_argument("--worker-stats", nargs="+", action="extend", metavar="FILE",
@@ -88,7 +91,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="with --standardise worker: workers whose scores do not vary are dropped "
                         "(default, as WMT19-22) or divided by 1 (the wmt23 protocol's default)")
     add_json_flag(p)
-    p.set_defaults(func=run)
 
 
 def sibling_worker_stats(path: str) -> str | None:

@@ -47,7 +47,22 @@ def bootstrap_means(values: np.ndarray | list[np.ndarray], n_resamples: int = DE
     one (resamples x systems) array per matrix; NaN where a resample holds none of a system's
     segments.
     """
-    mats = [np.asarray(v, dtype=float) for v in (values if isinstance(values, (list, tuple)) else [values])]
+    given = [np.asarray(v, dtype=float) for v in (values if isinstance(values, (list, tuple)) else [values])]
+    # a matrix without a single judged cell (e.g. raw scores of a release read without its worker
+    # mean/sd file) has no resampled means: NaN, and no columns in the product
+    empty = [bool(np.isnan(m).all()) for m in given]
+    result = [np.full((n_resamples, m.shape[0]), np.nan) for m in given]
+    if all(empty):
+        return result
+    live = [m for m, e in zip(given, empty) if not e]
+    out = _bootstrap_live(live, n_resamples, seed)
+    for i, k in enumerate(k for k, e in enumerate(empty) if not e):
+        result[k] = out[i]
+    return result
+
+
+def _bootstrap_live(mats: list[np.ndarray], n_resamples: int, seed: int) -> list[np.ndarray]:
+    """:func:`bootstrap_means` of matrices that each hold at least one judged cell."""
     n_seg = mats[0].shape[1]
     rng = np.random.default_rng(seed)
     # one right-hand matrix for a single product per block: every matrix's sums, then its judged mask
@@ -91,8 +106,14 @@ def percentile_intervals(samples: np.ndarray, point: np.ndarray,
     out = np.full((samples.shape[1], 2), np.nan)
     ok = np.isfinite(samples).any(axis=0) & np.isfinite(point)
     if ok.any():
-        with np.errstate(invalid="ignore"):
-            lo, hi = np.nanquantile(samples[:, ok], [tail, 1 - tail], axis=0)
+        lo, hi = np.empty(int(ok.sum())), np.empty(int(ok.sum()))
+        chosen = samples[:, ok]
+        gaps = np.isnan(chosen).any(axis=0)
+        if not gaps.all():  # columns without NaN: np.quantile, the same numbers without nanquantile's
+            lo[~gaps], hi[~gaps] = np.quantile(chosen[:, ~gaps], [tail, 1 - tail], axis=0)  # per-column loop
+        if gaps.any():
+            with np.errstate(invalid="ignore"):
+                lo[gaps], hi[gaps] = np.nanquantile(chosen[:, gaps], [tail, 1 - tail], axis=0)
         out[ok, 0] = np.minimum(lo, point[ok])
         out[ok, 1] = np.maximum(hi, point[ok])
     return out

@@ -296,12 +296,11 @@ def _test_matrix(protocol: Protocol, seg: pd.DataFrame, systems: Sequence[str], 
                  trials: int | None, domains: dict | None = None) -> np.ndarray:
     col = protocol.score
     if protocol.test == "mwu-greater":
-        names = seg["system"].to_numpy(dtype=object)
+        codes, names = pd.factorize(seg["system"])  # grouped on integer codes, not by sorting strings
         values = seg[col].to_numpy(dtype=float)
-        order = np.argsort(names, kind="stable")
-        names, values = names[order], values[order]
-        starts = np.flatnonzero(np.r_[True, names[1:] != names[:-1]])
-        parts = dict(zip(names[starts], np.split(values, starts[1:])))
+        order = np.argsort(codes, kind="stable")
+        starts = np.flatnonzero(np.r_[True, np.diff(codes[order]) != 0])
+        parts = dict(zip(np.asarray(names, dtype=object)[codes[order][starts]], np.split(values[order], starts[1:])))
         return mwu_greater_matrix([parts[s] for s in systems])
     matrix = score_matrix(seg, systems, col)
     if protocol.test == "signed-rank-greater":

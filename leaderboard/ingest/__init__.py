@@ -125,7 +125,7 @@ def read_judgments(
         raise InputError("--worker-stats applies only to the WMT release format (wmt-stnd)", file=label)
     replaced: list[str] = []
     if campaign is not None and "campaign" in frame.columns:
-        replaced = sorted(set(frame["campaign"].astype(str)) - {campaign})
+        replaced = sorted({str(c) for c in frame["campaign"].unique()} - {campaign})
         frame["campaign"] = campaign
     frame, other_lps = _keep_only(frame, "lp", lp, "language pair", label)
     frame, other_assessments = _keep_only(frame, "assessment", assessment, "assessment", label)

@@ -88,8 +88,10 @@ def read_bytes(path: str | os.PathLike, label: str, limit: int | None = None,
             magic = fh.read(2)
             if magic != b"\x1f\x8b":
                 # a regular file within the limit (checked above): read() sizes its buffer from the file;
-                # read(n) would reserve n bytes first
-                data = magic + (fh.read() if limit is None else fh.read(limit - len(magic)))
+                # read(n) would reserve n bytes first. Read from the start again rather than joining the
+                # two magic bytes on: that join would copy the whole file once more.
+                fh.seek(0)
+                data = fh.read() if limit is None else fh.read(limit)
                 if limit is None and len(data) > cap:  # it grew meanwhile
                     raise InputError(f"file is larger than the limit of {cap:,} bytes ({setting})",
                                      file=label)
@@ -155,6 +157,32 @@ def _looks_utf16(data: bytes) -> bool:
     if len(odd) < 2:
         return False
     return (even.count(0) == len(even) and odd.count(0) == 0) or (odd.count(0) == len(odd) and even.count(0) == 0)
+
+
+#: what ``str.isspace`` counts as blank among ASCII characters
+_ASCII_BLANKS = b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"
+
+
+def check_text(data: bytes, label: str, *, nul_ok: bool = True) -> None:
+    """Refuse what :func:`decode` refuses, without keeping the decoded text.
+
+    ASCII data (every WMT release file) is valid UTF-8 as it stands, so its checks run on the bytes:
+    no decoded copy of a file of a hundred megabytes is made only to be thrown away.
+    """
+    if not data.isascii():
+        decode(data, label, nul_ok=nul_ok)
+        return
+    # lstrip returns the very object when nothing leads (no copy); the messages are decode()'s
+    if not data.lstrip(b" \t\n\r\x0b\x0c"):
+        raise InputError("the file is empty", file=label)
+    if _looks_utf16(data):
+        raise InputError("the file is UTF-16 encoded; save it as UTF-8", file=label, line=1)
+    if not data.lstrip(_ASCII_BLANKS):
+        raise InputError("the file is empty (blank characters only)", file=label)
+    nul = -1 if nul_ok else data.find(b"\x00")
+    if nul >= 0:
+        raise InputError("the file holds a NUL byte (binary data, not text)", file=label,
+                         line=data.count(b"\n", 0, nul) + 1)
 
 
 def decode(data: bytes, label: str, *, nul_ok: bool = True) -> str:

@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..errors import InputError
 from ..schema import LINE, plain
-from .textio import decode, read_bytes, read_text
+from .textio import check_text, read_bytes, read_text
 
 STND_COLUMNS = ("HITId", "WorkerId", "Input.src", "Input.trg", "Input.item", "hit", "sys_id",
                 "rid", "type", "sid", "score", "time")
@@ -85,94 +85,199 @@ def read_stnd(path: str, worker_stats: pd.DataFrame | None = None, campaign: str
     ``position`` is the row's order inside its HIT assignment (HIT and worker; the release keeps
     HIT order); ``seconds`` is the HIT time spread evenly over the assignment's rows, so the sum
     over an assignment gives the release's time.
+
+    Text columns are handled as integer codes into their distinct values throughout (a year holds
+    a million rows but only thousands of distinct HITs, workers, systems and segments), so no step
+    touches a million Python strings; they come out as pandas categoricals, which validation turns
+    into the canonical text columns.
     """
     label = name or str(path)
     data = read_bytes(path, label)
-    decode(data, label, nul_ok=False)  # refuses undecodable bytes with their line
+    check_text(data, label, nul_ok=False)  # refuses undecodable bytes with their line
     header = data[: data.find(b"\n") if b"\n" in data else len(data)].decode("utf-8-sig").split()
     missing = [c for c in STND_COLUMNS if c not in header]
     if missing:
         raise InputError("not a WMT good-stnd file: missing column(s) " + ", ".join(missing),
                          file=label, line=1)
-    text_cols = {c: str for c in ("HITId", "WorkerId", "Input.src", "Input.trg", "Input.item", "sys_id",
-                                   "rid", "type", "sid")}  # score and time: inferred, checked below
-    body = _parse_fast(data, header, text_cols)
-    if body is None:  # not plain tab-separated, or damaged: the C parser reports line numbers
-        try:
-            body = pd.read_csv(io.BytesIO(data), sep=r"\s+", dtype=text_cols, keep_default_na=False,
-                               header=0, names=header, encoding="utf-8-sig")
-        except (pd.errors.ParserError, ValueError) as exc:
-            m = re.search(r"line (\d+), saw (\d+)", str(exc))
-            if m:
-                raise InputError(f"found {m.group(2)} fields but the header has {len(header)}", file=label,
-                                 line=int(m.group(1))) from None
-            m = re.search(r"line (\d+)", str(exc))
-            raise InputError(f"cannot parse: {exc}", file=label, line=int(m.group(1)) if m else None) from None
-    if body.empty:
+    body = _parse_arrow(data, header)
+    if body is None:  # not plain tab-separated, or unusual cells: pandas, whose errors carry line numbers
+        body = _columns_of(_parse_pandas(data, header, label))
+    del data
+    n = len(body["score"])
+    if n == 0:
         raise InputError("no judgments found (only a header)", file=label)
-    # whitespace-separated: an empty last field can only be an absent one (pyarrow's path counts exactly)
-    last = body[header[-1]]
-    short = np.flatnonzero((last.isna() | (last.astype(str) == "")).to_numpy())
-    if short.size:
-        raise InputError(f"found fewer than the header's {len(header)} fields", file=label, line=int(short[0]) + 2)
-    n = len(body)
-    item = body["Input.item"]
+    z = _score(body["score"], label)
+    worker_codes, worker_names = body["WorkerId"]
+    hit_codes, hit_names = body["HITId"]
+    # a HIT can be done by several workers (MTurk assignments): order and time are per assignment
+    assignment = hit_codes.astype(np.int64) * max(len(worker_names), 1) + worker_codes
+    position, size = _cumcount(assignment)
     out = pd.DataFrame({
-        "campaign": campaign or "wmt",
-        "lp": body["Input.src"].str.strip() + "-" + body["Input.trg"].str.strip(),
-        "assessment": item.map({k: ASSESSMENTS.get(k, k) for k in item.unique()}),
-        "worker": body["WorkerId"],
-        "hit": body["HITId"],
-        "segment": body["sid"],
-        "system": body["sys_id"],
-        "item_type": body["type"],
-        "doc": body["rid"],
+        "campaign": _categorical(np.zeros(n, dtype=np.int32), np.array([campaign or "wmt"], dtype=object)),
+        "lp": _categorical(*_lp_codes(body["Input.src"], body["Input.trg"])),
+        "assessment": _categorical(body["Input.item"][0],
+                                   np.array([ASSESSMENTS.get(k, k) for k in body["Input.item"][1]], dtype=object)),
+        "worker": _categorical(worker_codes, worker_names),
+        "hit": _categorical(hit_codes, hit_names),
+        "segment": _categorical(*body["sid"]),
+        "system": _categorical(*body["sys_id"]),
+        "item_type": _categorical(*body["type"]),
+        "doc": _categorical(*body["rid"]),
         LINE: np.arange(2, n + 2),
     })
-    # a HIT can be done by several workers (MTurk assignments): order and time are per assignment
-    assignment = out.groupby(["hit", "worker"], sort=False)
-    out["position"] = assignment.cumcount() + 1
-    z = pd.to_numeric(body["score"], errors="coerce").to_numpy()
-    bad = np.flatnonzero(np.isnan(z))
-    if bad.size:
-        raise InputError(f"score is not a finite number: {plain(body['score'].iloc[bad[0]])!r}", file=label,
-                         line=int(bad[0]) + 2, column="score")
+    out["position"] = position + 1
     out["z"] = z
-    hit_time = pd.to_numeric(body["time"], errors="coerce")
-    out["seconds"] = hit_time / assignment["hit"].transform("size")
+    out["seconds"] = _numbers(body["time"]) / size
     if worker_stats is not None:
-        out["raw"] = reconstruct_raw(z, body["WorkerId"], worker_stats, label)
+        out["raw"] = _raw_from_codes(z, worker_codes, worker_names, worker_stats, label)
     out.attrs["source_columns"] = SOURCE_COLUMNS
     return out
 
 
-def _parse_fast(data: bytes, header: list[str], text_cols: dict) -> pd.DataFrame | None:
-    """Parse a tab-separated body with pyarrow's multi-threaded reader; ``None`` when it does not fit."""
+_TEXT_COLUMNS = ("HITId", "WorkerId", "Input.src", "Input.trg", "Input.item", "sys_id", "rid", "type", "sid")
+#: a text column as (codes per row, distinct values); ``score`` and ``time`` are number arrays or text
+_Columns = dict
+
+
+def _parse_arrow(data: bytes, header: list[str]) -> _Columns | None:
+    """Parse a tab-separated body with Arrow's multi-threaded reader, text columns dictionary-encoded
+    (codes and distinct values straight from the parser) and ``score`` / ``time`` as numbers.
+
+    ``None`` when the file does not fit that shape (another separator, a cell that is not a number,
+    a ragged row...): the pandas reader then takes it and reports the line of any problem.
+    """
     first_nl = data.find(b"\n")
     second = data[first_nl + 1: data.find(b"\n", first_nl + 1)]
-    if first_nl < 0 or b"\t" not in second or second.count(b"\t") != len(header) - 1:
+    if first_nl < 0 or b"\t" not in second or second.count(b"\t") != len(header) - 1 \
+            or len(set(header)) != len(header):
         return None
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+    types = {c: pa.dictionary(pa.int32(), pa.string()) for c in _TEXT_COLUMNS}
+    types.update(score=pa.float64(), time=pa.float64())
     try:
-        body = pd.read_csv(io.BytesIO(data), sep="\t", skiprows=1, header=None, names=header,
-                           dtype=text_cols, keep_default_na=False, engine="pyarrow")
-    except Exception:  # any parse trouble: fall back to the reporting parser
+        table = pcsv.read_csv(
+            pa.py_buffer(data), read_options=pcsv.ReadOptions(skip_rows=1, column_names=header),
+            parse_options=pcsv.ParseOptions(delimiter="\t"),
+            convert_options=pcsv.ConvertOptions(column_types=types, include_columns=list(types),
+                                                null_values=[], strings_can_be_null=False))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
+    table = table.unify_dictionaries()
+    out: _Columns = {}
+    for c in _TEXT_COLUMNS:
+        column = table.column(c)
+        if column.num_chunks == 0:
+            out[c] = (np.zeros(0, dtype=np.int32), np.zeros(0, dtype=object))
+            continue
+        dictionary = column.chunk(0).dictionary
+        codes = np.concatenate([chunk.indices.to_numpy() for chunk in column.chunks])
+        out[c] = (codes, np.asarray(dictionary.to_pylist(), dtype=object))
+    for c in ("score", "time"):
+        out[c] = table.column(c).to_numpy()
+    return out
+
+
+def _parse_pandas(data: bytes, header: list[str], label: str) -> pd.DataFrame:
+    """Any whitespace-separated body, the text columns as text and the numbers as pandas infers them
+    (pandas' reader names the line of a problem)."""
+    text_cols = {c: str for c in _TEXT_COLUMNS}
+    try:
+        body = pd.read_csv(io.BytesIO(data), sep=r"\s+", dtype=text_cols, keep_default_na=False,
+                           header=0, names=header, encoding="utf-8-sig")
+    except (pd.errors.ParserError, ValueError) as exc:
+        m = re.search(r"line (\d+), saw (\d+)", str(exc))
+        if m:
+            raise InputError(f"found {m.group(2)} fields but the header has {len(header)}", file=label,
+                             line=int(m.group(1))) from None
+        m = re.search(r"line (\d+)", str(exc))
+        raise InputError(f"cannot parse: {exc}", file=label, line=int(m.group(1)) if m else None) from None
+    # whitespace-separated: an empty last field can only be an absent one (Arrow's path counts exactly)
+    last = body[header[-1]]
+    short = np.flatnonzero((last.isna() | (last.astype(str) == "")).to_numpy())
+    if short.size:
+        raise InputError(f"found fewer than the header's {len(header)} fields", file=label, line=int(short[0]) + 2)
     return body
+
+
+def _columns_of(body: pd.DataFrame) -> _Columns:
+    """The pandas reader's frame in the shape :func:`_parse_arrow` gives."""
+    out: _Columns = {}
+    for c in _TEXT_COLUMNS:
+        codes, uniques = pd.factorize(body[c])
+        out[c] = (codes, np.asarray(uniques, dtype=object))
+    out["score"] = body["score"]
+    out["time"] = body["time"]
+    return out
+
+
+def _categorical(codes: np.ndarray, values: np.ndarray) -> pd.Categorical:
+    """Rows as codes into distinct text values (values that are equal are merged into one category)."""
+    merged, distinct = pd.factorize(np.asarray(values, dtype=object))
+    if len(distinct) < len(values):
+        codes = merged[codes]
+    return pd.Categorical.from_codes(codes, categories=pd.Index(distinct, dtype=object), validate=False)
+
+
+def _lp_codes(src: tuple[np.ndarray, np.ndarray], trg: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """``<src>-<trg>`` per row, built on the distinct (source, target) pairs."""
+    pair = src[0].astype(np.int64) * max(len(trg[1]), 1) + trg[0]
+    codes, pairs = pd.factorize(pair)
+    names = [f"{src[1][p // max(len(trg[1]), 1)].strip()}-{trg[1][p % max(len(trg[1]), 1)].strip()}" for p in pairs]
+    return codes, np.asarray(names, dtype=object)
+
+
+def _cumcount(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's 0-based order among the rows with its key, and the number of rows with its key."""
+    codes, _ = pd.factorize(keys)
+    counts = np.bincount(codes)
+    order = np.argsort(codes, kind="stable")
+    starts = np.cumsum(counts) - counts
+    position = np.empty(len(codes), dtype=np.int64)
+    position[order] = np.arange(len(codes)) - np.repeat(starts, counts)
+    return position, counts[codes]
+
+
+def _numbers(values) -> np.ndarray:
+    """A column as floats; cells that are not numbers become NaN."""
+    if isinstance(values, np.ndarray) and values.dtype.kind == "f":
+        return values
+    return pd.to_numeric(values, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+
+
+def _score(values, label: str) -> np.ndarray:
+    z = _numbers(values)
+    bad = np.flatnonzero(np.isnan(z))
+    if bad.size:
+        cell = values[bad[0]] if isinstance(values, np.ndarray) else values.iloc[bad[0]]
+        raise InputError(f"score is not a finite number: {plain(cell)!r}", file=label, line=int(bad[0]) + 2,
+                         column="score")
+    return z
 
 
 def reconstruct_raw(z: np.ndarray, workers: pd.Series, stats: pd.DataFrame, label: str) -> np.ndarray:
     """raw = z * sd + mean per worker, snapped to whole numbers when within tolerance."""
-    empty = np.flatnonzero((workers.astype(str).str.strip() == "").to_numpy())
+    codes, names = pd.factorize(workers)
+    return _raw_from_codes(z, codes, np.asarray(names, dtype=object), stats, label)
+
+
+def _raw_from_codes(z: np.ndarray, codes: np.ndarray, names: np.ndarray, stats: pd.DataFrame,
+                    label: str) -> np.ndarray:
+    """:func:`reconstruct_raw` on worker codes: the look-up runs once per distinct worker."""
+    names = np.asarray([str(w) for w in names], dtype=object)
+    empty = np.flatnonzero(np.isin(codes, np.flatnonzero(np.char.strip(names.astype(str)) == "")))
     if empty.size:
         raise InputError("empty value", file=label, line=int(empty[0]) + 2, column="WorkerId")
-    mean = workers.map(stats["mean"])
-    unknown = np.flatnonzero(mean.isna().to_numpy())
+    found = stats.reindex(pd.Index(names, dtype=object))
+    mean_of = found["mean"].to_numpy(dtype=float)
+    unknown = np.flatnonzero(np.isin(codes, np.flatnonzero(np.isnan(mean_of))))
     if unknown.size:
         i = int(unknown[0])
-        raise InputError(f"worker {workers.iloc[i]} has no entry in the worker mean/sd file",
+        raise InputError(f"worker {names[codes[i]]} has no entry in the worker mean/sd file",
                          file=label, line=i + 2, column="WorkerId")
-    sd = workers.map(stats["sd"]).to_numpy(dtype=float)
-    raw = np.where(np.isnan(sd), mean.to_numpy(dtype=float), z * sd + mean.to_numpy(dtype=float))
+    mean = mean_of[codes]
+    sd = found["sd"].to_numpy(dtype=float)[codes]
+    raw = np.where(np.isnan(sd), mean, z * sd + mean)
     snapped = np.round(raw)
     close = np.abs(raw - snapped) <= SNAP_TOLERANCE
     return np.where(close, snapped, raw)

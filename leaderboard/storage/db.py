@@ -12,21 +12,18 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import re
 import zlib
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterator
-
-import re
-from typing import TYPE_CHECKING
-
-from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
-from sqlalchemy.engine import make_url
+from typing import TYPE_CHECKING, Iterator
+from urllib.parse import parse_qsl, unquote
 
 from ..errors import InputError
 
 if TYPE_CHECKING:  # alembic is imported only to migrate: a process on a current schema never loads it
     from alembic.config import Config
+    from sqlalchemy import Connection, Engine  # SQLAlchemy loads with the first engine, not with this module
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 #: SQLite waits this long (seconds) for another process's write transaction before giving up.
@@ -68,15 +65,77 @@ def auto_migrate() -> bool:
     return os.environ.get("MTLB_AUTO_MIGRATE", "1").strip().lower() not in ("0", "false", "no", "off")
 
 
+#: SQLAlchemy's own URL pattern (``sqlalchemy.engine.url``), so URLs are read here without importing it
+_URL = re.compile(r"""
+    (?P<name>[\w\+]+)://
+    (?:
+        (?P<username>[^:/]*)
+        (?::(?P<password>[^@]*))?
+    @)?
+    (?:
+        (?:
+            \[(?P<ipv6host>[^/\?]+)\] |
+            (?P<ipv4host>[^/:\?]+)
+        )?
+        (?::(?P<port>[^/\?]*))?
+    )?
+    (?:/(?P<database>[^\?]*))?
+    (?:\?(?P<query>.*))?
+    """, re.X)
+
+
 def sqlite_path(url: str) -> Path | None:
     """The database file of an SQLite URL, or None for in-memory and non-SQLite URLs."""
-    parsed = make_url(url)
-    if not parsed.drivername.startswith("sqlite"):
+    m = _URL.match(url)
+    if m is None:
+        from sqlalchemy.engine import make_url
+        make_url(url)  # raises SQLAlchemy's own error for a URL it cannot parse either
         return None
-    database = parsed.database or ""
-    if database in ("", ":memory:") or database.startswith("file:") or parsed.query.get("mode") == "memory":
+    if not m["name"].startswith("sqlite"):
+        return None
+    database = unquote(m["database"]) if m["database"] is not None else ""
+    query: dict[str, str | list[str]] = {}
+    for key, value in parse_qsl(m["query"] or ""):  # a repeated key gives a list, as in SQLAlchemy
+        before = query.get(key)
+        query[key] = value if before is None else [*(before if isinstance(before, list) else [before]), value]
+    if database in ("", ":memory:") or database.startswith("file:") or query.get("mode") == "memory":
         return None
     return Path(database)
+
+
+def shown_url(url: str) -> str:
+    """``url`` with its password hidden, for messages (an SQLite URL holds none)."""
+    if sqlite_path(url) is not None:
+        return url
+    from sqlalchemy.engine import make_url
+    return make_url(url).render_as_string(hide_password=True)
+
+
+def stored_revision(url: str) -> str | None:
+    """The schema revision of the database at ``url`` without creating or changing anything.
+
+    An SQLite file is read with the standard library (read-only), so ``mtlb db current`` does not
+    load SQLAlchemy; other databases are asked through an engine.
+    """
+    path = sqlite_path(url)
+    if path is not None and path.is_file():
+        import sqlite3
+        from urllib.parse import quote
+        conn = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True, timeout=SQLITE_BUSY_TIMEOUT)
+        try:
+            if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'alembic_version'").fetchone():
+                rows = [r[0] for r in conn.execute("SELECT version_num FROM alembic_version")]
+            else:
+                rows = []
+        finally:
+            conn.close()
+        if len(rows) <= 1:
+            return rows[0] if rows else None
+    engine = make_engine(url)  # several heads (alembic names the current one) or another database
+    try:
+        return current_revision(engine)
+    finally:
+        engine.dispose()
 
 
 def _alembic_config(url: str) -> "Config":
@@ -140,6 +199,7 @@ def make_engine(url: str, **options) -> Engine:
     """A new engine for ``url`` (not migrated); a new SQLite file is created owner-only (0600).
 
     ``options`` go to ``create_engine`` (e.g. ``pool_size`` for a process with many threads)."""
+    from sqlalchemy import create_engine, event
     if not url.startswith("sqlite"):
         return create_engine(url, pool_pre_ping=True, **options)
     path = sqlite_path(url)
@@ -161,6 +221,7 @@ def make_engine(url: str, **options) -> Engine:
 
 def current_revision(engine: Engine) -> str | None:
     """The schema revision stored in the database (None when it was never migrated)."""
+    from sqlalchemy import inspect, text
     with engine.connect() as conn:
         if not inspect(conn).has_table("alembic_version"):
             return None
@@ -206,6 +267,7 @@ def upgrade(engine: Engine) -> tuple[str | None, str]:
 
 def _lock_in_transaction(conn: Connection) -> None:
     """On PostgreSQL, wait for the advisory lock of this schema; the commit releases it."""
+    from sqlalchemy import text
     if conn.dialect.name != "postgresql":
         return
     schema = conn.execute(text("SELECT current_database() || '.' || coalesce(current_schema(), '')")).scalar()

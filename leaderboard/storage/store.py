@@ -6,6 +6,7 @@ snapshots are insert-only; their payload hash is checked on every read.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from datetime import datetime, timezone
@@ -22,7 +23,7 @@ from ..schema import COLUMNS, normalise_dtypes
 from . import models as m
 from .bulk import insert_frame
 from .db import get_engine
-from .loader import campaign_id_for_write, dimension_ids, lp_id_for_write, store_judgments
+from .loader import campaign_id_for_write, dimension_ids, lp_id_for_write, sqlite_foreign_keys_off, store_judgments
 
 
 def _now() -> datetime:
@@ -154,10 +155,13 @@ class Store:
         if frame.empty:
             raise InputError("no judgments to store", file=file_name)
         try:
-            with self.engine.begin() as conn:
-                return store_judgments(conn, frame, file_name=file_name, input_format=input_format,
-                                       sha256=sha256 or frame_hash(frame), created_by=created_by,
-                                       progress=progress, also=also)
+            with self.engine.connect() as conn:
+                # SQLite: per-row foreign-key checks off, the loader checks each parent once (not
+                # with ``also``, whose rows the loader does not check)
+                with sqlite_foreign_keys_off(conn) if also is None else contextlib.nullcontext(), conn.begin():
+                    return store_judgments(conn, frame, file_name=file_name, input_format=input_format,
+                                           sha256=sha256 or frame_hash(frame), created_by=created_by,
+                                           progress=progress, also=also)
         except self._integrity_errors as exc:
             raise self._explain_duplicate(frame, file_name) from exc
 

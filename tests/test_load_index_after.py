@@ -1,0 +1,153 @@
+"""The fast judgment load (keys and indexes built after the rows, SQLite's per-row foreign-key checks
+replaced by one check per parent) stores exactly what the plain load stores, leaves the schema as
+migrated, and still refuses a judgment that is already stored, on both back ends."""
+
+from __future__ import annotations
+
+import uuid
+
+import pandas as pd
+import pytest
+from sqlalchemy import create_engine, inspect, text
+
+import leaderboard.storage.loader as loader
+from conftest import PG_URL, pg_available
+from formats import small_campaign
+from leaderboard.errors import InputError
+from leaderboard.ingest import read_judgments
+from leaderboard.schema import validate_judgments
+from leaderboard.storage import Store
+
+TABLES = ("campaigns", "language_pairs", "workers", "segments", "systems", "judgments")
+VOLATILE = {"created_at"}  # load times
+
+
+def release(shared) -> pd.DataFrame:
+    base = shared / "wmt22-toen-da"
+    return read_judgments(base / "ad-lven-good-stnd.csv", "wmt-stnd", worker_stats=base / "ad-lven-trk-mean-sd.txt",
+                          campaign="wmt22")
+
+
+def stored_rows(store: Store) -> dict[str, list[tuple]]:
+    """Every row of the judgment tables, ids included, in id order (load times left out)."""
+    out = {}
+    with store.engine.connect() as conn:
+        for table in TABLES:
+            columns = [c["name"] for c in inspect(conn).get_columns(table) if c["name"] not in VOLATILE]
+            out[table] = [tuple(r) for r in conn.execute(text(f"SELECT {', '.join(columns)} FROM {table} ORDER BY id"))]
+    return out
+
+
+def schema_of(store: Store) -> dict:
+    """Keys, indexes and foreign keys of the judgments table, as the database reports them."""
+    with store.engine.connect() as conn:
+        ins = inspect(conn)
+        described = {
+            "pk": ins.get_pk_constraint("judgments"),
+            "unique": sorted(ins.get_unique_constraints("judgments"), key=lambda c: c["name"]),
+            "indexes": sorted(ins.get_indexes("judgments"), key=lambda i: i["name"]),
+            "foreign_keys": sorted(ins.get_foreign_keys("judgments"), key=lambda f: f["name"]),
+        }
+        if conn.dialect.name == "postgresql":
+            described["definitions"] = sorted(conn.execute(text(
+                "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'judgments' "
+                "AND schemaname = current_schema()")).all())
+            described["constraints"] = sorted(conn.execute(text(
+                "SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint "
+                "WHERE conrelid = 'judgments'::regclass")).all())
+        else:
+            described["definitions"] = sorted(conn.execute(text(
+                "SELECT name, sql FROM sqlite_master WHERE tbl_name = 'judgments'")).all())
+    return described
+
+
+def load(url: str, frame: pd.DataFrame, monkeypatch, index_after: bool) -> Store:
+    seen = []
+
+    def decide(conn, n_rows):
+        seen.append(n_rows)
+        return index_after
+    monkeypatch.setattr(loader, "_index_after", decide)
+    store = Store(url)
+    store.load_judgments(frame, file_name="ad-lven-good-stnd.csv", input_format="wmt-stnd", sha256="f")
+    assert seen, "the loader asked which way to load"
+    return store
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def two_urls(request, tmp_path):
+    """Two empty stores on one back end (PostgreSQL: two scratch schemas; skipped when absent)."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'plain.sqlite'}", f"sqlite:///{tmp_path / 'fast.sqlite'}"
+        return
+    if not pg_available():
+        pytest.skip("PostgreSQL is not reachable on 127.0.0.1:5432")
+    schemas = ["t_" + uuid.uuid4().hex[:12] for _ in range(2)]
+    engine = create_engine(PG_URL)
+    with engine.begin() as conn:
+        for schema in schemas:
+            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    yield tuple(f"{PG_URL}?options=-csearch_path%3D{schema}" for schema in schemas)
+    with engine.begin() as conn:
+        for schema in schemas:
+            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+    engine.dispose()
+
+
+def test_fast_and_plain_loads_store_the_same_rows(shared, two_urls, monkeypatch):
+    frame = release(shared)
+    plain_url, fast_url = two_urls
+    plain = load(plain_url, frame, monkeypatch, index_after=False)
+    migrated = schema_of(Store(fast_url))
+    fast = load(fast_url, frame, monkeypatch, index_after=True)
+    assert stored_rows(fast) == stored_rows(plain)
+    back = fast.judgments("wmt22")
+    given = frame.reset_index(drop=True)
+    pd.testing.assert_frame_equal(back.drop(columns="doc"), given.drop(columns="doc"), check_dtype=False)
+    first_doc = given.groupby(["lp", "segment"])["doc"].transform("first")  # the store keeps one per segment
+    assert (back["doc"] == first_doc).all()
+    assert (back["z"].to_numpy() == frame["z"].to_numpy()).all()  # bit for bit
+    assert schema_of(fast) == migrated  # every key and index is back, defined as migrated
+    plain.engine.dispose()
+    fast.engine.dispose()
+
+
+def test_an_empty_table_takes_the_fast_load(db_url):
+    store = Store(db_url)
+    with store.engine.connect() as conn:
+        assert loader._index_after(conn, 1)
+    store.load_judgments(validate_judgments(small_campaign(seed=0).assign(campaign="c")), file_name="a.csv",
+                         input_format="canonical")
+    with store.engine.connect() as conn:
+        stored = conn.execute(text("SELECT count(*) FROM judgments")).scalar()
+        assert loader._index_after(conn, stored) and not loader._index_after(conn, stored - 1)
+
+
+def test_a_stored_judgment_in_a_large_load_is_refused_and_nothing_changes(db_url):
+    store = Store(db_url)
+    first = validate_judgments(small_campaign(seed=0).assign(campaign="c"))
+    store.load_judgments(first, file_name="a.csv", input_format="canonical")
+    schema = schema_of(store)
+    rows = stored_rows(store)
+    bigger = validate_judgments(small_campaign(seed=1, n_workers=12).assign(
+        campaign="c", worker=lambda f: f["worker"] + "-b"))
+    upload = pd.concat([bigger, first.iloc[[3]]], ignore_index=True)
+    with store.engine.connect() as conn:
+        assert loader._index_after(conn, len(upload))  # the fast way: the unique key is rebuilt
+    with pytest.raises(InputError, match="already stored"):
+        store.load_judgments(upload, file_name="b.csv", input_format="canonical")
+    assert stored_rows(store) == rows
+    assert schema_of(store) == schema
+
+
+def test_sqlite_checks_foreign_keys_again_after_a_load(tmp_path):
+    store = Store(f"sqlite:///{tmp_path / 's.sqlite'}")
+    frame = validate_judgments(small_campaign(seed=0).assign(campaign="c"))
+    store.load_judgments(frame, file_name="a.csv", input_format="canonical")
+    with pytest.raises(InputError):
+        store.load_judgments(frame, file_name="b.csv", input_format="canonical")  # refused: same keys
+    for _ in range(3):  # every pooled connection
+        with store.engine.connect() as conn:
+            assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+            with pytest.raises(Exception, match="FOREIGN KEY"):
+                conn.exec_driver_sql("INSERT INTO workers (campaign_id, name) VALUES (999, 'nobody')")
