@@ -125,7 +125,7 @@ def test_old_header_still_reproduces_ted(shared):
     (["S", "d:en-de", "1", "1", "r1", "s", "t", "Accuracy", "Critical", "{}"], 2, "severity", "unknown severity"),
     (["", "d:en-de", "1", "1", "r1", "s", "t", "Accuracy", "Minor", "{}"], 2, "system", "empty value"),
     (["S", "d:en-de", "1", "", "r1", "s", "t", "Accuracy", "Minor", "{}"], 2, "seg_id", "empty value"),
-    (["S\x07", "d:en-de", "1", "1", "r1", "s", "t", "Accuracy", "Minor", "{}"], 2, "system", "control character"),
+    (["S\x07", "d:en-de", "1", "1", "r1", "s", "t", "Accuracy", "Minor", "{}"], 2, "system", "U+0007 (BEL)"),
 ])
 def test_bad_rows(tmp_path, row, line, column, message):
     path = tmp_path / "bad.tsv"

@@ -87,7 +87,7 @@ def read_appraise(path: str, campaign: str | None = None, assessment: str | None
         bad = np.flatnonzero((values.isna() & (text != "")).to_numpy() | np.isinf(values.to_numpy(dtype=float)))
         if bad.size:
             i = int(bad[0])
-            raise InputError(f"time {body[col].iloc[i]!r} is not a number of seconds", file=label,
+            raise InputError(f"time {body[col].iloc[i]!r} is not a finite number of seconds", file=label,
                              line=int(body[LINE].iloc[i]), column=field)
         times[col] = values.to_numpy(dtype=float)
     if assessment is None:

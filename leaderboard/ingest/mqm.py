@@ -183,10 +183,6 @@ def read_mqm(path: str | os.PathLike, *, lp: str | None = None, name: str | None
             empty = np.flatnonzero((values == "").to_numpy())
             if empty.size:
                 raise InputError("empty value", file=label, line=int(line_no[empty[0]]), column=col)
-        control = np.flatnonzero(values.str.contains(r"[\x00-\x1f\x7f]", regex=True).to_numpy())
-        if control.size:
-            raise InputError("control character in the value", file=label, line=int(line_no[control[0]]),
-                             column=col)
         raw[col] = values
     for col in ("system", "doc", "doc_id", "seg_id", "rater", "category", "severity"):
         unsafe = np.flatnonzero(raw[col].str.contains(UNSAFE_NAME_CHARS).to_numpy(dtype=bool))
