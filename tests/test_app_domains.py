@@ -92,7 +92,7 @@ def test_leaderboard_domain_columns_in_chromium(tmp_path):
     with app_in(tmp_path, MTLB_NO_DEMO="1") as base, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         page = browser.new_page(viewport={"width": 1300, "height": 900})
-        page.goto(base + "/leaderboard?campaign=esa-demo&lp=en-cs&assessment=esa")
+        page.goto(base + "/?campaign=esa-demo&lp=en-cs&assessment=esa")
         _wait_idle(page)
         table = page.locator("[data-testid='stMain'] table.mtlb-table").first
         expect(table).to_contain_text("Gamma", timeout=90000)

@@ -68,7 +68,7 @@ def test_mqm_campaign_in_the_browser(server):
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         page = browser.new_page(viewport={"width": 1300, "height": 1000})
-        page.goto(server + "/leaderboard" + query)
+        page.goto(server + "/" + query)
         _wait_idle(page)
         body = page.locator("[data-testid='stMain']")
         body.get_by_text("Expert MQM", exact=False).first.wait_for(timeout=30000)

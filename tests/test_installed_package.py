@@ -27,7 +27,7 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
         "--disable-sync", "--no-first-run"]
 USERS = {"organiser": ("olga", "organiser-password"), "metric-developer": ("mdev", "developer-password")}
 # every page of the app: (url path, title in the menu, heading on the page)
-PAGES = [("leaderboard", "Leaderboard", "Leaderboard"), ("significance", "Significance", "Pairwise significance"),
+PAGES = [("", "Leaderboard", "Leaderboard"), ("significance", "Significance", "Pairwise significance"),
          ("system", "System", "System"), ("longitudinal", "Across years", "Across years"),
          ("qc", "Quality control", "Quality control"), ("metrics", "Metrics", "Metrics"),
          ("organiser", "Organiser", "Organiser"), ("login", "Log in", "Log in")]
@@ -120,7 +120,9 @@ def test_installed_cli_finds_the_packaged_demo_and_reads_passwords(installed, de
     counts = {(r["campaign"], r["lp"]): r["judgments"] for r in listing}
     assert counts[("WMT22 cs-en (demo)", "cs-en")] == 25070
     users = json.loads(_mtlb(installed, demo_store, "user", "list", "--json").stdout)
-    assert sorted((u["name"], u["role"]) for u in users) == [("mdev", "metric-developer"), ("olga", "organiser")]
+    from leaderboard.publish.demo import DEMO_TEAMS  # the demo's shared task signs its teams up
+    assert sorted((u["name"], u["role"]) for u in users) == sorted(
+        [("mdev", "metric-developer"), ("olga", "organiser")] + [(team, "team") for team in DEMO_TEAMS])
     # the password given through the environment works for publishing (and it checks the role)
     published = json.loads(_mtlb(installed, demo_store, "publish", "--campaign", "WMT22 cs-en (demo)", "--user",
                                  "olga", "--json", MTLB_PASSWORD=USERS["organiser"][1]).stdout)["published"]
@@ -202,4 +204,4 @@ def test_wheel_ships_the_annotation_component(installed):
     import zipfile
     names = zipfile.ZipFile(installed["wheel"]).namelist()
     assert "leaderboard/webapp/components/annotate/index.html" in names
-    assert "leaderboard/storage/migrations/versions/0012_collect.py" in names
+    assert "leaderboard/storage/migrations/versions/0013_collect.py" in names
