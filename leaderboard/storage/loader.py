@@ -361,13 +361,18 @@ def _indexes_built_after(conn: Connection, n_rows: int, unique: bool = True) -> 
     """
     from sqlalchemy.schema import AddConstraint, CreateIndex, DropConstraint, DropIndex
     t = m.judgments
-    # the primary key too (no table references judgments): its index is built from the ids in one sort
+    # the primary key too: its index is built from the ids in one sort; the foreign keys that point
+    # at judgments (collected answers) rest on that index, so they are dropped first and added last
     keys = [t.primary_key, *(c for c in t.constraints if isinstance(c, UniqueConstraint))] if unique else []
+    referencing = sorted((fk for other in t.metadata.tables.values() for fk in other.foreign_key_constraints
+                          if fk.referred_table is t), key=lambda fk: fk.name) if unique else []
     indexes = sorted(t.indexes, key=lambda i: i.name)
     postgres = conn.dialect.name == "postgresql"
     if postgres:  # the index builds sort in memory rather than in temporary files
         mib = int(min(MAX_INDEX_MEMORY_MIB, max(64, n_rows * 200 // 2**20)))
         conn.exec_driver_sql(f"SET LOCAL maintenance_work_mem = '{mib}MB'")
+    for fk in referencing:
+        conn.execute(DropConstraint(fk))
     for key in keys:
         conn.execute(DropConstraint(key))
     for index in indexes:
@@ -377,6 +382,8 @@ def _indexes_built_after(conn: Connection, n_rows: int, unique: bool = True) -> 
         conn.execute(AddConstraint(key))
     for index in indexes:
         conn.execute(CreateIndex(index))
+    for fk in referencing:
+        conn.execute(AddConstraint(fk))
 
 
 def _check_parents(conn: Connection, out: pd.DataFrame, lock: bool) -> None:
