@@ -158,7 +158,7 @@ def _validate(frame: pd.DataFrame, file: str | None) -> pd.DataFrame:
         codes, uniques = pd.factorize(src["doc"], use_na_sentinel=True)
         stripped = pd.Series(uniques, dtype="object").astype("string").str.strip()
         merged, distinct = pd.factorize(stripped.to_numpy(dtype=object))
-        codes = np.where(codes >= 0, merged[np.maximum(codes, 0)], -1)
+        codes = np.where(codes >= 0, merged[np.maximum(codes, 0)], -1) if len(merged) else codes  # all empty
         _check_length(pd.Series(distinct, dtype="object").astype(str), codes, src, "doc", file)
         _check_safe(pd.Series(distinct, dtype="object").astype(str), codes, src, "doc", file)
         empty = np.flatnonzero(np.asarray(distinct, dtype=object) == "")

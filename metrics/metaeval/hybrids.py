@@ -97,8 +97,11 @@ class SpaHybrids:
 
     Per hybrid h and permutation p, R_pr = σ_p·h_r − Σ_s h_rs = Σ_s (σ_ps − 1) h_rs (one matrix product
     with the 0/−2 matrix σ − 1); p(i, j) counts R_pi ≥ R_pj, which is the test's Σσ(h_i − h_j) ≥
-    Σ(h_i − h_j). R is linear and the two hybrids of a draw add up to a + b cell by cell, so hybrid 2's
-    R is R(a) + R(b) − R(hybrid 1): one matrix product per draw (identical metrics: Δ* = 0 exactly).
+    Σ(h_i − h_j). Each hybrid's R is its own matrix product over a stack of the same shape: a float32
+    product may round a row's last bit differently at another position of a differently shaped stack
+    (the BLAS kernel's edge tiles), so deriving hybrid 2 as R(a) + R(b) − R(hybrid 1) would make two
+    identical metrics differ by a tie counted once and not the other time; with equal shapes they get
+    equal rows, and Δ* = 0 exactly.
     """
 
     def __init__(self, human: np.ndarray, metrics: np.ndarray):
@@ -120,13 +123,14 @@ class SpaHybrids:
 
     def deltas(self, a: int, b: int, n: int, rng: np.random.Generator) -> np.ndarray:
         za, zb = self.z[a], self.z[b]
-        both = self._residuals(za[None]) + self._residuals(zb[None])
-        d = zb - za
         out = []
         n_sys = za.shape[0]
         for c in _chunks(n, len(self.signs) * n_sys * 2):
-            r1 = self._residuals(za + coin_flips(rng, (c, *za.shape)) * d)   # hybrid 1: b's cells where swapped
-            out.append(self._spa(r1) - self._spa(both - r1))
+            swap = coin_flips(rng, (c, *za.shape))
+            # hybrid 1 takes b's cells where swapped, hybrid 2 a's: cells copied, not computed
+            r1 = self._residuals(np.where(swap, zb, za))
+            r2 = self._residuals(np.where(swap, za, zb))
+            out.append(self._spa(r1) - self._spa(r2))
         return np.concatenate(out) if out else np.empty(0)
 
 
