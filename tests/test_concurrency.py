@@ -174,9 +174,13 @@ def check_kill_mid_import(url: str, db_file: Path | None, tmp_path: Path) -> Non
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     store = Store(url)
-    assert store.imports("killed").empty
-    assert store.judgments("killed").empty
-    assert store.campaigns().query("campaign == 'killed'")["judgments"].fillna(0).sum() == 0
+    if not store.imports("killed").empty:
+        # SQLite keeps a load's pages in its cache and writes them at the commit, so the kill may land
+        # after the commit was made durable: then the whole import is there, never a part of it
+        assert len(store.judgments("killed")) == 200_000 and len(store.imports("killed")) == 1
+    else:
+        assert store.judgments("killed").empty
+        assert store.campaigns().query("campaign == 'killed'")["judgments"].fillna(0).sum() == 0
     store.engine.dispose()
     # nothing is left locked: the same file loads completely afterwards
     again = subprocess.run([sys.executable, "-m", "leaderboard.cli", "ingest", str(path), "--json"], env=env,
