@@ -1,4 +1,5 @@
-"""Test-set comparison: the percentage-of-baseline tables of Bloodgood & Callison-Burch (2010) and Spearman order agreement."""
+"""Test-set comparison: the percentage-of-baseline tables of Bloodgood & Callison-Burch (2010) and
+Spearman order agreement."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""``mtlb agreement``: intra-/inter-annotator agreement on repeat pairs (Graham et al. 2013; docs/method/agreement.md)."""
+"""``mtlb agreement``: intra-/inter-annotator agreement on repeat pairs (Graham et al. 2013;
+docs/method/agreement.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""``mtlb longitudinal``: compare language pairs across years / campaigns (Graham et al. 2014; docs/method/longitudinal.md)."""
+"""``mtlb longitudinal``: compare language pairs across years / campaigns (Graham et al. 2014;
+docs/method/longitudinal.md)."""
 
 from __future__ import annotations
 
@@ -22,8 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Compare each language pair from one year (campaign) to the next: each year's best "
                     "system, the systems present in both years (matched by name without the trailing "
                     "'.N' index), raw differences with Mann-Whitney U significance stars, and the "
-                    "calibrated gain (docs/method/longitudinal.md#the-gain) when --calibration names a fixed benchmark system "
-                    "judged in both years: gain = (BEST_to - BEST_from) + (CURR_from - CURR_to).",
+                    "calibrated gain (docs/method/longitudinal.md#the-gain) when --calibration names a "
+                    "fixed benchmark system judged in both years: "
+                    "gain = (BEST_to - BEST_from) + (CURR_from - CURR_to).",
         epilog="Example (wmt21 -> wmt22, as in the README): mtlb longitudinal "
                "--year 2021=../shared/data/wmt21-toen-da/ad-csen-good-stnd.csv:"
                "../shared/data/wmt21-toen-da/ad-csen-trk-mean-sd.txt "

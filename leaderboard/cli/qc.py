@@ -65,8 +65,8 @@ def apply_qc(frame: pd.DataFrame, args: argparse.Namespace) -> tuple[pd.DataFram
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("qc", help="worker quality control: per-worker tests, report and filtering",
                        description="Test every worker's consistency on degraded (BAD_REF) and "
-                                   "repeated items (docs/method/quality-control.md#the-filter), print the per-worker report and "
-                                   "how many workers and judgments pass.")
+                                   "repeated items (docs/method/quality-control.md#the-filter), print the "
+                                   "per-worker report and how many workers and judgments pass.")
     add_input_arguments(p)
     from ..human.qc_methods import DEFAULT_METHOD
     add_qc_arguments(p, DEFAULT_METHOD)

@@ -1,5 +1,5 @@
-"""Degraded copies of system outputs for the ``BAD_REF`` quality-control items (docs/method/hits.md#degradation-for-adequacy,
-docs/method/hits.md#degradation-for-fluency).
+"""Degraded copies of system outputs for the ``BAD_REF`` quality-control items
+(docs/method/hits.md#degradation-for-adequacy, docs/method/hits.md#degradation-for-fluency).
 
 Units: text is cut into words on whitespace and re-joined with single spaces. Languages written
 without spaces between words (Chinese, Japanese, Thai, Lao, Khmer, Burmese, Tibetan; see
@@ -12,8 +12,8 @@ piece (⌊n/5⌋ characters).
   9–15 → 4, 16–20 → 5, n > 20 → ⌊n/5⌋ (Graham et al. 2017, §4). Texts of fewer than 2 units cannot be
   degraded.
 * Fluency: pick two different units at random and insert a copy of each elsewhere, never next
-  to its original and never as the first or last unit (Graham et al. 2017, §4; Graham et al. 2013). Needs at least
-  3 units.
+  to its original and never as the first or last unit (Graham et al. 2017, §4; Graham et al. 2013).
+  Needs at least 3 units.
 
 Degradation always changes the text (units are removed or added). ``can_degrade`` says whether a
 text is long enough; the HIT builder never picks a text that is not as a bad-reference original.

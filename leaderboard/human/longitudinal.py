@@ -51,7 +51,8 @@ NOTES: tuple[str, ...] = (
     "Significance: Mann-Whitney U (Wilcoxon rank-sum) on the per-segment average scores of the two "
     "samples; one-sided tests H1 'the sample with the higher mean is greater' (the direction is read "
     "from the means, as in the WMT ranking), stars * p<0.05, ** p<0.01, *** p<0.001.",
-    "Calibrated gain (docs/method/longitudinal.md#the-gain): delta = CURR(from) - CURR(to); gain = (BEST(to) - BEST(from)) + delta.",
+    ("Calibrated gain (docs/method/longitudinal.md#the-gain): delta = CURR(from) - CURR(to); "
+     "gain = (BEST(to) - BEST(from)) + delta."),
     "gain_if_benchmark (per shared system) is the calibrated gain that system would imply if it were "
     "an unchanged benchmark; without a real calibration run it is a what-if, and the spread across "
     "systems shows how far the candidates are from fixed.",
@@ -199,7 +200,8 @@ def difference_test(sample_from: Any, sample_to: Any, alternative: str = "one-si
     """Mann-Whitney U test of two independent score samples (e.g. one system in two years).
 
     ``one-sided``: H1 is that the sample with the higher mean is stochastically greater (the WMT
-    practice in docs/method/significance-and-clusters.md#pairwise-tests: the direction is known from the means). ``two-sided``: any shift.
+    practice in docs/method/significance-and-clusters.md#pairwise-tests: the direction is known from the
+    means). ``two-sided``: any shift.
     Returns p, stars, which side is higher ("from" / "to" / None on equal means) and sample sizes.
     """
     if alternative not in ALTERNATIVES:
@@ -253,7 +255,8 @@ class YearData:
 
 
 def segment_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per (system, segment) averages of the scoring items (docs/method/standardisation.md#which-items-count: SYSTEM and REPEAT)."""
+    """Per (system, segment) averages of the scoring items, SYSTEM and REPEAT
+    (docs/method/standardisation.md#which-items-count)."""
     try:
         from .scores import segment_scores  # the ranking helper's implementation, when present
     except ImportError:
@@ -290,8 +293,8 @@ def years_from_frame(label: str, frame: pd.DataFrame, *, rank: bool = True,
                      rank_options: Mapping[str, Any] | None = None) -> dict[tuple[str, str | None], YearData]:
     """Split a canonical judgment frame into one :class:`YearData` per (lp, assessment).
 
-    System scores follow docs/method/standardisation.md; rank ranges come from :func:`leaderboard.human.ranking.rank_judgments`
-    when that module is available and ``rank`` is true.
+    System scores follow docs/method/standardisation.md; rank ranges come from
+    :func:`leaderboard.human.ranking.rank_judgments` when that module is available and ``rank`` is true.
     """
     rankings: dict[tuple[str, str | None], dict] = {}
     if rank:

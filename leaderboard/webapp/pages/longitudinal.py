@@ -156,8 +156,9 @@ def _charts(tracks: pd.DataFrame, with_gain: pd.DataFrame, best_by: str) -> None
                                                                        else "Ave (raw, 0–100 points)")),
                  "longitudinal-best")
     if not with_gain.empty:
-        st.markdown("**Calibrated gain per language pair** (Graham et al. 2014, Fig. 1: the best systems' difference against "
-                    "the test set's extra difficulty Δ; points on one dotted diagonal have the same gain)")
+        st.markdown("**Calibrated gain per language pair** (Graham et al. 2014, Fig. 1: the best systems' "
+                    "difference against the test set's extra difficulty Δ; points on one dotted diagonal have "
+                    "the same gain)")
         common.chart(charts.gain_figure(with_gain), "longitudinal-gain")
         common.chart(charts.gain_bars(with_gain), "longitudinal-gain-bars")
 
