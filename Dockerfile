@@ -27,6 +27,8 @@ RUN python3 -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.tom
 COPY README.md ./
 COPY leaderboard ./leaderboard
 COPY metrics ./metrics
+# the method documents the app shows (leaderboard/webapp/method links here; the wheel holds copies)
+COPY docs/method ./docs/method
 RUN if [ -n "$WHEELHOUSE" ]; then \
       pip install --no-index --find-links "/src/$WHEELHOUSE" --no-deps . ; \
     else \

@@ -1,4 +1,4 @@
-"""The canonical judgment table (METHOD.md §1) and its validation.
+"""The canonical judgment table (docs/method/da.md#the-judgment-row) and its validation.
 
 Every importer produces a frame with these columns; everything downstream (store, QC, ranking)
 consumes only this frame. Validation is vectorised and reports the first offending row with the

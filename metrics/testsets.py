@@ -1,7 +1,7 @@
 """Comparing test sets (or reference sets) by percentage of baseline and agreement of system orders.
 
 Absolute scores are not comparable across test sets: BLEU on a single reference is much lower
-than on four, and a new test set may be harder. Bloodgood & Callison-Burch (2010, seed 003)
+than on four, and a new test set may be harder. Bloodgood & Callison-Burch (2010)
 therefore compare test sets by *percentage of baseline*: each system's score divided by a chosen
 baseline system's score on the same test set (the baseline is 100%). A test set is a good
 substitute for another when these percentages, and the order of the systems, are kept; the

@@ -34,16 +34,16 @@ def test_cohen_textbook_example():
 
 @pytest.mark.parametrize("p_agree,kappa", [(0.7751, 0.6627), (0.6335, 0.4502),
                                            (0.8463, 0.7695), (0.6878, 0.5317)])
-def test_seed004_table2_with_chance_one_third(p_agree, kappa):
+def test_bentivogli2011_table2_with_chance_one_third(p_agree, kappa):
     assert ag.kappa_from_agreement(p_agree, 1 / 3) == pytest.approx(kappa, abs=1.1e-4)
 
 
 @pytest.mark.parametrize("k,p_agree,kappa", [
-    # seed 001 Table 2 (intra) and Table 3 (inter): every row satisfies Pr(e) = 1/k
+    # Graham et al. 2013, Table 2 (intra) and Table 3 (inter): every row satisfies Pr(e) = 1/k
     (5, 0.604, 0.505), (5, 0.597, 0.496), (5, 0.718, 0.647), (4, 0.646, 0.528), (4, 0.721, 0.629),
     (2, 0.852, 0.704), (2, 0.900, 0.800), (5, 0.295, 0.119), (4, 0.385, 0.180), (2, 0.668, 0.335),
 ])
-def test_seed001_tables_use_uniform_chance(k, p_agree, kappa):
+def test_graham2013_tables_use_uniform_chance(k, p_agree, kappa):
     assert ag.kappa_from_agreement(p_agree, 1 / k) == pytest.approx(kappa, abs=1.5e-3)
 
 

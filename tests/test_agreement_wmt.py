@@ -1,4 +1,4 @@
-"""Agreement tables (seed 001 Tables 1-3) computed on the WMT22 into-English release."""
+"""Agreement tables (Graham et al. 2013, Tables 1-3) computed on the WMT22 into-English release."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def test_agreement_table_wmt22(wmt22):
     po = np.mean(a == b)
     assert table.loc[("intra", "raw", 4), "p_agree"] == pytest.approx(po)
     assert table.loc[("intra", "raw", 4), "kappa"] == pytest.approx((po - 0.25) / 0.75)
-    # same judge agrees more than distinct judges, and fewer categories agree more (seed 001)
+    # same judge agrees more than distinct judges, and fewer categories agree more (Graham et al. 2013)
     for variant in ("raw", "standardised"):
         for k in (5, 4, 2):
             assert table.loc[("intra", variant, k), "kappa"] > table.loc[("inter", variant, k), "kappa"]
@@ -43,7 +43,7 @@ def test_agreement_table_wmt22(wmt22):
 
 def test_difference_table_wmt22(wmt22):
     diff = ag.difference_table(wmt22).set_index("scope")
-    # same-judge repeats differ far less than distinct judges (seed 001 Table 1: 14.0 vs 28.9 raw)
+    # same-judge repeats differ far less than distinct judges (Graham et al. 2013, Table 1: 14.0 vs 28.9 raw)
     assert 5 < diff.loc["intra", "mean_abs_diff"] < diff.loc["inter", "mean_abs_diff"] < 40
     rep = qc.qc_pairs(wmt22)
     rep = rep[rep["kind"] == "REPEAT"]

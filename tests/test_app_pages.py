@@ -264,7 +264,8 @@ def test_longitudinal_page(app_env):
     assert not any("share no calibration run" in w.value for w in at.warning)
     assert not at.get("plotly_chart")  # tables first; the charts have their own tab
     at = run_app("longitudinal.py", params={"tab": "Charts", "calibration": "sysB"})
-    assert len(at.get("plotly_chart")) == 3  # best per year, seed 002 Fig. 1 and the gain bars
+    # best per year, the gain scatter (Graham et al. 2014, Fig. 1), the gain bars
+    assert len(at.get("plotly_chart")) == 3
 
 
 def test_login_wrong_and_right_password(app_env):

@@ -1,4 +1,4 @@
-"""Combined adequacy + fluency rule (seed 000 §5.2)."""
+"""Combined adequacy + fluency rule (Graham et al. 2017, §5.2)."""
 
 from __future__ import annotations
 

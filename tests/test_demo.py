@@ -63,7 +63,7 @@ def test_demo_wmt21_ranking_equals_the_published_table(sqlite_url, shared):
 
 def test_across_years_opens_on_a_calibrated_comparison_of_the_two_wmt_years(tmp_path, monkeypatch):
     """First visit of Across years on the demo: WMT21 → WMT22 cs-en, calibrated by a system of both years,
-    with the gain of METHOD.md §7 computed from the two published rankings."""
+    with the gain (docs/method/longitudinal.md#the-gain) computed from the two published rankings."""
     from pathlib import Path
 
     from streamlit.testing.v1 import AppTest
@@ -99,7 +99,7 @@ def test_across_years_opens_on_a_calibrated_comparison_of_the_two_wmt_years(tmp_
     assert not any("share no calibration run" in w.value for w in at.warning)
     at.query_params["tab"] = "Charts"
     at.run()
-    assert len(at.get("plotly_chart")) == 3  # best per year, seed 002 Fig. 1, gain bars
+    assert len(at.get("plotly_chart")) == 3  # best per year, the gain scatter (Graham et al. 2014, Fig. 1), gain bars
 
 
 def test_simulated_demo_qc_removes_random_clickers(sqlite_url):

@@ -39,3 +39,36 @@ def test_dockerignore_keeps_the_context_small():
                if line.strip() and not line.startswith("#")}
     assert {".git", ".venv", "test-artifacts", "out", ".env"} <= ignored
     assert not any(entry.startswith("docker") and "wheelhouse" in entry for entry in ignored)
+
+
+def _ignored(path: str, rules: list[str]) -> bool:
+    """Whether .dockerignore leaves ``path`` out of the build context (the last matching rule wins; a rule
+    that matches a folder covers what is inside)."""
+    from fnmatch import fnmatch
+    parts = path.split("/")
+    prefixes = ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
+    verdict = False
+    for rule in rules:
+        negated = rule.startswith("!")
+        pattern = rule[1:] if negated else rule
+        if any(fnmatch(prefix, pattern) or fnmatch(prefix, pattern.removeprefix("**/")) for prefix in prefixes):
+            verdict = not negated
+    return verdict
+
+
+def test_links_in_the_package_reach_what_the_build_copies():
+    """leaderboard/webapp/method links to docs/method: the build stage copies the link's target from a
+    context that keeps it, so the installed wheel holds the method documents."""
+    lines = [line.strip() for line in (ROOT / "Dockerfile").read_text().splitlines()]
+    copied = [src.rstrip("/") for line in lines if line.startswith("COPY ") and "--from=" not in line
+              for src in line.split()[1:-1]]
+    rules = [line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines()
+             if line.strip() and not line.startswith("#")]
+    assert _ignored("docs/architecture.md", rules) and _ignored("tests/conftest.py", rules)
+    assert not _ignored("leaderboard/webapp/main.py", rules)
+    links = [p for top in ("leaderboard", "metrics") for p in (ROOT / top).rglob("*") if p.is_symlink()]
+    assert ROOT / "leaderboard" / "webapp" / "method" in links
+    for link in links:
+        target = link.resolve().relative_to(ROOT).as_posix()
+        assert any(target == src or target.startswith(src + "/") for src in copied), f"{link} -> {target} not copied"
+        assert not _ignored(target, rules), f"{target} is left out of the build context"

@@ -1,4 +1,4 @@
-"""Bad-reference degradation (seed 000 §4): deletion for adequacy, misplaced duplicates for fluency."""
+"""Bad-reference degradation (Graham et al. 2017, §4): deletion for adequacy, misplaced duplicates for fluency."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from hypothesis import given, settings, strategies as st
 
 from leaderboard.hits.degrade import can_degrade, degrade, deletion_length, split_units
 
-# seed 000 §4 / seed 002: 2-3 words -> 1, 4-5 -> 2, 6-8 -> 3, 9-15 -> 4, 16-20 -> 5, n > 20 -> floor(n/5)
+# Graham et al. 2017, §4 and Graham et al. 2014:
+# 2-3 words -> 1, 4-5 -> 2, 6-8 -> 3, 9-15 -> 4, 16-20 -> 5, n > 20 -> floor(n/5)
 PUBLISHED = [(2, 1), (3, 1), (4, 2), (5, 2), (6, 3), (8, 3), (9, 4), (15, 4), (16, 5), (20, 5),
              (21, 4), (24, 4), (25, 5), (40, 8), (99, 19)]
 

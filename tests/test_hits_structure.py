@@ -1,4 +1,4 @@
-"""Property tests: every structural rule of the 100-item HIT (METHOD.md §2) for any input size and seed."""
+"""Property tests: every structural rule of the 100-item HIT (docs/method/hits.md) for any input size and seed."""
 
 from __future__ import annotations
 
@@ -142,7 +142,7 @@ def check_texts(frame: pd.DataFrame, sources: Sources, assessment: str, lang: st
 
 
 def deletion_rule(n: int) -> int:
-    """Seed 000 §4, written out independently of the code under test."""
+    """Graham et al. 2017, §4, written out independently of the code under test."""
     table = {2: 1, 3: 1, 4: 2, 5: 2, 6: 3, 7: 3, 8: 3, 9: 4, 10: 4, 11: 4, 12: 4, 13: 4, 14: 4, 15: 4,
              16: 5, 17: 5, 18: 5, 19: 5, 20: 5}
     return table[n] if n in table else math.floor(n / 5)

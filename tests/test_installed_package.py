@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,8 @@ USERS = {"organiser": ("olga", "organiser-password"), "metric-developer": ("mdev
 # every page of the app: (url path, title in the menu, heading on the page)
 PAGES = [("", "Leaderboard", "Leaderboard"), ("significance", "Significance", "Pairwise significance"),
          ("system", "System", "System"), ("longitudinal", "Across years", "Across years"),
-         ("qc", "Quality control", "Quality control"), ("metrics", "Metrics", "Metrics"),
+         ("qc", "Quality control", "Quality control"), ("method", "Method", "Method"),
+         ("metrics", "Metrics", "Metrics"),
          ("organiser", "Organiser", "Organiser"), ("login", "Log in", "Log in")]
 
 pytestmark = pytest.mark.slow
@@ -59,7 +61,11 @@ def installed(tmp_path_factory) -> dict:
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, src / name)
     for package in ("leaderboard", "metrics"):
-        shutil.copytree(ROOT / package, src / package, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        shutil.copytree(ROOT / package, src / package, symlinks=True,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    # links stay links, as in a git checkout or the Docker build: leaderboard/webapp/method points to
+    # docs/method, and the wheel must hold the files themselves
+    shutil.copytree(ROOT / "docs" / "method", src / "docs" / "method")
     build = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(tmp / "dist"), str(src)])
     wheel = next((tmp / "dist").glob("mtlb-*.whl"))
     venv = tmp / "venv"
@@ -113,6 +119,23 @@ def test_project_comes_from_the_wheel(installed):
         assert (Path(lines[2]) / "wmt21-cs-en" / name).is_file(), name
     # the snapshot_artifacts migration ships with the wheel
     assert (Path(lines[0]).parent / "storage" / "migrations" / "versions" / "0010_snapshot_artifacts.py").is_file()
+
+
+def test_method_documents_ship_in_the_wheel(installed):
+    """The wheel holds the method documents themselves (not a link), and the installed app reads them."""
+    expected = {p.name: p.read_bytes() for p in (ROOT / "docs" / "method").glob("*.md")}
+    assert len(expected) > 5
+    with zipfile.ZipFile(installed["wheel"]) as wheel:
+        folder = "leaderboard/webapp/method/"
+        shipped = {name[len(folder):]: wheel.read(name) for name in wheel.namelist() if name.startswith(folder)}
+    assert shipped == expected
+    code = ("from leaderboard.webapp import method_docs as m; print(m.DOCS_DIR); "
+            "print(' '.join(d.name for d in m.documents())); print(m.markdown('hits').splitlines()[0])")
+    folder, names, first = _run([str(installed["python"]), "-c", code], cwd=installed["outside"],
+                                env=_clean_env()).stdout.splitlines()
+    assert Path(folder).is_relative_to(installed["purelib"]) and not Path(folder).is_symlink()
+    assert names.split()[0] == "README" and sorted(names.split()) == sorted(n[:-3] for n in expected)
+    assert first == "# The 100-item HIT"
 
 
 def test_installed_cli_finds_the_packaged_demo_and_reads_passwords(installed, demo_store):

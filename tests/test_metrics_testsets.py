@@ -1,4 +1,5 @@
-"""Test-set comparison: seed 003's percentage-of-baseline tables and Spearman order agreement."""
+"""Test-set comparison: the percentage-of-baseline tables of Bloodgood & Callison-Burch (2010) and
+Spearman order agreement."""
 
 from __future__ import annotations
 
@@ -29,14 +30,14 @@ TABLE2 = {
 
 
 @pytest.mark.parametrize("table", [TABLE1, TABLE2], ids=["table1", "table2"])
-def test_reproduces_seed003_percentages(table: dict) -> None:
+def test_reproduces_bloodgood2010_percentages(table: dict) -> None:
     scores = pd.DataFrame({k: v[0] for k, v in table.items()}, index=SYSTEMS)
     published = pd.DataFrame({k: v[1] for k, v in table.items()}, index=SYSTEMS, dtype=float)
     pct = percent_of_baseline(scores, "ISI-Syntax")
     assert np.abs(pct - published).to_numpy().max() < 0.01  # published to two decimals (half-up)
 
 
-def test_seed003_conclusion_orders_kept() -> None:
+def test_bloodgood2010_conclusion_orders_kept() -> None:
     scores = pd.DataFrame({k: v[0] for k, v in TABLE2.items()}, index=SYSTEMS)
     result = compare_testsets(scores, "ISI-Syntax", reference="NIST-2009")
     # Joshua is last everywhere; the two syntax systems swap (99.00% vs 100.87%): rho = 0.5 for 3 systems

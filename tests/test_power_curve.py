@@ -1,4 +1,4 @@
-"""Power curve (seed 000 Table 6 / Fig. 5) on WMT22 cs-en and de-en and on simulated data."""
+"""Power curve (Graham et al. 2017, Table 6 / Fig. 5) on WMT22 cs-en and de-en and on simulated data."""
 
 from __future__ import annotations
 

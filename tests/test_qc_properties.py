@@ -1,4 +1,4 @@
-"""Property tests of worker QC on simulated workers (METHOD.md §3).
+"""Property tests of worker QC on simulated workers (docs/method/quality-control.md).
 
 A careful worker who scores degraded copies clearly lower passes every test form; a random
 clicker (uniform scores) passes only at about the significance level, because under the null

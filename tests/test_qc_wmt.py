@@ -116,6 +116,6 @@ def test_appraise_esa_qc(shared):
     gap = report["mean_system"] - report["mean_bad_ref"]
     assert 40 < gap.median() < 65 and (gap > 10).all()
     assert report["p_repeat"].isna().all()  # no repeat items in ESA
-    # the seed-000 test needs repeat pairs: every annotator fails with that reason
+    # the bad-ref-vs-repeat test (Graham et al. 2017) needs repeat pairs: every annotator fails with that reason
     r0 = qc.worker_report(frame, "bad-ref-vs-repeat")
     assert not r0["passed"].any() and (r0["reason"] == "no repeat pairs").all()

@@ -1,4 +1,4 @@
-"""Relative-ranking scores, sign tests and agreement (seed 004) on hand-made ranking sets."""
+"""Relative-ranking scores, sign tests and agreement (Bentivogli et al. 2011) on hand-made ranking sets."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""``mtlb agreement``: intra-/inter-annotator agreement on repeat pairs (METHOD.md §6, seed 001)."""
+"""``mtlb agreement``: intra-/inter-annotator agreement on repeat pairs (Graham et al. 2013;
+docs/method/agreement.md)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Kappa over same-worker repeat pairs (intra) and different-worker "
                                    "judgments of the same translation (inter), raw and standardised, "
                                    "plus mean / sd of absolute score differences. kappa uses "
-                                   "Pr(e) = 1/k as in seed 001; kappa_cohen uses the raters' marginals.")
+                                   "Pr(e) = 1/k as in Graham et al. (2013); kappa_cohen uses the raters' marginals.")
     add_input_arguments(p)
     p.add_argument("--categories", nargs="+", type=int, default=[5, 4, 2], metavar="K",
                    help="numbers of categories (default 5 4 2)")

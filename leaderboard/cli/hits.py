@@ -1,4 +1,4 @@
-"""``mtlb hits build``: sample system outputs into 100-item DA HITs for Mechanical Turk (METHOD.md §2)."""
+"""``mtlb hits build``: sample system outputs into 100-item DA HITs for Mechanical Turk (docs/method/hits.md)."""
 
 from __future__ import annotations
 

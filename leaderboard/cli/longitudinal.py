@@ -1,4 +1,5 @@
-"""``mtlb longitudinal``: compare language pairs across years / campaigns (METHOD.md §7, seed 002)."""
+"""``mtlb longitudinal``: compare language pairs across years / campaigns (Graham et al. 2014;
+docs/method/longitudinal.md)."""
 
 from __future__ import annotations
 
@@ -18,12 +19,13 @@ if TYPE_CHECKING:  # annotations only: pandas loads inside the functions
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "longitudinal", help="compare a language pair across years with test-set calibration (seed 002)",
+        "longitudinal", help="compare a language pair across years with test-set calibration (Graham et al. 2014)",
         description="Compare each language pair from one year (campaign) to the next: each year's best "
                     "system, the systems present in both years (matched by name without the trailing "
                     "'.N' index), raw differences with Mann-Whitney U significance stars, and the "
-                    "calibrated gain of METHOD.md §7 when --calibration names a fixed benchmark system "
-                    "judged in both years: gain = (BEST_to - BEST_from) + (CURR_from - CURR_to).",
+                    "calibrated gain (docs/method/longitudinal.md#the-gain) when --calibration names a "
+                    "fixed benchmark system judged in both years: "
+                    "gain = (BEST_to - BEST_from) + (CURR_from - CURR_to).",
         epilog="Example (wmt21 -> wmt22, as in the README): mtlb longitudinal "
                "--year 2021=../shared/data/wmt21-toen-da/ad-csen-good-stnd.csv:"
                "../shared/data/wmt21-toen-da/ad-csen-trk-mean-sd.txt "

@@ -9,7 +9,8 @@ from .qc import add_input_arguments, add_qc_arguments, apply_qc, load_inputs
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("power", help="power curve: significant system pairs as judgments grow (seed 000 Table 6)",
+    p = sub.add_parser("power", help="power curve: significant system pairs as judgments grow "
+                                     "(Graham et al. 2017, Table 6)",
                        description="Take the HITs in collection order (file order), and for growing "
                                    "prefixes test every system pair (one-sided Mann-Whitney on per-segment "
                                    "mean z); print the share of pairs significant at each level.")

@@ -1,4 +1,4 @@
-"""``mtlb qc``: worker quality control (METHOD.md §3) with a per-worker report."""
+"""``mtlb qc``: worker quality control (docs/method/quality-control.md) with a per-worker report."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def add_qc_arguments(p: argparse.ArgumentParser, default: str | None) -> None:
     from ..human.qc_methods import DEFAULT_MIN_PAIRS, METHODS
     p.add_argument("--method", choices=METHODS, default=default,
                    help="Assumption A test: paired-t (WMT organisers, default), bad-ref-vs-repeat "
-                        "(seed 000), welch / mwu (unpaired; mwu = Appraise's check)")
+                        "(Graham et al. 2017), welch / mwu (unpaired; mwu = Appraise's check)")
     p.add_argument("--alpha", type=float, default=0.05, help="a worker passes when p < alpha (default 0.05)")
     p.add_argument("--per-lp", action="store_true",
                    help="judge each (lp, worker) separately instead of pooling a worker's language pairs")
@@ -65,8 +65,8 @@ def apply_qc(frame: pd.DataFrame, args: argparse.Namespace) -> tuple[pd.DataFram
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("qc", help="worker quality control: per-worker tests, report and filtering",
                        description="Test every worker's consistency on degraded (BAD_REF) and "
-                                   "repeated items (METHOD.md §3), print the per-worker report and "
-                                   "how many workers and judgments pass.")
+                                   "repeated items (docs/method/quality-control.md#the-filter), print the "
+                                   "per-worker report and how many workers and judgments pass.")
     add_input_arguments(p)
     from ..human.qc_methods import DEFAULT_METHOD
     add_qc_arguments(p, DEFAULT_METHOD)

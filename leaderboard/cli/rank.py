@@ -19,7 +19,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "rank", help="rank systems from DA judgments: scores, pairwise tests, clusters, signature",
         description="Rank the systems of every language pair (and assessment) in the input the way the "
-                    "WMT organisers do (METHOD.md §4, §5, §9): per-segment averages of SYSTEM and REPEAT "
+                    "WMT organisers do (docs/method/standardisation.md, docs/method/significance-and-clusters.md, "
+                    "docs/method/protocols.md): per-segment averages of SYSTEM and REPEAT "
                     "items, Ave / Ave z / N / N.ALL per system, one-sided tests of every ordered pair, "
                     "wins and rank ranges, clusters. Works straight from the WMT release files.")
     p.set_defaults(func=run)

@@ -1,4 +1,5 @@
-"""Build 100-item crowd DA HITs from aligned system outputs (METHOD.md §2, seed 000 §3.4, seed 002 Table 2).
+"""Build 100-item crowd DA HITs from aligned system outputs (docs/method/hits.md;
+Graham et al. 2017, §3.4; Graham et al. 2014, Table 2).
 
 Every HIT holds 70 genuine system outputs and 30 quality-control copies, in 10 blocks of 10:
 
@@ -15,7 +16,7 @@ i holds one ``BAD_REF`` whose original is in block i+5 and the original of anoth
 bad-reference pairs, 2 of repeat pairs, 2 of reference pairs and 4 plain outputs, and at least 40
 items lie between the two members of any pair. Items are shuffled inside their block only.
 Both showings of a repeat are the same text, so the earlier one is the ``SYSTEM`` item and the
-later one the ``REPEAT`` (seed 002's table puts one repeat "in reverse"; with identical texts only
+later one the ``REPEAT`` (the table of Graham et al. 2014 puts one repeat "in reverse"; with identical texts only
 the label would differ).
 
 Smaller HITs for pilots (``hit_size``): the same design with fewer blocks. A HIT of ``hit_size``

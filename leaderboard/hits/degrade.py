@@ -1,4 +1,5 @@
-"""Degraded copies of system outputs for the ``BAD_REF`` quality-control items (METHOD.md §2).
+"""Degraded copies of system outputs for the ``BAD_REF`` quality-control items
+(docs/method/hits.md#degradation-for-adequacy, docs/method/hits.md#degradation-for-fluency).
 
 Units: text is cut into words on whitespace and re-joined with single spaces. Languages written
 without spaces between words (Chinese, Japanese, Thai, Lao, Khmer, Burmese, Tibetan; see
@@ -8,11 +9,11 @@ they say words; no word segmenter is needed, and a long Chinese sentence still l
 piece (⌊n/5⌋ characters).
 
 * Adequacy: delete one contiguous run of k units, k by length n: 2–3 → 1, 4–5 → 2, 6–8 → 3,
-  9–15 → 4, 16–20 → 5, n > 20 → ⌊n/5⌋ (seed 000 §4). Texts of fewer than 2 units cannot be
+  9–15 → 4, 16–20 → 5, n > 20 → ⌊n/5⌋ (Graham et al. 2017, §4). Texts of fewer than 2 units cannot be
   degraded.
 * Fluency: pick two different units at random and insert a copy of each elsewhere, never next
-  to its original and never as the first or last unit (seed 000 §4, seed 001). Needs at least
-  3 units.
+  to its original and never as the first or last unit (Graham et al. 2017, §4; Graham et al. 2013).
+  Needs at least 3 units.
 
 Degradation always changes the text (units are removed or added). ``can_degrade`` says whether a
 text is long enough; the HIT builder never picks a text that is not as a bad-reference original.

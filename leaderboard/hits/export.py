@@ -58,7 +58,7 @@ def upload_frame(hits: pd.DataFrame, lp: str, assessment: str, campaign: str = "
 
 
 def statement(assessment: str, lp: str) -> str:
-    """The sentence the slider agrees or disagrees with (METHOD.md §1)."""
+    """The sentence the slider agrees or disagrees with (docs/method/da.md#what-a-judge-sees)."""
     if assessment == "adequacy":
         return "The black text adequately expresses the meaning of the grey text."
     lang = target_language(lp)

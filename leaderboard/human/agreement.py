@@ -1,4 +1,5 @@
-"""Annotator agreement on continuous DA scores (METHOD.md §6, seed 001) and kappa coefficients.
+"""Annotator agreement on continuous DA scores (Graham et al. 2013; docs/method/agreement.md)
+and kappa coefficients.
 
 Continuous 0-100 scores are mapped to k categories (k = 5, 4, 2: equal-width bins, so k = 4 cuts
 at the slider's marks 25/50/75), and agreement is measured over pairs of judgments of the same
@@ -8,7 +9,7 @@ translation:
 * inter-annotator: the same (lp, assessment, system, segment) judged by two different workers
   (``SYSTEM`` items, every unordered pair of workers, each worker's first judgment of the item).
 
-Kappa = (Pr(a) - Pr(e)) / (1 - Pr(e)). Seed 001's tables use the chance agreement of k equally
+Kappa = (Pr(a) - Pr(e)) / (1 - Pr(e)). The tables of Graham et al. (2013) use the chance agreement of k equally
 likely categories, Pr(e) = 1/k (every published Pr(a) / kappa pair there satisfies it), and seed
 004 uses Pr(e) = 1/3 for the three outcomes {<, =, >}; that is ``kappa`` here. Cohen's kappa with
 the two raters' marginal distributions is reported alongside (``kappa_cohen``).
@@ -78,7 +79,7 @@ def fleiss_kappa(counts: np.ndarray, p_chance: float | None = None) -> Kappa:
     """Fleiss' kappa from an items x categories table of rater counts (equal raters per item).
 
     Pr(a) is the mean over items of the share of agreeing rater pairs; Pr(e) is the sum of the
-    squared category shares (Fleiss 1971) unless ``p_chance`` fixes it (seed 004: 1/3).
+    squared category shares (Fleiss 1971) unless ``p_chance`` fixes it (Bentivogli et al. 2011: 1/3).
     """
     counts = np.asarray(counts, dtype=float)
     raters = counts.sum(axis=1)
@@ -153,7 +154,7 @@ def inter_pairs(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def agreement_table(frame: pd.DataFrame, categories: Sequence[int] = CATEGORIES) -> pd.DataFrame:
-    """Seed-001 Tables 2/3 for a judgment frame: one row per scope x variant x k.
+    """Tables 2/3 of Graham et al. (2013) for a judgment frame: one row per scope x variant x k.
 
     Columns: scope (intra | inter), variant (raw | standardised), k, n_pairs, p_agree, kappa
     (chance 1/k), kappa_cohen (marginal chance).
@@ -183,7 +184,7 @@ def agreement_table(frame: pd.DataFrame, categories: Sequence[int] = CATEGORIES)
 
 
 def difference_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """Seed-001 Table 1: mean and sd of absolute score differences over intra / inter pairs.
+    """Table 1 of Graham et al. (2013): mean and sd of absolute score differences over intra / inter pairs.
 
     Columns: scope, n_pairs, mean_abs_diff / sd_abs_diff (raw points), mean_abs_diff_z /
     sd_abs_diff_z (z units); sd with n - 1.

@@ -1,4 +1,5 @@
-"""Wins, rank ranges and clusters from a pairwise p-value matrix (METHOD.md §5, §9).
+"""Wins, rank ranges and clusters from a pairwise p-value matrix
+(docs/method/significance-and-clusters.md, docs/method/protocols.md).
 
 The matrix must be in ranking order (position 0 = the best Ave z); ``p[i, j]`` is the one-sided
 p-value that system i is better than system j. A system *wins* over another when that p is below

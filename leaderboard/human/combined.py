@@ -1,4 +1,5 @@
-"""Combined adequacy + fluency significance (seed 000 §5.2, METHOD.md §5).
+"""Combined adequacy + fluency significance (Graham et al. 2017, §5.2;
+docs/method/significance-and-clusters.md#combined-adequacy-and-fluency).
 
 X beats Y when X's adequacy is significantly higher than Y's. When the adequacy test is not
 significant in either direction (an adequacy tie), the fluency test decides the pair. Fluency
@@ -48,8 +49,8 @@ def combined_ranking(adequacy: pd.DataFrame, fluency: pd.DataFrame, alpha: float
 
     Each frame's system samples are per-segment average z (SYSTEM + REPEAT items); pairwise
     one-sided Mann-Whitney tests per assessment, combined by :func:`combined_p`. Systems are
-    ordered by mean adequacy z, with mean fluency z breaking ties at two decimals (seed 000
-    Table 4). Returns (table, p, source) where table has system, adequacy_z, fluency_z,
+    ordered by mean adequacy z, with mean fluency z breaking ties at two decimals (Graham et al.
+    2017, Table 4). Returns (table, p, source) where table has system, adequacy_z, fluency_z,
     wins, losses (combined rule), and p / source follow the table's order.
     """
     seg_a = segment_means(adequacy)

@@ -1,7 +1,8 @@
-"""Longitudinal comparison of a language pair across years or campaigns (METHOD.md §7, seed 002).
+"""Longitudinal comparison of a language pair across years or campaigns (Graham et al. 2014;
+docs/method/longitudinal.md).
 
 Test sets change difficulty from year to year, so the difference between two years' best systems
-is not by itself a gain. Seed 002 calibrates with a fixed benchmark system CURR that translated
+is not by itself a gain. Graham et al. (2014) calibrate with a fixed benchmark system CURR that translated
 both years' test sets:
 
     Δ    = score(CURR, year A) − score(CURR, year B)      (how much harder B's test set is)
@@ -28,7 +29,7 @@ from scipy.stats import mannwhitneyu
 from ..errors import InputError
 from ..naming import strip_index
 
-#: Star levels of seed 002 Tables 4–5 (smallest threshold first).
+#: Star levels of Tables 4–5 in Graham et al. (2014) (smallest threshold first).
 STAR_LEVELS: tuple[tuple[float, str], ...] = ((0.001, "***"), (0.01, "**"), (0.05, "*"))
 ALTERNATIVES: tuple[str, ...] = ("one-sided", "two-sided")
 SCORES: tuple[str, ...] = ("raw", "z")
@@ -50,7 +51,8 @@ NOTES: tuple[str, ...] = (
     "Significance: Mann-Whitney U (Wilcoxon rank-sum) on the per-segment average scores of the two "
     "samples; one-sided tests H1 'the sample with the higher mean is greater' (the direction is read "
     "from the means, as in the WMT ranking), stars * p<0.05, ** p<0.01, *** p<0.001.",
-    "Calibrated gain (METHOD.md §7): delta = CURR(from) - CURR(to); gain = (BEST(to) - BEST(from)) + delta.",
+    ("Calibrated gain (docs/method/longitudinal.md#the-gain): delta = CURR(from) - CURR(to); "
+     "gain = (BEST(to) - BEST(from)) + delta."),
     "gain_if_benchmark (per shared system) is the calibrated gain that system would imply if it were "
     "an unchanged benchmark; without a real calibration run it is a what-if, and the spread across "
     "systems shows how far the candidates are from fixed.",
@@ -64,7 +66,7 @@ NOTES: tuple[str, ...] = (
 
 
 def stars(p: float | None) -> str:
-    """Significance stars of seed 002: '***' p<0.001, '**' p<0.01, '*' p<0.05, '' otherwise."""
+    """Significance stars as in Graham et al. (2014): '***' p<0.001, '**' p<0.01, '*' p<0.05, '' otherwise."""
     if p is None or not np.isfinite(p):
         return ""
     for level, mark in STAR_LEVELS:
@@ -158,7 +160,7 @@ def ambiguous_bases(source: Iterable[str], target: Iterable[str]) -> list[str]:
 
 
 def calibrated_gain(best_from: Any, best_to: Any, curr_from: Any, curr_to: Any) -> dict[str, Any]:
-    """Seed 002's calibrated gain; works on scalars or aligned arrays (one value per pair/metric).
+    """The calibrated gain of Graham et al. (2014); works on scalars or aligned arrays (one value per pair/metric).
 
     ``delta`` = CURR(from) − CURR(to) (positive: the later test set is harder),
     ``best_difference`` = BEST(to) − BEST(from), ``gain`` = best_difference + delta.
@@ -173,7 +175,7 @@ def calibrated_gain(best_from: Any, best_to: Any, curr_from: Any, curr_to: Any) 
 
 
 def aggregate_gains(table: pd.DataFrame) -> dict[str, float]:
-    """Average several language pairs into one line, as seed 002 Table 3 does.
+    """Average several language pairs into one line, as Table 3 of Graham et al. (2014) does.
 
     ``table`` has columns curr_from, curr_to, best_from, best_to (one row per language pair) and
     optionally n_curr_from, n_curr_to, n_best_from, n_best_to. Means are unweighted over pairs
@@ -198,7 +200,8 @@ def difference_test(sample_from: Any, sample_to: Any, alternative: str = "one-si
     """Mann-Whitney U test of two independent score samples (e.g. one system in two years).
 
     ``one-sided``: H1 is that the sample with the higher mean is stochastically greater (the WMT
-    practice of METHOD.md §5: the direction is known from the means). ``two-sided``: any shift.
+    practice in docs/method/significance-and-clusters.md#pairwise-tests: the direction is known from the
+    means). ``two-sided``: any shift.
     Returns p, stars, which side is higher ("from" / "to" / None on equal means) and sample sizes.
     """
     if alternative not in ALTERNATIVES:
@@ -252,7 +255,8 @@ class YearData:
 
 
 def segment_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per (system, segment) averages of the scoring items (METHOD.md §4: SYSTEM and REPEAT)."""
+    """Per (system, segment) averages of the scoring items, SYSTEM and REPEAT
+    (docs/method/standardisation.md#which-items-count)."""
     try:
         from .scores import segment_scores  # the ranking helper's implementation, when present
     except ImportError:
@@ -289,8 +293,8 @@ def years_from_frame(label: str, frame: pd.DataFrame, *, rank: bool = True,
                      rank_options: Mapping[str, Any] | None = None) -> dict[tuple[str, str | None], YearData]:
     """Split a canonical judgment frame into one :class:`YearData` per (lp, assessment).
 
-    System scores follow METHOD.md §4; rank ranges come from :func:`leaderboard.human.ranking.rank_judgments`
-    when that module is available and ``rank`` is true.
+    System scores follow docs/method/standardisation.md; rank ranges come from
+    :func:`leaderboard.human.ranking.rank_judgments` when that module is available and ``rank`` is true.
     """
     rankings: dict[tuple[str, str | None], dict] = {}
     if rank:
@@ -429,7 +433,7 @@ def _metric_value(metrics: pd.DataFrame | None, metric: str, system: str) -> flo
 
 def _metric_gains(a: YearData, b: YearData, best_a: str | None, best_b: str | None,
                   curr: Match | None) -> dict[str, Any]:
-    """Per metric: the best systems' scores (best by the human score, as in seed 002), the best
+    """Per metric: the best systems' scores (best by the human score, as in Graham et al. 2014), the best
     system by the metric in each year, and the calibrated gain when a calibration system exists."""
     ma, mb = metrics_for(a.metrics, a.lp), metrics_for(b.metrics, b.lp)
     if ma is None or mb is None:
@@ -468,7 +472,7 @@ def compare_years(
 
     Reports each year's best system, the systems present in both years (scores, ranks, raw
     difference with its significance, and the gain each would imply if it were a fixed benchmark),
-    and the calibrated gain of METHOD.md §7 when ``calibration`` names a system judged in both
+    and the calibrated gain (docs/method/longitudinal.md#the-gain) when ``calibration`` names a system judged in both
     years (a base name, an exact name, or ``FROM=TO``).
     """
     same_campaign = bool(a.campaign) and a.campaign == b.campaign
@@ -632,7 +636,7 @@ def longitudinal(
     for name in overrides or {}:
         if not any(base_name(s) == base_name(name) for s in earlier):
             raise InputError(f"--match names {name!r}, which no earlier year of the compared pairs holds")
-    return {"method": "METHOD.md §7 (seed 002)", "score": "raw", "best_by": best_by,
+    return {"method": "Graham et al. 2014 (docs/method/longitudinal.md)", "score": "raw", "best_by": best_by,
             "alternative": alternative, "tracks": tracks, "comparisons": comparisons, "notes": list(NOTES)}
 
 

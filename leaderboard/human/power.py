@@ -1,14 +1,15 @@
 """Power analysis: share of significantly different system pairs vs judgments per system.
 
-Seed 000 (Table 6, Fig. 5) subsamples the collected HITs in submission order and re-runs the
-pairwise tests. Here: HITs are taken in the order of their first row in the frame (the WMT
+Graham et al. (2017, Table 6, Fig. 5) subsample the collected HITs in submission order and re-run
+the pairwise tests. Here: HITs are taken in the order of their first row in the frame (the WMT
 releases and Appraise exports list HITs in collection order; pass ``hit_order`` otherwise); for
 each prefix, the system samples are the per-segment averages of the z-scores of SYSTEM and REPEAT
-items (METHOD.md §9), every ordered pair is tested with the one-sided Mann-Whitney U test
-("greater"), and a pair of systems counts as significantly different at level a when either
-direction has p < a. Shares are over all system pairs of the full data, so the last point of
-the curve is the full-data share. z-scores are the frame's own (standardised on all judgments,
-as published); when missing they are computed per (worker, lp, assessment) on the whole frame.
+items (docs/method/protocols.md#wmt19-to-wmt22-crowd-da), every ordered pair is tested with the
+one-sided Mann-Whitney U test ("greater"), and a pair of systems counts as significantly different
+at level a when either direction has p < a. Shares are over all system pairs of the full data, so
+the last point of the curve is the full-data share. z-scores are the frame's own (standardised on
+all judgments, as published); when missing they are computed per (worker, lp, assessment) on the
+whole frame.
 """
 
 from __future__ import annotations

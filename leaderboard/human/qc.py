@@ -1,4 +1,5 @@
-"""Worker quality control without expert gold (METHOD.md §3, §9).
+"""Worker quality control without expert gold (docs/method/quality-control.md,
+docs/method/protocols.md).
 
 Every quality-control item is paired with the genuine output it copies: a ``BAD_REF``, ``REPEAT``
 or ``REF`` row pairs with the ``SYSTEM`` row of the same worker, HIT, system and segment (when a
@@ -10,15 +11,15 @@ Assumption A, the filter, offers four one-sided tests per worker (``METHODS``):
 
 * ``"paired-t"`` (the default, :data:`DEFAULT_METHOD`): paired Student t-test of the originals'
   scores against their degraded copies, H1 originals higher. This is what the WMT organisers ran
-  (Graham's scripts; the release's ``ad-trk-stats.csv`` p-values) and seed 002.
-* ``"bad-ref-vs-repeat"`` (seed 000): Wilcoxon rank-sum (Mann-Whitney U) of the bad-reference
+  (Graham's scripts; the release's ``ad-trk-stats.csv`` p-values) and Graham et al. 2014.
+* ``"bad-ref-vs-repeat"`` (Graham et al. 2017): Wilcoxon rank-sum (Mann-Whitney U) of the bad-reference
   differences (original - degraded) against the repeat differences (first - second showing),
   H1 bad-reference differences larger.
 * ``"welch"`` / ``"mwu"``: unpaired Welch t-test / Mann-Whitney U of the originals against the
   degraded scores, H1 originals higher. ``"mwu"`` gives exactly Appraise's p-value
   (``mannwhitneyu(bad, tgt, alternative="less")``): it follows scipy's choice of the exact null
   distribution for small samples without ties and the tie- and continuity-corrected normal
-  approximation otherwise. (Seed 001 applied Welch / Mann-Whitney to the two difference
+  approximation otherwise. (Graham et al. 2013 applied Welch / Mann-Whitney to the two difference
   samples instead; that is the ``"bad-ref-vs-repeat"`` comparison with another test.)
 
 Assumption B, a check reported per worker: two-sided paired t-test of the first against the
@@ -499,7 +500,7 @@ def simulate_judgments(
     """A synthetic crowd campaign in canonical columns, built with numpy (for tests and benchmarks).
 
     Each HIT has 100 items in random order: 70 SYSTEM outputs, 10 REF, 10 BAD_REF and 10 REPEAT
-    items pairing with distinct SYSTEM items of the HIT (METHOD.md §2). A careful worker scores
+    items pairing with distinct SYSTEM items of the HIT (docs/method/hits.md). A careful worker scores
     the item's quality (system effect + segment effect) plus their own bias and noise; a BAD_REF
     loses about ``degradation`` points; a REF scores near the top. System effects are evenly
     spaced over ``system_spread`` points, best first (sys0 > sys1 > ...). A share ``random_share`` of

@@ -1,5 +1,5 @@
-"""Names of the worker QC tests (METHOD.md §3), kept apart from the statistics so the CLI can list
-them without importing scipy."""
+"""Names of the worker QC tests (docs/method/quality-control.md#which-test-each-option-runs), kept
+apart from the statistics so the CLI can list them without importing scipy."""
 
 DEFAULT_METHOD = "paired-t"
 METHODS: tuple[str, ...] = ("paired-t", "bad-ref-vs-repeat", "welch", "mwu")

@@ -1,6 +1,7 @@
 """Human ranking of systems from DA judgments: the ``mtlb rank`` computation.
 
-For every (language pair, assessment) in a canonical judgment frame (METHOD.md §4, §5, §9):
+For every (language pair, assessment) in a canonical judgment frame (docs/method/standardisation.md,
+docs/method/significance-and-clusters.md, docs/method/protocols.md):
 
 1. optional worker QC (:func:`leaderboard.human.qc.filter_judgments`), pooled over language pairs;
 2. z-scores: the frame's own (``standardise="keep"``, e.g. the WMT release) or recomputed per

@@ -1,11 +1,12 @@
-"""Relative-ranking judgments (older WMT / IWSLT, seed 004; METHOD.md §5).
+"""Relative-ranking judgments (older WMT / IWSLT, Bentivogli et al. 2011;
+docs/method/significance-and-clusters.md#relative-ranking).
 
 A judge orders a "ranking set" of up to five outputs of one source segment from best to worst
 (ties allowed). Input frame columns: ``set`` (ranking-set id), ``worker``, ``segment``,
 ``system`` and ``rank`` (1 = best; equal ranks are ties).
 
 Every ranking set yields one pairwise comparison per pair of its systems. System score = share of
-its comparisons it won: seed 004 ("average number of times that a system was judged better than
+its comparisons it won: Bentivogli et al. 2011 ("average number of times that a system was judged better than
 any other system") counts ties in the denominator (``ties="count"``, the default); WMT-12
 excluded them (``ties="exclude"``). Pairwise significance: one-sided sign test on the non-tied
 comparisons. Agreement: over pairs of judgments of the same system pair on the same segment
@@ -88,7 +89,7 @@ def sign_test_matrix(rankings: pd.DataFrame) -> tuple[list[str], np.ndarray, np.
 
 
 def ranking_agreement(rankings: pd.DataFrame, p_chance: float = 1 / 3) -> pd.DataFrame:
-    """Intra- and inter-annotator agreement of pairwise outcomes (seed 004 Table 2).
+    """Intra- and inter-annotator agreement of pairwise outcomes (Bentivogli et al. 2011, Table 2).
 
     Columns: scope, comparisons (pairs of judgments), p_agree, kappa.
     """

@@ -1,4 +1,4 @@
-"""System scores exactly as WMT computes them (METHOD.md §4, §9).
+"""System scores exactly as WMT computes them (docs/method/standardisation.md, docs/method/protocols.md).
 
 Only ``SYSTEM`` and ``REPEAT`` items count. Repeated judgments of one (system, segment) are
 averaged first (raw and z separately), then the segment averages are averaged per system:

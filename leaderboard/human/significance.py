@@ -4,7 +4,8 @@ All functions return a k x k matrix ``p`` where ``p[i, j]`` is the one-sided p-v
 "system i is better than system j" (diagonal NaN), so both directions of every pair are there:
 
 - :func:`mwu_greater_matrix` — Mann-Whitney U (Wilcoxon rank-sum) on two independent samples,
-  the WMT19-22 DA protocol (METHOD.md §5, §9). Normal approximation with tie and continuity
+  the WMT19-22 DA protocol (docs/method/significance-and-clusters.md,
+  docs/method/protocols.md). Normal approximation with tie and continuity
   correction, identical to ``scipy.stats.mannwhitneyu(x, y, alternative="greater",
   method="asymptotic")``; no loop over pairs, one sorted search per system.
 - :func:`signed_rank_greater_matrix` — Wilcoxon signed-rank on the segments both systems share

@@ -1,4 +1,4 @@
-"""Per-worker standardisation of raw DA scores (METHOD.md §4, §9).
+"""Per-worker standardisation of raw DA scores (docs/method/standardisation.md, docs/method/protocols.md).
 
 z = (raw − mean) / sd, where mean and the sample sd (n − 1) are taken over one worker's
 judgments of one language pair and assessment (the WMT19-22 practice: the release's

@@ -19,7 +19,7 @@ items (NaN when neither is known). QC pairs are recognised
 from the shared (hit, system, segment) of a pair's two items, which the builder guarantees.
 
 Every assignment is kept whatever its ``AssignmentStatus`` (Submitted, Approved, Rejected): payment
-decisions and the statistical filter are separate (METHOD.md §3), so QC decides. Pass
+decisions and the statistical filter are separate (docs/method/quality-control.md#payment-flags), so QC decides. Pass
 ``statuses=("Submitted", "Approved")`` to :func:`read_mturk` to leave rejected work out
 explicitly. Missing answers, non-numeric scores, scores outside 0–100, unknown item types and
 empty ids are refused with the file, the CSV line of the assignment's row and the column.

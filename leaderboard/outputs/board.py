@@ -5,7 +5,7 @@ Which submission represents a team: its latest live primary submission, else its
 chrF) live submission. Entries are sorted by chrF (then BLEU). Significance is sacrebleu's paired
 bootstrap (:mod:`.significance`: 1000 resamples, seed 12345, two-sided p); system i counts as
 better than j when chrF(i) > chrF(j) and p < alpha. Rank ranges and clusters then follow the
-human leaderboard's organisers' rule (:mod:`leaderboard.human.clusters`, METHOD.md §9).
+human leaderboard's organisers' rule (:mod:`leaderboard.human.clusters`, docs/method/protocols.md).
 """
 
 from __future__ import annotations

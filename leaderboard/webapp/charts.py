@@ -184,7 +184,7 @@ def _test_short(ranking: Mapping) -> str:
 
 
 def heatmap_figure(ranking: Mapping) -> go.Figure:
-    """Pairwise significance heat map (as seed 000 Fig. 3): row system beats column system."""
+    """Pairwise significance heat map (as Graham et al. 2017, Fig. 3): row system beats column system."""
     names, mat = significance_matrix(ranking)
     n = len(names)
     levels = significance_levels(mat).astype(float)
@@ -406,8 +406,8 @@ def correlation_figure(table: pd.DataFrame, highlight: str | None = None, stat: 
                    height=max(260, 30 * len(names) + 110))
 
 
-def gain_figure(frame: pd.DataFrame, title: str = "Gain per language pair (seed 002 Fig. 1)") -> go.Figure:
-    """Seed 002 Fig. 1: x = BEST(later) − BEST(earlier), y = Δ = CURR(earlier) − CURR(later), one point per
+def gain_figure(frame: pd.DataFrame, title: str = "Gain per language pair (Graham et al. 2014, Fig. 1)") -> go.Figure:
+    """Graham et al. 2014, Fig. 1: x = BEST(later) − BEST(earlier), y = Δ = CURR(earlier) − CURR(later), one point per
     language pair (and assessment); dotted lines join points of equal calibrated gain (x + y)."""
     fig = go.Figure()
     x = frame["best_difference"].to_numpy(dtype=float)

@@ -192,6 +192,13 @@ def require_role(*roles: str, action: str) -> dict | None:
     return user
 
 
+# ---- the method -------------------------------------------------------------------------
+def method_link(doc: str, label: str, container=st) -> None:
+    """A link to the Method page showing the method document ``doc`` (e.g. ``"quality-control"``)."""
+    container.page_link(navigation.page("method"), label=label, icon=":material/menu_book:",
+                        query_params={"doc": doc})
+
+
 # ---- errors ------------------------------------------------------------------------------
 def show_input_error(exc: InputError, container=st) -> None:
     """An upload / input error with the file, line and column, next to where it happened.

@@ -30,6 +30,7 @@ PUBLIC = [
     PageSpec("longitudinal.py", "Across years", ":material/timeline:", "longitudinal"),
     PageSpec("qc.py", "Quality control", ":material/verified:", "qc"),
     PageSpec("automatic.py", "Automatic scores", ":material/scoreboard:", "automatic"),
+    PageSpec("method.py", "Method", ":material/menu_book:", "method"),
 ]
 MEMBERS = [
     PageSpec("metrics.py", "Metrics", ":material/functions:", "metrics"),

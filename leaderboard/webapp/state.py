@@ -218,7 +218,8 @@ def segment_scores(url: str, campaign: str, lp: str, assessment: str, token: str
     """Per (system, segment) averages (system, segment, raw, z, n) of the scoring items.
 
     :func:`leaderboard.human.longitudinal.segment_table` uses :func:`leaderboard.human.scores.segment_scores`
-    when that module exists (the ranking's own averages) and the same METHOD.md §4 rule otherwise.
+    when that module exists (the ranking's own averages) and the same rule otherwise
+    (docs/method/standardisation.md#averaging-repeats-then-segments).
     """
     from ..human.longitudinal import segment_table
     frame = judgments(url, campaign, lp, assessment, token)

@@ -1,4 +1,4 @@
-"""Across years: best-system scores per year and the calibrated gain per language pair (seed 002)."""
+"""Across years: best-system scores per year and the calibrated gain per language pair (Graham et al. 2014)."""
 
 from __future__ import annotations
 
@@ -78,8 +78,9 @@ def track_table(result: dict) -> pd.DataFrame:
 def render() -> None:
     st.title("Across years")
     st.caption("Test sets differ in difficulty between years, so the difference between two years' best systems "
-               "is not a gain by itself. A benchmark system judged in both years calibrates it (seed 002): "
+               "is not a gain by itself. A benchmark system judged in both years calibrates it (Graham et al. 2014): "
                "Δ = score(CURR, earlier) − score(CURR, later); gain = (BEST later − BEST earlier) + Δ.")
+    common.method_link("longitudinal", "Method: comparing years")
     url = state.store_url()
     snaps = state.snapshots(url)
     names = sorted(snaps["campaign"].unique()) if not snaps.empty else []
@@ -145,7 +146,7 @@ def render() -> None:
 
 
 def _charts(tracks: pd.DataFrame, with_gain: pd.DataFrame, best_by: str) -> None:
-    """The best system's score per year, and the calibrated gain (seed 002 Fig. 1) with its bars."""
+    """The best system's score per year, and the calibrated gain (Graham et al. 2014, Fig. 1) with its bars."""
     score = "ave_z" if best_by == "z" else "ave"
     st.markdown("**Best system per year**")
     common.chart(charts.year_lines_figure(tracks.assign(group=tracks["lp"] + " " + tracks["assessment"].astype(str)),
@@ -155,8 +156,9 @@ def _charts(tracks: pd.DataFrame, with_gain: pd.DataFrame, best_by: str) -> None
                                                                        else "Ave (raw, 0–100 points)")),
                  "longitudinal-best")
     if not with_gain.empty:
-        st.markdown("**Calibrated gain per language pair** (seed 002 Fig. 1: the best systems' difference against "
-                    "the test set's extra difficulty Δ; points on one dotted diagonal have the same gain)")
+        st.markdown("**Calibrated gain per language pair** (Graham et al. 2014, Fig. 1: the best systems' "
+                    "difference against the test set's extra difficulty Δ; points on one dotted diagonal have "
+                    "the same gain)")
         common.chart(charts.gain_figure(with_gain), "longitudinal-gain")
         common.chart(charts.gain_bars(with_gain), "longitudinal-gain-bars")
 

@@ -1,5 +1,5 @@
 """Quality control: the QC behind the published ranking first (for a WMT release the organisers' own),
-then, on request, a re-test of the stored workers (METHOD.md §3)."""
+then, on request, a re-test of the stored workers (docs/method/quality-control.md)."""
 
 from __future__ import annotations
 
@@ -153,9 +153,10 @@ def _retest(view: common.View, token: str, recorded: str | None, info: dict | No
         st.caption("A what-if, not the published QC: another test or threshold on the stored judgments.")
     if not st.toggle("Show the re-test", value=recorded is None, key="qc_retest"):
         return
+    common.method_link("quality-control", "How the tests work (Method: worker quality control)")
     methods = qc_methods()
     cols = st.columns(2)
-    method = cols[0].selectbox("Test (METHOD.md §3)", methods, key="qc_method")
+    method = cols[0].selectbox("Test", methods, key="qc_method")
     alpha = cols[1].select_slider("Threshold p <", options=[0.01, 0.05, 0.1], value=0.05, key="qc_alpha")
     # one verdict per worker pooled over the campaign's language pairs, as WMT did
     kept, report, summary, _ = state.qc(state.store_url(), view.campaign, None, view.assessment, token,

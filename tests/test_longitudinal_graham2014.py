@@ -1,4 +1,4 @@
-"""Seed 002 (Graham et al. 2014) Tables 3-5: the calibrated-gain arithmetic from published means.
+"""Graham et al. (2014), Tables 3-5: the calibrated-gain arithmetic from published means.
 
 Published quantities, read from the paper: per language pair (Tables 4 and 5) the means CURR07,
 CURR12, BEST07, BEST12, the difficulty change Δ = CURR07 − CURR12, the best-system change
