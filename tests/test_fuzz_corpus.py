@@ -38,6 +38,24 @@ def _mqm(path: Path, label: str):
     return read_mqm(path, lp="en-de", name=label)
 
 
+def _esa_wmt24(path: Path, label: str):
+    """A WMT24 ESA export as `mtlb ingest` reads it: the judgments, then their error spans."""
+    from leaderboard.ingest import read_judgments
+    from leaderboard.ingest.esa import read_esa_spans
+    read_judgments(path, "appraise", name=label)
+    return read_esa_spans(str(path), "c", name=label)
+
+
+def _documents(path: Path, label: str):
+    from leaderboard.ingest.documents import read_documents
+    return read_documents(path, name=label)
+
+
+def _waves(path: Path, label: str):
+    from leaderboard.ingest.waves import read_waves
+    return read_waves(path, name=label)
+
+
 def _metric_scores(path: Path, label: str):
     from metrics.submissions import read_submission
     return read_submission(path, name=label)
@@ -68,6 +86,11 @@ READERS = {
     "mturk": _judgments("mturk"),
     "esa-spans": _esa,
     "mqm": _mqm,
+    "mqm-2023": _mqm,
+    "esa-wmt24": _esa_wmt24,
+    "documents": _documents,
+    "wmt23-dasqm": _judgments("wmt23"),
+    "wmt25-waves": _waves,
     "metric-wmt-tsv": _metric_scores,
     "metric-csv": _metric_scores,
     "autorank-system-metrics": _autorank("read_system_metrics"),
