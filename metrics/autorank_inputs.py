@@ -39,6 +39,7 @@ import pandas as pd
 
 from leaderboard.errors import InputError
 from leaderboard.ingest.textio import read_text
+from leaderboard.languages import split_lp
 from leaderboard.naming import unsafe_char
 
 from .autorank import category
@@ -61,6 +62,11 @@ def _name(value: str, what: str, file: str, line: int) -> str:
     if _has_control(text):
         raise InputError(f"the {what} holds the character {unsafe_char(text)}; names may hold no control or "
                          "text-direction characters", file=file, line=line, column=what)
+    if what in ("lp", "language_pair"):
+        try:
+            split_lp(text)
+        except InputError as exc:
+            raise InputError(exc.message, file=file, line=line, column=what) from None
     return text
 
 
@@ -201,8 +207,31 @@ def system_from_path(path: str | os.PathLike) -> str:
     return base
 
 
-def _reject_constant(token: str):
-    raise ValueError(f"{token} is not a finite number")
+class _NonFinite(str):
+    """What ``json.loads`` makes of ``NaN`` / ``Infinity`` / ``-Infinity``: refused once its place is known."""
+
+
+def _first_non_finite(value) -> str | None:
+    """The first :class:`_NonFinite` anywhere in a parsed JSON value (None when there is none)."""
+    stack = [value]  # iterative: a line nested deeply enough would exhaust Python's recursion limit
+    while stack:
+        item = stack.pop()
+        if isinstance(item, _NonFinite):
+            return str(item)
+        if isinstance(item, dict):
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
+    return None
+
+
+def _non_finite_place(obj) -> str | None:
+    """The ``metric_scores.<metric>`` holding a :class:`_NonFinite` (None when it is elsewhere)."""
+    scores = obj.get("metric_scores") if isinstance(obj, dict) else None
+    for key, values in (scores.items() if isinstance(scores, dict) else ()):
+        if isinstance(values, _NonFinite) or (isinstance(values, list) and any(isinstance(v, _NonFinite) for v in values)):
+            return str(key)
+    return None
 
 
 def read_paragraph_scores(path: str | os.PathLike, lp: str | None = None,
@@ -232,12 +261,17 @@ def read_paragraph_scores(path: str | os.PathLike, lp: str | None = None,
         if not raw.strip():
             continue
         try:
-            obj = json.loads(raw, parse_constant=_reject_constant)
+            obj = json.loads(raw, parse_constant=_NonFinite)
         except json.JSONDecodeError as exc:
             raise InputError(f"not valid JSON: {exc.msg}", file=label, line=lineno, column=f"character {exc.colno}") \
                 from None
-        except ValueError as exc:
-            raise InputError(f"{exc}; every score must be a finite number", file=label, line=lineno) from None
+        except RecursionError:
+            raise InputError("the JSON object is nested too deeply", file=label, line=lineno) from None
+        constant = _first_non_finite(obj)
+        if constant is not None:
+            where = _non_finite_place(obj)
+            raise InputError(f"{constant} is not a finite number; every score must be a finite number", file=label,
+                             line=lineno, column=None if where is None else f"metric_scores.{where}")
         if not isinstance(obj, dict):
             raise InputError("each line must be a JSON object", file=label, line=lineno)
         for key, kind in (("language_pair", str), ("document_id", (str, int)), ("metric_scores", dict)):
@@ -250,6 +284,10 @@ def read_paragraph_scores(path: str | os.PathLike, lp: str | None = None,
         if lp is not None and pair != lp:
             continue
         doc = str(obj["document_id"])
+        for key, text in (("document_id", doc), ("domain", obj.get("domain"))):
+            if isinstance(text, str) and _has_control(text):
+                raise InputError(f"the {key} holds the character {unsafe_char(text)}; ids may hold no control or "
+                                 "text-direction characters", file=label, line=lineno, column=key)
         scores: Mapping = obj["metric_scores"]
         if not scores:
             raise InputError("metric_scores is empty", file=label, line=lineno, column="metric_scores")

@@ -38,6 +38,29 @@ def _mqm(path: Path, label: str):
     return read_mqm(path, lp="en-de", name=label)
 
 
+def _esa_wmt24(path: Path, label: str):
+    """A WMT24 ESA export as `mtlb ingest` reads it: the judgments, then their error spans."""
+    from leaderboard.ingest import read_judgments
+    from leaderboard.ingest.esa import read_esa_spans
+    read_judgments(path, "appraise", name=label)
+    return read_esa_spans(str(path), "c", name=label)
+
+
+def _documents(path: Path, label: str):
+    from leaderboard.ingest.documents import read_documents
+    return read_documents(path, name=label)
+
+
+def _waves(path: Path, label: str):
+    from leaderboard.ingest.waves import read_waves
+    return read_waves(path, name=label)
+
+
+def _wmt23_results(path: Path, label: str):
+    from leaderboard.ingest.wmt23_results import read_wmt23_results
+    return read_wmt23_results(path, name=label)
+
+
 def _metric_scores(path: Path, label: str):
     from metrics.submissions import read_submission
     return read_submission(path, name=label)
@@ -68,6 +91,12 @@ READERS = {
     "mturk": _judgments("mturk"),
     "esa-spans": _esa,
     "mqm": _mqm,
+    "mqm-2023": _mqm,
+    "esa-wmt24": _esa_wmt24,
+    "documents": _documents,
+    "wmt23-dasqm": _judgments("wmt23"),
+    "wmt23-results": _wmt23_results,
+    "wmt25-waves": _waves,
     "metric-wmt-tsv": _metric_scores,
     "metric-csv": _metric_scores,
     "autorank-system-metrics": _autorank("read_system_metrics"),
@@ -148,6 +177,41 @@ def test_service_refuses_hostile_file_and_stores_nothing(case, db_url, tmp_path)
             service.add_testset(store, "C", "de-en", path, [tmp_path / "ref.txt"], labels={str(path): case["case"]})
     check_refusal(info.value, case)
     assert stored_rows(store) == before
+
+
+# ---- WMT judgment and annotation files through `mtlb ingest`: refused, nothing stored -----------------
+INGESTED = {"esa-wmt24": "appraise", "wmt23-dasqm": "wmt23", "mqm-2023": "mqm"}
+INGEST_CASES = [c for c in CASES if c["reader"] in INGESTED]
+
+
+def all_rows(store) -> int:
+    from sqlalchemy import func, select
+
+    from leaderboard.storage import models as m
+    with store.engine.connect() as conn:
+        return sum(conn.execute(select(func.count()).select_from(t)).scalar_one()
+                   for t in m.metadata.sorted_tables)
+
+
+@pytest.mark.parametrize("case", INGEST_CASES, ids=[f"{c['reader']}/{c['case']}" for c in INGEST_CASES])
+def test_ingest_refuses_hostile_file_and_stores_nothing(case, db_url, capsys):
+    from leaderboard.cli import main
+    from leaderboard.storage import Store
+    store = Store(db_url)
+    try:
+        before = all_rows(store)
+        path = CORPUS / case["reader"] / case["case"]
+        code = main(["ingest", str(path), "--input-format", INGESTED[case["reader"]], "--campaign", "C",
+                     "--database-url", db_url])
+        err = capsys.readouterr().err
+        assert code == 2, err
+        assert case["case"] in err and case["message"] in err, err
+        if case["line"]:
+            assert f"line {case['line']}" in err, err
+        assert "Traceback" not in err and "internal error" not in err, err
+        assert all_rows(store) == before
+    finally:
+        store.engine.dispose()  # one schema per case: give its pooled connections back to the server
 
 
 # ---- hostile names on the command line, both back ends ---------------------------------------------

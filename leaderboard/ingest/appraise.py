@@ -15,14 +15,13 @@ The assessment is ``esa`` when any row carries error spans, otherwise ``adequacy
 from __future__ import annotations
 
 import csv
-import io
 
 import numpy as np
 import pandas as pd
 
 from ..errors import InputError
 from ..schema import LINE
-from .textio import read_text
+from .textio import csv_rows, read_text
 
 N_COLUMNS = 12
 COLUMN_NAMES = ("annotator", "system", "item", "type", "src_lang", "tgt_lang", "score", "doc",
@@ -65,7 +64,7 @@ def read_appraise(path: str, campaign: str | None = None, assessment: str | None
     """Read an Appraise export into canonical columns (plus ``_line``), unvalidated."""
     label = name or str(path)
     text = read_text(path, label, nul_ok=False)
-    rows = list(csv.reader(io.StringIO(text)))
+    rows = csv_rows(text, label)
     for i, row in enumerate(rows, start=1):
         if len(row) != N_COLUMNS:
             raise InputError(f"expected {N_COLUMNS} comma-separated fields, found {len(row)}",

@@ -14,8 +14,13 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from ..errors import InputError
+from ..naming import unsafe_char
 from .textio import read_text
 
+#: the two fields of a line, for error messages
+FIELDS = ("domain (field 1)", "doc_id (field 2)")
+#: first-line field names that make it a column header, which the release's lists do not have
+_HEADER_NAMES = ({"domain"}, {"doc", "doc_id", "docid", "document", "document_id", "documentid"})
 _PAIR = re.compile(r"^([a-z]{2,3}(?:_[A-Za-z]{2,4})?)-([a-z]{2,3}(?:_[A-Za-z]{2,4})?)$")
 
 
@@ -27,34 +32,44 @@ def lp_of_documents(path: str | os.PathLike) -> str | None:
 
 def read_documents(path: str | os.PathLike, name: str | None = None) -> dict[str, str]:
     """Document id → domain, refusing (with file, line and column) a line without exactly two tab-separated
-    fields, an empty domain or id, and a document listed under two domains."""
+    fields, an empty domain or id, a control or text-direction character in either, a column header
+    instead of the canary line, a document listed under two domains, and a file listing no document."""
     label = name or str(path)
     if not Path(path).is_file():
         raise InputError("documents file not found", file=label, column="documents")
     text = read_text(path, label, nul_ok=False)
     out: dict[str, str] = {}
     first_line: dict[str, int] = {}
+    last = 0
     for i, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        bad = next((c for c in line if c != "\t" and (ord(c) < 32 or ord(c) == 127)), None)
-        if bad is not None:
-            raise InputError(f"control character {bad!r} in the line", file=label, line=i)
+        last = i
         fields = line.split("\t")
         if len(fields) != 2:
             raise InputError(f"expected 2 tab-separated fields (domain, document id), found {len(fields)}",
                              file=label, line=i)
+        for field, column in zip(fields, FIELDS):
+            bad = unsafe_char(field)
+            if bad is not None:
+                raise InputError(f"control character {bad} in the value (domains and document ids may hold no "
+                                 "control or text-direction characters)", file=label, line=i, column=column)
         domain, doc = fields[0].strip(), fields[1].strip()
         if not domain:
-            raise InputError("empty domain", file=label, line=i, column="domain (field 1)")
+            raise InputError("empty domain", file=label, line=i, column=FIELDS[0])
         if not doc:
-            raise InputError("empty document id", file=label, line=i, column="doc_id (field 2)")
+            raise InputError("empty document id", file=label, line=i, column=FIELDS[1])
+        if not out and domain.lower() in _HEADER_NAMES[0] and doc.lower() in _HEADER_NAMES[1]:
+            raise InputError("the first line is a column header; a documents list has none (line 1 is the "
+                             "canary, then domain<TAB>document id per test-set line)", file=label, line=i,
+                             column=FIELDS[1])
         if out.setdefault(doc, domain) != domain:
             raise InputError(f"document {doc!r} is listed under domain {out[doc]!r} on line {first_line[doc]} "
-                             f"and {domain!r} here", file=label, line=i, column="domain (field 1)")
+                             f"and {domain!r} here", file=label, line=i, column=FIELDS[0])
         first_line.setdefault(doc, i)
-    if not out:
-        raise InputError("no documents listed (the file is empty)", file=label)
+    if not set(out) - {"canary"}:
+        raise InputError("no documents listed (the file holds at most the canary line)", file=label,
+                         line=last or None)
     return out
 
 

@@ -9,8 +9,6 @@ belongs to (campaign, lp, system, segment, annotator) with its file line.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 
@@ -18,7 +16,7 @@ import pandas as pd
 
 from ..errors import InputError
 from .appraise import COLUMN_NAMES, N_COLUMNS, _lang
-from .textio import read_text
+from .textio import csv_rows, read_text
 
 SPAN_COLUMNS = ("campaign", "lp", "system", "segment", "rater", "category", "severity", "span_start", "span_end",
                 "line")
@@ -42,7 +40,7 @@ def read_esa_spans(path: str, campaign: str, name: str | None = None) -> pd.Data
     label = name or str(path)
     text = read_text(path, label, nul_ok=False)
     out = []
-    for i, row in enumerate(csv.reader(io.StringIO(text)), start=1):
+    for i, row in enumerate(csv_rows(text, label), start=1):
         if len(row) != N_COLUMNS or not row[0].strip():
             continue  # the judgment reader reports malformed rows
         rec = dict(zip(COLUMN_NAMES, row))
@@ -53,6 +51,9 @@ def read_esa_spans(path: str, campaign: str, name: str | None = None) -> pd.Data
             spans = json.loads(raw)
         except json.JSONDecodeError as exc:
             raise InputError(f"error spans are not valid JSON ({exc.msg})", file=label, line=i, column=FIELD) from None
+        except RecursionError:
+            raise InputError("error spans are nested too deeply to be a list of spans", file=label, line=i,
+                             column=FIELD) from None
         if not isinstance(spans, list) or not all(isinstance(s, dict) for s in spans):
             raise InputError("error spans must be a JSON list of objects", file=label, line=i, column=FIELD)
         lp = f"{_lang(rec['src_lang'])}-{_lang(rec['tgt_lang'])}"

@@ -53,6 +53,10 @@ ATTENTION_CHECK = "hotw-test"
 SIDE_BY_SIDE = "_with_"
 _SEVERITY_ALIASES = {"noerror": "no-error", "none": "no-error", "noerrors": "no-error", "hotwtest": "hotw-test"}
 _DOC_PAIR = re.compile(r":([a-z]{2,3}(?:_[A-Za-z]{2,4})?-[a-z]{2,3}(?:_[A-Za-z]{2,4})?)$")
+#: a document id ending in something that is meant as a language pair (``…:xx-yy``), valid or not
+_DOC_PAIR_LIKE = re.compile(r":([^:\s]+-[^:\s]+)$")
+#: the largest segment number kept (a 32-bit integer column)
+MAX_SEGMENT = 2**31 - 1
 
 
 def normal_severity(value: str) -> str:
@@ -188,6 +192,7 @@ def read_mqm(path: str | os.PathLike, *, lp: str | None = None, name: str | None
         unsafe = np.flatnonzero(raw[col].str.contains(UNSAFE_NAME_CHARS).to_numpy(dtype=bool))
         if unsafe.size:
             check_name(raw[col].iloc[unsafe[0]], "value", file=label, line=int(line_no[unsafe[0]]), column=col)
+    _check_numbers(raw, line_no, label, modern)
     severity = raw["severity"].map(normal_severity)
     bad = np.flatnonzero(~severity.isin(SEVERITIES).to_numpy())
     if bad.size:
@@ -218,10 +223,34 @@ def read_mqm(path: str | os.PathLike, *, lp: str | None = None, name: str | None
     return frame[list(FRAME_COLUMNS)].reset_index(drop=True)
 
 
+def _check_numbers(raw: pd.DataFrame, line_no: np.ndarray, label: str, modern: bool) -> None:
+    """The segment numbers: from 2023 on (docSegId, globalSegId) whole numbers from 0 to :data:`MAX_SEGMENT`
+    written in digits; in the older files an id written as a number must be such a whole number too
+    (``1e308``, ``1.5``, ``-1``, ``nan`` would name no segment). Empty docSegId cells are allowed."""
+    for col, title in (("doc_id", "docSegId" if modern else "doc_id"), ("seg_id", "globalSegId" if modern else "seg_id")):
+        values = raw[col].str.strip()
+        digits = values.str.fullmatch(r"\d{1,10}")
+        if modern:
+            suspect = ~digits & (values != "")
+        else:
+            suspect = ~digits & values.str.fullmatch(r"(?i)[-+0-9.e]+|[-+]?(?:nan|inf|infinity)")
+        big = digits & (pd.to_numeric(values.where(digits, "0")) > MAX_SEGMENT)
+        bad = np.flatnonzero((suspect | big).to_numpy(dtype=bool))
+        if bad.size:
+            raise InputError(f"{title} {values.iloc[bad[0]]!r} is not a whole number from 0 to {MAX_SEGMENT:,}",
+                             file=label, line=int(line_no[bad[0]]), column=title)
+
+
 def _pairs(docs: pd.Series, lp: str | None, label: str, lines: np.ndarray) -> tuple[pd.Series, np.ndarray | None]:
     """Each row's language pair (module docstring) and, when ``lp`` filters a file naming its pairs,
     the rows to keep."""
     named = docs.str.extract(_DOC_PAIR, expand=False)
+    meant = docs.str.extract(_DOC_PAIR_LIKE, expand=False)
+    wrong = np.flatnonzero((meant.notna() & named.isna()).to_numpy())
+    if named.notna().any() and wrong.size:
+        raise InputError(f"document {docs.iloc[wrong[0]]!r} names the language pair {meant.iloc[wrong[0]]!r}, which "
+                         "is not SRC-TGT language codes (e.g. en-de)", file=label, line=int(lines[wrong[0]]),
+                         column="doc")
     if named.notna().any():
         fallback = lp or lp_from_name(label)
         if named.isna().any() and not fallback:

@@ -8,6 +8,8 @@ not UTF-8 (UTF-16 is named as such; NUL bytes where a table is expected).
 
 from __future__ import annotations
 
+import csv
+import io
 import os
 import stat
 import zlib
@@ -206,3 +208,13 @@ def decode(data: bytes, label: str, *, nul_ok: bool = True) -> str:
         raise InputError("the file holds a NUL byte (binary data, not text)", file=label,
                          line=text.count("\n", 0, nul) + 1)
     return text
+
+
+def csv_rows(text: str, label: str, delimiter: str = ",", what: str = "CSV") -> list[list[str]]:
+    """Every row of a CSV (or TSV) text; a line the csv module cannot read (a field over its size limit,
+    an unclosed quote in strict mode) is refused with its line, not raised as ``csv.Error``."""
+    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+    try:
+        return list(reader)
+    except csv.Error as exc:
+        raise InputError(f"not a valid {what} line ({exc})", file=label, line=reader.line_num or None) from None

@@ -4,21 +4,22 @@ CSV or TSV with a header. Required columns: ``system``, ``segment`` (the item), 
 first or the second ESA rating of the item) and ``score`` (0–100); optional: ``lp`` (else ``--lp``),
 ``doc`` (document id), ``domain``, ``rater``. An item has at most one rating per wave and system.
 :func:`read_waves` refuses (with file, line and column) a missing column, an empty system / segment, a
-wave other than 1 or 2, a score that is not a number from 0 to 100 (NaN and infinity included) and a
-second rating of the same (lp, system, segment, wave).
+control or text-direction character in a name, a language pair that is not SRC-TGT, a wave other than 1 or
+2, a score that is not a number from 0 to 100 (NaN and infinity included) and a second rating of the
+same (lp, system, segment, wave).
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import os
 
 import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from .textio import read_text
+from ..languages import split_lp
+from ..naming import UNSAFE_NAME_CHARS, check_name
+from .textio import csv_rows, read_text
 
 REQUIRED: tuple[str, ...] = ("system", "segment", "wave", "score")
 OPTIONAL: tuple[str, ...] = ("lp", "doc", "domain", "rater")
@@ -38,10 +39,7 @@ def read_waves(path: str | os.PathLike, *, lp: str | None = None, name: str | No
     text = read_text(path, label, nul_ok=False)
     first = text.split("\n", 1)[0]
     sep = "\t" if "\t" in first else ","
-    try:
-        rows = list(csv.reader(io.StringIO(text), delimiter=sep))
-    except csv.Error as exc:
-        raise InputError(f"not a valid {'TSV' if sep == chr(9) else 'CSV'} line ({exc})", file=label) from None
+    rows = csv_rows(text, label, delimiter=sep, what="TSV" if sep == "\t" else "CSV")
     if not rows:
         raise InputError("the file is empty", file=label)
     header = [c.strip().lower() for c in rows[0]]
@@ -68,6 +66,19 @@ def read_waves(path: str | os.PathLike, *, lp: str | None = None, name: str | No
         empty = np.flatnonzero((raw[col] == "").to_numpy())
         if empty.size:
             raise InputError("empty value", file=label, line=int(line_no[empty[0]]), column=col)
+    for col in ("lp", "system", "segment", "doc", "domain", "rater"):
+        if col not in raw.columns:
+            continue
+        unsafe = np.flatnonzero(raw[col].str.contains(UNSAFE_NAME_CHARS).to_numpy(dtype=bool))
+        if unsafe.size:
+            check_name(raw[col].iloc[unsafe[0]], "value", file=label, line=int(line_no[unsafe[0]]), column=col)
+    if "lp" in header:
+        for pair in raw["lp"].unique():
+            try:
+                split_lp(pair)
+            except InputError as exc:
+                first = int(np.flatnonzero((raw["lp"] == pair).to_numpy())[0])
+                raise InputError(exc.message, file=label, line=int(line_no[first]), column="lp") from None
     wave = pd.to_numeric(raw["wave"].str.strip(), errors="coerce").to_numpy(dtype=float)
     bad = np.flatnonzero(~np.isin(wave, (1.0, 2.0)))
     if bad.size:

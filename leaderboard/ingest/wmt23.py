@@ -15,15 +15,15 @@ seconds or a date and time (``2023-08-21 10:11:12``, ISO 8601). Document-level r
 from __future__ import annotations
 
 import csv
-import io
 
 import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..schema import LINE
+from ..naming import UNSAFE_NAME_CHARS, check_name
+from ..schema import LINE, MAX_POSITION
 from .appraise import TYPE_MAP, _lang
-from .textio import read_text
+from .textio import csv_rows, read_text
 
 N_COLUMNS = 11
 COLUMN_NAMES = ("user", "system", "segment", "type", "src_lang", "tgt_lang", "score", "doc", "is_doc", "start", "end")
@@ -74,10 +74,7 @@ def read_wmt23(path: str, campaign: str | None = None, assessment: str | None = 
     """Read a WMT23 DA+SQM CSV into canonical columns (plus ``_line``), unvalidated beyond its own fields."""
     label = name or str(path)
     text = read_text(path, label, nul_ok=False)
-    try:
-        rows = list(csv.reader(io.StringIO(text)))
-    except csv.Error as exc:
-        raise InputError(f"not a valid CSV line ({exc})", file=label) from None
+    rows = csv_rows(text, label)
     body, lines = [], []
     for i, row in enumerate(rows, start=1):
         if not row or (len(row) == 1 and not row[0].strip()):
@@ -114,6 +111,21 @@ def read_wmt23(path: str, campaign: str | None = None, assessment: str | None = 
         empty = np.flatnonzero((frame[col].str.strip() == "").to_numpy())
         if empty.size:
             raise InputError("empty value", file=label, line=int(line_no[empty[0]]), column=FIELDS[col])
+    # the segment key joins document and segment id: each is checked here, where its own field is known
+    for col in ("doc", "segment"):
+        unsafe = np.flatnonzero(frame[col].str.contains(UNSAFE_NAME_CHARS).to_numpy(dtype=bool))
+        if unsafe.size:
+            check_name(frame[col].iloc[unsafe[0]], "value", file=label, line=int(line_no[unsafe[0]]),
+                       column=FIELDS[col])
+    segment = frame["segment"].str.strip()
+    digits = segment.str.fullmatch(r"\d{1,10}").to_numpy(dtype=bool)
+    big = digits & (pd.to_numeric(segment.where(digits, "0")).to_numpy() > MAX_POSITION)
+    bad = np.flatnonzero(~digits | big)
+    if bad.size:
+        i = int(bad[0])
+        raise InputError(f"segment id {frame['segment'].iloc[i]!r} is not a whole number from 0 to {MAX_POSITION:,} "
+                         "(the segment's number in its document)", file=label, line=int(line_no[i]),
+                         column=FIELDS["segment"])
     start = _times(frame["start"], label, line_no, "start")
     end = _times(frame["end"], label, line_no, "end")
     document_rows = int((flag == "true").sum())
@@ -125,7 +137,7 @@ def read_wmt23(path: str, campaign: str | None = None, assessment: str | None = 
         "assessment": assessment or "adequacy",
         "worker": frame["user"].str.strip(),
         "hit": frame["user"].str.strip(),
-        "segment": doc + ":" + frame["segment"].str.strip(),
+        "segment": doc + ":" + segment,
         "system": frame["system"].str.strip(),
         "item_type": kind.map(TYPE_MAP),
         "raw": score,

@@ -23,12 +23,17 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..naming import check_name
 from .appraise import _lang
 from .textio import read_text
 
 COLUMNS: tuple[str, ...] = ("lp", "position", "system", "n", "ave_z", "ave", "h", "wins", "cluster", "rank_lo",
                             "rank_hi", "line")
 _BLOCK = re.compile(r"^\[([a-z]{2,3})-->([a-z]{2,3})\]\s*$")
+#: a line meant as a block header, whatever its language codes
+_BLOCK_LIKE = re.compile(r"^\[(.*)-->(.*)\]\s*$")
+#: the largest annotation count N kept
+MAX_N = 2**31 - 1
 _TUPLE = re.compile(r"^(-?\d+(?:\.\d+)?)\s+(\(.*\))\s*$")
 _WINS = re.compile(r"^(\d+)\s+(\S+)\s+(-?\d+(?:\.\d+)?)\s*$")
 _RULE = re.compile(r"^-{20,}\s*$")
@@ -48,7 +53,7 @@ def read_wmt23_results(path: str | os.PathLike, name: str | None = None) -> pd.D
     rows: list[dict] = []
     lp = None
     tuples: list[dict] = []
-    wins: list[tuple[int, str, int]] = []
+    wins: list[tuple[int, str, int, int]] = []
     in_wins = False
     cluster = 0
     counts: dict[str, tuple[int, int]] = {}
@@ -64,14 +69,19 @@ def read_wmt23_results(path: str | os.PathLike, name: str | None = None) -> pd.D
                 raise InputError(f"{t['system']} has {n} annotations on line {where} but N = {t['n']} here",
                                  file=label, line=t["line"])
         if [t["system"] for t in tuples] != [w[1] for w in wins]:
+            # point at the first row of the wins table that differs (else where the block ends)
+            where = next((w[3] for t, w in zip(tuples, wins) if t["system"] != w[1]), at)
             raise InputError(f"the wins table of {lp} does not list the systems of its score lines in the same order",
-                             file=label, line=at)
-        for pos, (t, (count, _, number)) in enumerate(zip(tuples, wins), start=1):
+                             file=label, line=where, column="System ID")
+        for pos, (t, (count, _, number, _)) in enumerate(zip(tuples, wins), start=1):
             rows.append({**t, "lp": lp, "position": pos, "wins": count, "cluster": number})
 
     for i, raw in enumerate(lines, start=1):
         line = raw.strip()
         m = _BLOCK.match(line)
+        if not m and _BLOCK_LIKE.match(line):
+            raise InputError(f"{line} does not name a language pair by two- or three-letter codes (e.g. "
+                             "[ces-->ukr])", file=label, line=i, column="language pair")
         if m:
             close(i)
             lp, tuples, wins, in_wins, cluster = f"{_lang(m.group(1))}-{_lang(m.group(2))}", [], [], False, 0
@@ -85,7 +95,12 @@ def read_wmt23_results(path: str | os.PathLike, name: str | None = None) -> pd.D
             continue
         m = _TUPLE.match(line)
         if m:
-            tuples.append(_score_line(m.group(2), label, i))
+            score = _score_line(m.group(2), label, i)
+            twin = next((t for t in tuples if t["system"] == score["system"]), None)
+            if twin is not None:
+                raise InputError(f"{score['system']} has a second score line in the block of {lp} (also line "
+                                 f"{twin['line']})", file=label, line=i, column="system")
+            tuples.append(score)
             continue
         m = _COUNT.match(line) if not in_wins and not tuples else None
         if m:
@@ -105,7 +120,7 @@ def read_wmt23_results(path: str | os.PathLike, name: str | None = None) -> pd.D
             continue
         m = _WINS.match(line) if in_wins else None
         if m:
-            wins.append((int(m.group(1)), m.group(2), max(cluster, 1)))
+            wins.append((int(m.group(1)), m.group(2), max(cluster, 1), i))
     close(len(lines))
     if not rows:
         raise InputError("no result blocks found (expected lines like '[ces-->ukr]')", file=label)
@@ -120,14 +135,19 @@ def _score_line(text: str, label: str, line: int) -> dict:
     """``('ONLINE-B', 1672, 0.16…, 83.66…, 3.92…)`` → its values, each checked."""
     try:
         value = ast.literal_eval(text)
-    except (ValueError, SyntaxError):
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
         raise InputError("cannot read the score tuple", file=label, line=line) from None
-    if not (isinstance(value, tuple) and len(value) == 5 and isinstance(value[0], str)
-            and isinstance(value[1], int) and all(isinstance(v, (int, float)) for v in value[2:])):
+    if not (isinstance(value, tuple) and len(value) == 5):
         raise InputError("a score line must hold (system, N, Ave z, Ave, H)", file=label, line=line)
-    if not all(np.isfinite(float(v)) for v in value[2:]):
-        raise InputError("a score is not a finite number", file=label, line=line)
-    return {"system": value[0], "n": value[1], "ave_z": float(value[2]), "ave": float(value[3]),
+    if not isinstance(value[0], str) or not value[0].strip():
+        raise InputError("the system must be a non-empty name in quotes", file=label, line=line, column="system")
+    system = check_name(value[0].strip(), "system", file=label, line=line, column="system")
+    if not isinstance(value[1], int) or isinstance(value[1], bool) or not 0 <= value[1] <= MAX_N:
+        raise InputError(f"N = {value[1]!r} is not a count from 0 to {MAX_N:,}", file=label, line=line, column="N")
+    for v, column in zip(value[2:], ("Ave z", "Ave", "H")):
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or not np.isfinite(float(v)):
+            raise InputError(f"{column} = {v!r} is not a finite number", file=label, line=line, column=column)
+    return {"system": system, "n": value[1], "ave_z": float(value[2]), "ave": float(value[3]),
             "h": float(value[4]), "line": line}
 
 
