@@ -47,9 +47,10 @@ def terminal_width() -> int:
 
 
 def fit_table(frame, width: int, *, gap: int = 2, min_width: int = 4) -> str:
-    """``frame`` as an aligned text table at most ``width`` characters wide when it can be: the widest
-    columns give up characters first (down to ``min_width``) and a cell or header that no longer fits is
-    cut, ending in "…". Numbers align right, text left."""
+    """``frame`` as an aligned text table at most ``width`` characters wide when it can be: the columns
+    whose cells are the longest give up characters first, down to their header's width, and only then
+    the headers (down to ``min_width``); a cell or header that no longer fits is cut, ending in "…".
+    Numbers align right, text left."""
     import pandas as pd
     headers = [str(c) for c in frame.columns]
     cells = [["" if (not isinstance(v, (list, tuple, dict)) and pd.isna(v)) else " ".join(str(v).split())
@@ -61,11 +62,13 @@ def fit_table(frame, width: int, *, gap: int = 2, min_width: int = 4) -> str:
     def total() -> int:
         return sum(widths) + gap * (len(widths) - 1)
 
-    while total() > width:
-        i = max(range(len(widths)), key=lambda k: widths[k])
-        if widths[i] <= min_width:
-            break
-        widths[i] -= 1
+    # first the cells give way (down to their header's width), then the headers (down to min_width)
+    for floors in ([max(min(len(h), w), min_width) for h, w in zip(headers, widths)], [min_width] * len(widths)):
+        while total() > width:
+            i = max(range(len(widths)), key=lambda k: widths[k] - floors[k])
+            if widths[i] <= floors[i]:
+                break
+            widths[i] -= 1
 
     def cut(text: str, w: int) -> str:
         return text if len(text) <= w else text[: max(w - 1, 0)] + "…"
