@@ -341,3 +341,41 @@ def test_published_listing_fits_the_terminal_and_json_is_whole(tmp_path):
     assert row["signature"] == signature and row["data_hash"] == "f" * 64
     assert set(row) == {"campaign", "lp", "assessment", "version", "signature", "data_hash", "published_at",
                         "published_by", "note"}
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("rows", [1, 3])
+def test_gain_bars_titles_do_not_overlap_when_drawn(tmp_path, rows):
+    """The figure drawn by plotly.js in Chromium: no axis title overlaps tick labels, the chart title or the
+    figure's edge."""
+    from playwright.sync_api import sync_playwright
+
+    from leaderboard.webapp import charts
+    from test_browser_app import ARGS, CHROMIUM
+    lps = ["cs-en", "de-en", "ja-en"][:rows]
+    frame = pd.DataFrame({"lp": lps, "assessment": ["adequacy"] * rows, "from": ["WMT21 cs-en (demo)"] * rows,
+                          "to": ["WMT22 cs-en (demo)"] * rows, "gain": [3.0, -0.51, 12.5][:rows]})
+    fig = charts.gain_bars(frame)
+    fig.update_layout(width=700)  # about the width of the page's main column
+    path = tmp_path / "bars.html"
+    path.write_text(fig.to_html(include_plotlyjs=True, full_html=True), encoding="utf-8")
+
+    def overlap(a, b) -> bool:
+        return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 800, "height": 700})
+        page.goto(path.as_uri())
+        page.wait_for_selector(".ytitle")
+        boxes = {sel: page.eval_on_selector_all(sel, "els => els.map(e => {const r = e.getBoundingClientRect(); "
+                                                     "return [r.left, r.top, r.right, r.bottom];})")
+                 for sel in (".ytitle", ".xtitle", ".ytick text", ".xtick text", ".gtitle", ".main-svg")}
+        browser.close()
+    (ytitle,), (xtitle,), (gtitle,), svg = boxes[".ytitle"], boxes[".xtitle"], boxes[".gtitle"], boxes[".main-svg"][0]
+    ticks = boxes[".ytick text"] + boxes[".xtick text"]
+    assert len(boxes[".ytick text"]) == rows
+    for title in (ytitle, xtitle):
+        assert not any(overlap(title, t) for t in ticks), (title, ticks)
+        assert not overlap(title, gtitle), (title, gtitle)
+        assert svg[0] <= title[0] and title[2] <= svg[2] and svg[1] <= title[1] and title[3] <= svg[3], (title, svg)

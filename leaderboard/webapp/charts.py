@@ -468,15 +468,15 @@ def gain_bars(frame: pd.DataFrame) -> go.Figure:
     fig = go.Figure(go.Bar(x=gains, y=labels, orientation="h", marker_color=BLUE, cliponaxis=False,
                            text=[f"{g:+.1f}" for g in gains], textposition="outside"))
     # the long category labels push the y title left and the x title sits under the ticks: both axes
-    # reserve their own room (automargin) and keep their titles clear of the tick labels (standoff)
-    fig.update_yaxes(autorange="reversed", title={"text": "language pair, assessment, years", "standoff": 12},
-                     automargin=True)
+    # reserve their own room (automargin) and keep their titles clear of the tick labels (standoff); the
+    # labels say pair, assessment and years, so the vertical title is short enough for one or two bars
+    fig.update_yaxes(autorange="reversed", title={"text": "comparison", "standoff": 12}, automargin=True)
     finite = gains[np.isfinite(gains)]
     span = float(max(np.max(np.abs(finite), initial=0.0), 1.0))
     lo = float(min(np.min(finite, initial=0.0), 0.0)) - 0.25 * span  # room for the labels outside the bars
     hi = float(max(np.max(finite, initial=0.0), 0.0)) + 0.25 * span
     fig.update_xaxes(title={"text": "calibrated gain (raw DA points, 0–100 scale)", "standoff": 12}, automargin=True,
                      range=[lo, hi], zeroline=True, zerolinecolor="#555")
-    fig = _layout(fig, "Calibrated gain per language pair", height=max(260, 36 * len(frame) + 150))
+    fig = _layout(fig, "Calibrated gain per language pair", height=max(280, 36 * len(frame) + 170))
     fig.update_layout(margin={"l": 10, "r": 30, "t": 50, "b": 60})
     return fig
