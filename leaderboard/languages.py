@@ -25,7 +25,8 @@ def split_lp(lp: str) -> tuple[str, str]:
     """``"cs-en"`` → ``("cs", "en")``; the language codes are lower-cased (``en-zh_TW`` → ``zh``)."""
     parts = str(lp).strip().split("-")
     if len(parts) != 2 or not all(re.fullmatch(r"[A-Za-z]{2,3}(?:_[A-Za-z0-9]+)*", p) for p in parts):
-        raise InputError(f"language pair {lp!r} is not of the form SRC-TGT (e.g. cs-en)", column="lp")
+        raise InputError(f"language pair {str(lp)!r} is not valid: expected two language codes joined by a hyphen "
+                         "(SRC-TGT, source first), such as cs-en (codes of two or three letters)", column="lp")
     src, tgt = (p.split("_", 1)[0].lower() for p in parts)
     return src, tgt
 

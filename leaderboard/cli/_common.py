@@ -22,8 +22,9 @@ def print_json(obj: Any) -> None:
     sys.stdout.write("\n")
 
 
-def print_table(frame, floatfmt: str = "{:.4f}") -> None:
-    """Plain aligned text table for humans (``frame``: a pandas DataFrame)."""
+def print_table(frame, floatfmt: str = "{:.4f}", *, fit: bool = False) -> None:
+    """Plain aligned text table for humans (``frame``: a pandas DataFrame). ``fit``: no wider than the
+    terminal (:func:`terminal_width`; long cells cut with "…"); output to a pipe or file is not cut."""
     import pandas as pd
     if frame.empty:
         print("(nothing)")
@@ -32,4 +33,51 @@ def print_table(frame, floatfmt: str = "{:.4f}") -> None:
     for col in shown.columns:
         if pd.api.types.is_float_dtype(shown[col]):
             shown[col] = shown[col].map(lambda v: "" if pd.isna(v) else floatfmt.format(v))
-    print(shown.to_string(index=False))
+    width = terminal_width() if fit else 0
+    if width:
+        print(fit_table(shown, width))
+    else:
+        print(shown.to_string(index=False))
+
+
+def terminal_width() -> int:
+    """Columns of the terminal (``COLUMNS`` when set), 0 when the output is not a terminal."""
+    import shutil
+    return shutil.get_terminal_size(fallback=(0, 0)).columns
+
+
+def fit_table(frame, width: int, *, gap: int = 2, min_width: int = 4) -> str:
+    """``frame`` as an aligned text table at most ``width`` characters wide when it can be: the columns
+    whose cells are the longest give up characters first, down to their header's width, and only then
+    the headers (down to ``min_width``); a cell or header that no longer fits is cut, ending in "…".
+    Numbers align right, text left."""
+    import pandas as pd
+    headers = [str(c) for c in frame.columns]
+    cells = [["" if (not isinstance(v, (list, tuple, dict)) and pd.isna(v)) else " ".join(str(v).split())
+              for v in frame[c]] for c in frame.columns]
+    numeric = [pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])
+               for c in frame.columns]
+    widths = [max([len(h)] + [len(x) for x in col]) for h, col in zip(headers, cells)]
+
+    def total() -> int:
+        return sum(widths) + gap * (len(widths) - 1)
+
+    # first the cells give way (down to their header's width), then the headers (down to min_width)
+    for floors in ([max(min(len(h), w), min_width) for h, w in zip(headers, widths)], [min_width] * len(widths)):
+        while total() > width:
+            i = max(range(len(widths)), key=lambda k: widths[k] - floors[k])
+            if widths[i] <= floors[i]:
+                break
+            widths[i] -= 1
+
+    def cut(text: str, w: int) -> str:
+        return text if len(text) <= w else text[: max(w - 1, 0)] + "…"
+
+    def line(values: list[str]) -> str:
+        out = [cut(v, widths[k]).rjust(widths[k]) if numeric[k] else cut(v, widths[k]).ljust(widths[k])
+               for k, v in enumerate(values)]
+        return (" " * gap).join(out).rstrip()
+
+    rows = [line(headers)]
+    rows += [line([col[r] for col in cells]) for r in range(len(frame))]
+    return "\n".join(rows)

@@ -24,8 +24,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "system, the systems present in both years (matched by name without the trailing "
                     "'.N' index), raw differences with Mann-Whitney U significance stars, and the "
                     "calibrated gain (docs/method/longitudinal.md#the-gain) when --calibration names a "
-                    "fixed benchmark system judged in both years: "
-                    "gain = (BEST_to - BEST_from) + (CURR_from - CURR_to).",
+                    "fixed benchmark system judged in both years: gain = (BEST_to - BEST_from) + (CURR_from - CURR_to). Whatever "
+                    "--calibration says, every comparison also gives the gain with each system judged in "
+                    "both years as the anchor (JSON: comparisons[].anchors, with signs_disagree true when "
+                    "the anchor decides whether the best system improved).",
         epilog="Example (wmt21 -> wmt22, as in the README): mtlb longitudinal "
                "--year 2021=../shared/data/wmt21-toen-da/ad-csen-good-stnd.csv:"
                "../shared/data/wmt21-toen-da/ad-csen-trk-mean-sd.txt "
@@ -269,6 +271,12 @@ def print_report(result: dict) -> None:
             r = cal["raw"]
             print(f"calibrated gain (raw): delta {_fmt(r['delta'])} {r['delta_stars']}, best difference "
                   f"{_fmt(r['best_difference'])} {r['best_difference_stars']}, gain {_fmt(r['gain'])}")
+        anchors = comp.get("anchors") or {}
+        if anchors.get("anchors"):
+            print("calibrated gain (raw) with each possible anchor (the system assumed unchanged): "
+                  + ", ".join(f"{r['anchor']} {_fmt(r['gain'])}" for r in anchors["anchors"]))
+        if anchors.get("statement"):
+            print("warning: " + anchors["statement"])
         for metric, m in (comp.get("metrics") or {}).items():
             line = f"{metric}: best {_fmt(m['best_from'])} -> {_fmt(m['best_to'])}"
             if m.get("calibration"):

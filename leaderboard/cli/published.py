@@ -12,7 +12,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("published", help="list or export published rankings (read-only)",
                        description="Without --lp, list every published version of the campaign(s). With "
                                    "--lp, print that ranking (latest version unless --version) as JSON, "
-                                   "a LaTeX table or CSV. The stored hash is verified on every read.")
+                                   "a LaTeX table or CSV. The stored hash is verified on every read. The list is "
+                                   "fitted to the terminal's width (long cells cut with '…', no data hash); "
+                                   "--json gives every field whole.")
     p.add_argument("--campaign")
     p.add_argument("--lp")
     p.add_argument("--assessment", default="adequacy")
@@ -24,6 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import pandas as pd
+
     from ..publish.render import ranking_table, ranking_to_latex
     from ..storage import Store
     from ..tables import write_table
@@ -33,8 +37,11 @@ def run(args: argparse.Namespace) -> int:
         listing = store.snapshots(args.campaign)
         if args.json:
             print_json(listing.assign(published_at=listing["published_at"].astype(str)))
-        else:
-            print_table(listing)
+        else:  # fitted to the terminal: long signatures and notes are cut, no data hash (--json has all)
+            when = pd.to_datetime(listing["published_at"], utc=True, errors="coerce")
+            shown = listing.assign(published_at=when.dt.strftime("%Y-%m-%d %H:%M"))
+            print_table(shown[["campaign", "lp", "assessment", "version", "published_at", "published_by",
+                               "signature", "note"]], fit=True)
         return 0
     if not args.campaign:
         raise SystemExit("mtlb published: --lp needs --campaign")

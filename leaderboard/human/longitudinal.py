@@ -19,6 +19,7 @@ across campaigns, because z scores are standardised within each campaign's worke
 from __future__ import annotations
 
 import fnmatch
+import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -35,8 +36,8 @@ ALTERNATIVES: tuple[str, ...] = ("one-sided", "two-sided")
 SCORES: tuple[str, ...] = ("raw", "z")
 
 NO_CALIBRATION_STATEMENT = (
-    "The two campaigns share no calibration run: no fixed benchmark system was named (--calibration), "
-    "so nothing measures how much the test set, the workers and the scale use changed between them. "
+    "The two campaigns share no calibration run: no fixed benchmark system was named as the calibration "
+    "system, so nothing measures how much the test set, the workers and the scale use changed between them. "
     "The raw differences between the years are NOT gains."
 )
 CROSS_CAMPAIGN_CAVEAT = (
@@ -539,7 +540,86 @@ def compare_years(
     metrics = _metric_gains(a, b, best_a and best_a["system"], best_b and best_b["system"], curr)
     if metrics:
         result["metrics"] = metrics
+    result["anchors"] = anchor_gains(a, b, overrides=overrides, best_by=best_by, exclude=exclude, strict=strict,
+                                     used=curr)
     return result
+
+
+def _sign(value: float) -> str:
+    return "positive" if value > 0 else "negative" if value < 0 else "zero"
+
+
+def anchor_gains(
+    a: YearData,
+    b: YearData,
+    *,
+    overrides: Mapping[str, str] | None = None,
+    best_by: str = "z",
+    exclude: Sequence[str] = (),
+    strict: bool = True,
+    used: Match | str | None = None,
+) -> dict[str, Any]:
+    """The calibrated gain (raw Ave) with each possible anchor, and whether their signs disagree.
+
+    Every machine-translation system judged in both years (matched as :func:`match_systems` does,
+    human translations and ``exclude`` left out) is taken in turn as the calibration system, exactly
+    as ``compare_years(calibration=...)`` would: it is left out of the candidates for each year's best
+    system, Δ = its score in ``a`` − its score in ``b``, gain = (BEST(b) − BEST(a)) + Δ.
+
+    Returns ``{"score": "raw", "anchors": [{"anchor", "from", "to", "curr_from", "curr_to",
+    "best_from_system", "best_to_system", "best_from", "best_to", "delta", "best_difference", "gain",
+    "sign"}, ...], "positive": [...], "negative": [...], "zero": [...], "signs_disagree": bool,
+    "used": anchor name or None, "used_gain": float or None, "statement": str or None}``; ``anchors``
+    are ordered by gain (largest first); ``statement`` says in words when the sign of the gain (did the
+    best system improve?) depends on the anchor.
+    """
+    from ..naming import is_human
+    matches = match_systems(a.systems["system"], b.systems["system"], overrides, strict=strict)
+    if isinstance(used, str):
+        used = _calibration_match(used, a, b, matches) if used else None
+    rows: list[dict[str, Any]] = []
+    for m in matches:
+        if is_human(m.source) or is_human(m.target) or _excluded(m.source, exclude) or _excluded(m.target, exclude):
+            continue
+        ca, cb = _system_entry(_lookup(a, m.source)), _system_entry(_lookup(b, m.target))
+        best_a = best_system(a, best_by=best_by, exclude=exclude, skip=[m.source])
+        best_b = best_system(b, best_by=best_by, exclude=exclude, skip=[m.target])
+        if None in (ca["ave"], cb["ave"]) or not best_a or not best_b or None in (best_a["ave"], best_b["ave"]):
+            continue
+        gain = calibrated_gain(best_a["ave"], best_b["ave"], ca["ave"], cb["ave"])
+        rows.append({"anchor": m.name, "from": m.source, "to": m.target, "curr_from": ca["ave"],
+                     "curr_to": cb["ave"], "best_from_system": best_a["system"], "best_to_system": best_b["system"],
+                     "best_from": best_a["ave"], "best_to": best_b["ave"], **gain, "sign": _sign(gain["gain"])})
+    rows.sort(key=lambda r: -r["gain"])
+    by_sign = {sign: [r["anchor"] for r in rows if r["sign"] == sign] for sign in ("positive", "negative", "zero")}
+    disagree = sum(bool(v) for v in by_sign.values()) > 1
+    chosen = next((r for r in rows if used is not None and r["from"] == used.source and r["to"] == used.target),
+                  None)
+    out: dict[str, Any] = {"score": "raw", "anchors": rows, **by_sign, "signs_disagree": disagree,
+                           "used": used.name if used is not None else None,
+                           "used_gain": chosen["gain"] if chosen else None, "statement": None}
+    if disagree:
+        out["statement"] = anchor_statement(rows, a.label, b.label, chosen)
+    return out
+
+
+def anchor_statement(rows: Sequence[Mapping[str, Any]], first: str, second: str,
+                     chosen: Mapping[str, Any] | None = None) -> str:
+    """Plain words for gains of different signs: the conclusion depends on which system is the anchor."""
+    def listed(sign: str) -> str:
+        return ", ".join(f"{r['anchor']} ({r['gain']:+.2f})" for r in rows if r["sign"] == sign)
+
+    parts = [f"{word} with {listed(sign)}" for sign, word in
+             (("positive", "an improvement"), ("negative", "a decline"), ("zero", "no change")) if listed(sign)]
+    text = (f"From {first} to {second}, whether the best system improved depends on which system is assumed "
+            f"to be unchanged between the two years (the anchor): the calibrated gain shows "
+            + "; ".join(parts) + ".")
+    if chosen is not None:
+        text += (f" This comparison uses {chosen['anchor']} ({chosen['gain']:+.2f}); "
+                 "another anchor reverses its conclusion, so read the gain as uncertain.")
+    else:
+        text += " Read any single gain as uncertain."
+    return text
 
 
 def _calibration_match(calibration: str | None, a: YearData, b: YearData, matches: list[Match]) -> Match | None:
@@ -650,3 +730,76 @@ def _find(data: Mapping[tuple[str, str | None], YearData], lp: str, assessment: 
         cands = [v for k, v in data.items() if k[0] == lp]
         return cands[0] if len(cands) == 1 else None
     return None
+
+
+# --------------------------------------------------------------------------------------------------
+# which published campaigns to compare by default
+
+_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
+_WMT_YEAR = re.compile(r"\bWMT[-_ ]?(\d\d)(?!\d)", re.IGNORECASE)
+
+
+def campaign_kind(name: str, notes: Iterable[str] = ()) -> str:
+    """``"simulated"`` for a campaign of simulated workers (its name or a publication note says
+    so, as the demo's simulated crowd does), else ``"real"``: the two kinds are not compared by default."""
+    text = " ".join([str(name), *(str(n) for n in notes if n is not None and not pd.isna(n))])
+    return "simulated" if re.search(r"simulat", text, re.IGNORECASE) else "real"
+
+
+def campaign_year(name: str) -> int | None:
+    """The year a campaign's name gives (``WMT22 cs-en`` → 2022, ``Y2021`` → 2021), else None."""
+    found = _YEAR.search(str(name))
+    if found:
+        return int(found.group(1))
+    found = _WMT_YEAR.search(str(name))
+    return 2000 + int(found.group(1)) if found else None
+
+
+def campaigns_in_time_order(snaps: pd.DataFrame) -> list[str]:
+    """The campaigns of a list of published versions (``Store.snapshots()``: campaign, published_at),
+    oldest first: by the year in the name, else the year of their first publication, then by first
+    publication and name."""
+    if snaps.empty:
+        return []
+    first = pd.to_datetime(snaps["published_at"], utc=True, errors="coerce") if "published_at" in snaps \
+        else pd.Series(pd.NaT, index=snaps.index)
+    when = first.groupby(snaps["campaign"]).min()
+
+    def key(name: str) -> tuple:
+        t = when.get(name)
+        year = campaign_year(name)
+        if year is None:
+            year = t.year if t is not None and not pd.isna(t) else 9999
+        return (year, t.value if t is not None and not pd.isna(t) else 0, name)
+
+    return sorted(map(str, snaps["campaign"].unique()), key=key)
+
+
+def default_campaign_pairs(snaps: pd.DataFrame) -> list[dict[str, Any]]:
+    """Pairs of published campaigns worth comparing, the preferred first: ``[{"from", "to", "kind",
+    "shared": [(lp, assessment), ...]}]``.
+
+    Both campaigns of a pair are of one kind (:func:`campaign_kind`: real releases with real ones,
+    simulated with simulated) and published a language pair and assessment in common; ``from`` is
+    the older (:func:`campaigns_in_time_order`). Real campaigns come first, then pairs whose later
+    campaign is newer, then closer ones. Pairs mixing the kinds follow, in the same order, for stores
+    where no two campaigns of one kind share a pair."""
+    if snaps.empty:
+        return []
+    order = campaigns_in_time_order(snaps)
+    notes = snaps["note"] if "note" in snaps else pd.Series("", index=snaps.index)
+    kinds = {c: campaign_kind(c, notes[snaps["campaign"] == c]) for c in order}
+    held = {c: set(zip(snaps.loc[snaps["campaign"] == c, "lp"].astype(str),
+                       snaps.loc[snaps["campaign"] == c, "assessment"].astype(str))) for c in order}
+    same, mixed = [], []
+    for j, later in enumerate(order):
+        for i, earlier in enumerate(order[:j]):
+            shared = sorted(held[earlier] & held[later])
+            if not shared:
+                continue
+            kind = kinds[earlier] if kinds[earlier] == kinds[later] else "mixed"
+            item = {"from": earlier, "to": later, "kind": kind, "shared": shared, "_key": (-j, j - i)}
+            (same if kind != "mixed" else mixed).append(item)
+    same.sort(key=lambda p: (p["kind"] != "real", p["_key"]))
+    mixed.sort(key=lambda p: p["_key"])
+    return [{k: v for k, v in p.items() if k != "_key"} for p in same + mixed]

@@ -480,6 +480,35 @@ def qc_summary(report: pd.DataFrame) -> dict:
     return out
 
 
+def lp_report(report: pd.DataFrame, frame: pd.DataFrame, lp: str) -> pd.DataFrame:
+    """The rows of a (pooled) :func:`worker_report` for the workers who judged language pair ``lp`` in
+    ``frame``, with ``n`` their judgments of ``lp`` (``n_pooled``: over every pair the verdict pooled)."""
+    part = frame[frame["lp"].astype(str) == str(lp)]
+    if "lp" in report.columns:  # pooled: the worker's pairs joined by ","; per pair: that pair
+        report = report[[str(lp) in str(v).split(",") for v in report["lp"]]]
+    keys = [k for k in ("assessment", "worker") if k in report.columns and k in part.columns]
+    counts = part.groupby([part[k].astype(str) for k in keys], observed=True).size()
+    index = pd.MultiIndex.from_frame(report[keys].astype(str)) if len(keys) > 1 \
+        else pd.Index(report[keys[0]].astype(str))
+    n_lp = counts.reindex(index).to_numpy()
+    keep = ~pd.isna(n_lp)
+    out = report[keep].copy()
+    out.attrs.update(report.attrs)
+    out.insert(out.columns.get_loc("n") + 1 if "n" in out.columns else len(out.columns), "n_pooled",
+               out["n"].to_numpy() if "n" in out.columns else n_lp[keep])
+    out["n"] = n_lp[keep].astype(int)
+    return out.reset_index(drop=True)
+
+
+def qc_summary_for_lp(report: pd.DataFrame, frame: pd.DataFrame, lp: str) -> dict:
+    """:func:`qc_summary` of the workers of one language pair: each worker keeps the verdict of the
+    (pooled) report, and only the workers who judged ``lp`` and their judgments of ``lp`` are counted
+    (``workers_pooled``: how many workers the pooled verdicts covered)."""
+    out = qc_summary(lp_report(report, frame, lp))
+    out.update(lp=str(lp), workers_pooled=int(len(report)))
+    return out
+
+
 # --------------------------------------------------------------------------- simulation
 
 

@@ -76,7 +76,8 @@ def qc_artifact(frame: pd.DataFrame, ranking: Mapping, cache: dict | None = None
     ``label`` is the signature's ``qc`` field. ``release``: the data are a WMT release, which holds only
     the workers who passed the organisers' QC, so nothing was filtered here (``report`` is null);
     ``none``: no worker QC; ``<method>@<alpha>``: the ranking ran that test itself and ``report`` is
-    its per-worker verdict (``summary``: :func:`leaderboard.human.qc.qc_summary`). ``cache``: a dict shared by
+    its per-worker verdict, pooled over the language pairs, for the workers of the ranking's pair
+    (``summary``: :func:`leaderboard.human.qc.qc_summary_for_lp`, counts of this pair only). ``cache``: a dict shared by
     the rankings of one publication (the verdicts pool language pairs, so they are computed once); it
     also receives the kept judgments under ``("kept", label)``.
     """
@@ -92,7 +93,7 @@ def qc_artifact(frame: pd.DataFrame, ranking: Mapping, cache: dict | None = None
                                       "lps": sorted(part["lp"].astype(str).unique())}}
     if label in ("none", "release") or "@" not in label:
         return out
-    from ..human.qc import filter_judgments, qc_summary
+    from ..human.qc import filter_judgments, lp_report, qc_summary_for_lp
     method, _, alpha = label.partition("@")
     alpha_value = float(alpha or 0.05)
     if method == "default":
@@ -105,8 +106,10 @@ def qc_artifact(frame: pd.DataFrame, ranking: Mapping, cache: dict | None = None
         kept, report = filter_judgments(part, method, alpha_value)
         if cache is not None:
             cache[key] = (kept, report)
-    out.update(method=method, alpha=alpha_value, filtered_here=True, summary=qc_summary(report),
-               report=frame_payload(report) if isinstance(report, pd.DataFrame) else None)
+    # the verdicts pool the language pairs; the counts are of this ranking's pair: its workers, their judgments
+    lp = str(ranking["lp"])
+    out.update(method=method, alpha=alpha_value, filtered_here=True, summary=qc_summary_for_lp(report, part, lp),
+               report=frame_payload(lp_report(report, part, lp)) if isinstance(report, pd.DataFrame) else None)
     return out
 
 

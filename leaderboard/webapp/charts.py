@@ -212,15 +212,35 @@ def heatmap_figure(ranking: Mapping) -> go.Figure:
 def distribution_figure(seg: pd.DataFrame, system: str, value: str = "z") -> go.Figure:
     """Histogram of the system's per-segment scores over the pooled segments of every system."""
     fig = go.Figure()
+    lo, hi = distribution_range(seg[value], value)
+    size = (hi - lo) / 40
+    bins = {"start": lo, "end": hi + size, "size": size}  # one set of bins for both, so the bars line up
     fig.add_trace(go.Histogram(x=seg[value], name="all systems", histnorm="probability density",
-                               marker_color="#c7c7c7", opacity=0.7, nbinsx=40))
+                               marker_color="#c7c7c7", opacity=0.7, xbins=bins))
     fig.add_trace(go.Histogram(x=seg.loc[seg["system"] == system, value], name=plain(system),
-                               histnorm="probability density", marker_color=BLUE, opacity=0.75, nbinsx=40))
+                               histnorm="probability density", marker_color=BLUE, opacity=0.75, xbins=bins))
     fig.update_layout(barmode="overlay", legend={"orientation": "h", "y": -0.2})
     fig.update_xaxes(title="segment score (" + ("z: standard deviations from the worker's mean" if value == "z"
-                                                 else "raw, 0–100 points") + ")")
+                                                 else "raw, 0–100 points") + ")", range=[lo, hi])
     fig.update_yaxes(title="density (share of segments per unit of score)")
     return _layout(fig, f"Score distribution of {plain(system)}", height=360)
+
+
+def distribution_range(values: Iterable, value: str = "z") -> tuple[float, float]:
+    """The x range of :func:`distribution_figure`: the scores' own minimum and maximum with 3% room on each
+    side (raw scores within 0–100); a single value or no value gets a unit-wide range around it."""
+    x = np.asarray(pd.to_numeric(pd.Series(values), errors="coerce"), dtype=float)
+    x = x[np.isfinite(x)]
+    if not x.size:
+        return (0.0, 100.0) if value == "raw" else (-1.0, 1.0)
+    lo, hi = float(x.min()), float(x.max())
+    pad = 0.03 * (hi - lo) if hi > lo else 0.5
+    lo, hi = lo - pad, hi + pad
+    if value == "raw":
+        lo, hi = max(lo, 0.0), min(hi, 100.0)
+        if hi <= lo:
+            lo, hi = max(0.0, lo - 0.5), min(100.0, hi + 0.5)
+    return lo, hi
 
 
 def head_to_head_figure(pairs: pd.DataFrame, a: str, b: str, value: str = "z") -> go.Figure:
@@ -444,8 +464,19 @@ def gain_figure(frame: pd.DataFrame, title: str = "Gain per language pair (Graha
 def gain_bars(frame: pd.DataFrame) -> go.Figure:
     """Calibrated gain per language pair as bars (raw points), starred by the Δ test."""
     labels = plain_all(frame["lp"] + " " + frame["assessment"].astype(str) + " " + frame["from"] + "→" + frame["to"])
-    fig = go.Figure(go.Bar(x=frame["gain"], y=labels, orientation="h", marker_color=BLUE,
-                           text=[f"{g:+.1f}" for g in frame["gain"]], textposition="outside"))
-    fig.update_yaxes(autorange="reversed", title="language pair, assessment, years")
-    fig.update_xaxes(title="calibrated gain (raw DA points, 0–100 scale)", zeroline=True, zerolinecolor="#555")
-    return _layout(fig, "Calibrated gain per language pair", height=max(220, 36 * len(frame) + 110))
+    gains = frame["gain"].to_numpy(dtype=float)
+    fig = go.Figure(go.Bar(x=gains, y=labels, orientation="h", marker_color=BLUE, cliponaxis=False,
+                           text=[f"{g:+.1f}" for g in gains], textposition="outside"))
+    # the long category labels push the y title left and the x title sits under the ticks: both axes
+    # reserve their own room (automargin) and keep their titles clear of the tick labels (standoff); the
+    # labels say pair, assessment and years, so the vertical title is short enough for one or two bars
+    fig.update_yaxes(autorange="reversed", title={"text": "comparison", "standoff": 12}, automargin=True)
+    finite = gains[np.isfinite(gains)]
+    span = float(max(np.max(np.abs(finite), initial=0.0), 1.0))
+    lo = float(min(np.min(finite, initial=0.0), 0.0)) - 0.25 * span  # room for the labels outside the bars
+    hi = float(max(np.max(finite, initial=0.0), 0.0)) + 0.25 * span
+    fig.update_xaxes(title={"text": "calibrated gain (raw DA points, 0–100 scale)", "standoff": 12}, automargin=True,
+                     range=[lo, hi], zeroline=True, zerolinecolor="#555")
+    fig = _layout(fig, "Calibrated gain per language pair", height=max(280, 36 * len(frame) + 170))
+    fig.update_layout(margin={"l": 10, "r": 30, "t": 50, "b": 60})
+    return fig

@@ -233,11 +233,15 @@ def texts(url: str, campaign: str, lp: str, token: str) -> pd.DataFrame:
 
 @st.cache_data(show_spinner="Running worker quality control…", max_entries=16)
 def qc(url: str, campaign: str, lp: str | None, assessment: str | None, token: str, method: str,
-       alpha: float) -> tuple[pd.DataFrame, Any, dict, str]:
-    """(kept judgments, per-worker report, summary, data hash of the kept judgments)."""
-    from ..human.qc import filter_judgments, qc_summary
+       alpha: float, count_lp: str | None = None) -> tuple[pd.DataFrame, Any, dict, str]:
+    """(kept judgments, per-worker report, summary, data hash of the kept judgments). ``count_lp``: the
+    report and summary cover only the workers of that language pair (verdicts still pooled over ``lp``)."""
+    from ..human.qc import filter_judgments, lp_report, qc_summary, qc_summary_for_lp
     frame = judgments(url, campaign, lp, assessment, token)
     kept, report = filter_judgments(frame, method, alpha)
+    if count_lp:
+        return kept, lp_report(report, frame, count_lp), qc_summary_for_lp(report, frame, count_lp), \
+            (frame_hash(kept) if len(kept) else "")
     return kept, report, qc_summary(report), (frame_hash(kept) if len(kept) else "")
 
 

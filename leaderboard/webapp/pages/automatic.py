@@ -59,8 +59,23 @@ def render() -> None:
         with pvalue_tab:
             p = pd.DataFrame(board["pvalues"].get("chrf", {})).T
             order = [s["system"] for s in board["systems"] if s["chrf"] is not None]
+            if len(order) < 2:
+                st.info(pvalue_absence(board))
+                return
             st.caption("Two-sided p-values of sacrebleu's paired bootstrap on chrF (1000 resamples, seed 12345).")
             st.dataframe(p.reindex(index=order, columns=order), height=min(600, 40 + 35 * len(order)))
+
+
+def pvalue_absence(board: dict) -> str:
+    """Why the pairwise p-values tab has nothing to show (fewer than two scored entries)."""
+    scored = [s for s in board["systems"] if s["chrf"] is not None]
+    if not scored:
+        return ("No pairwise p-values yet: the entries are scored when the test set's references are released, "
+                "and p-values compare two scored entries.")
+    name = f"{scored[0].get('team') or ''}/{scored[0]['system']}".lstrip("/")
+    return md_escape(f"No pairwise p-values: a p-value compares two entries, and this leaderboard has one scored "
+                     f"entry ({name}; one per team: its primary submission, else its best). They appear once a "
+                     "second team submits.")
 
 
 def _table(board: dict, campaign: str, lp: str, ranked: dict) -> None:

@@ -11,31 +11,29 @@ from leaderboard.webapp.markdown import md_escape
 
 
 def default_selection(snaps: pd.DataFrame, url: str) -> tuple[list[str], str]:
-    """What the page opens on: two campaigns (by name, earliest first) that published the same language
-    pair and assessment, and a calibration system judged in both (MT, not a human translation: the one
-    with the most segments judged in the year where it has fewer). ([], "") when no two campaigns
-    share a pair."""
-    from leaderboard.human.longitudinal import base_name
+    """What the page opens on: two campaigns of the same kind (real releases, or simulated ones) that
+    published the same language pair and assessment, older first
+    (:func:`leaderboard.human.longitudinal.default_campaign_pairs`), and a calibration system judged
+    in both (MT, not a human translation: the one with the most segments judged in the year where it
+    has fewer). ([], "") when no two campaigns share a pair."""
+    from leaderboard.human.longitudinal import base_name, default_campaign_pairs
     from leaderboard.naming import is_human
+    pairs = default_campaign_pairs(snaps)
+    if not pairs:
+        return [], ""
+    first, second = pairs[0]["from"], pairs[0]["to"]
+    lp, assessment = pairs[0]["shared"][0]
     latest = snaps.sort_values("version").groupby(["campaign", "lp", "assessment"], as_index=False).last()
-    names = sorted(latest["campaign"].unique())
-    for i, first in enumerate(names):
-        for second in names[i + 1:]:
-            a = latest[latest["campaign"] == first].set_index(["lp", "assessment"])
-            b = latest[latest["campaign"] == second].set_index(["lp", "assessment"])
-            shared = sorted(set(a.index) & set(b.index))
-            if not shared:
-                continue
-            lp, assessment = shared[0]
-            counts = []
-            for row in (a.loc[(lp, assessment)], b.loc[(lp, assessment)]):
-                ranking = state.snapshot(url, row["campaign"], lp, assessment, int(row["version"]))["ranking"]
-                counts.append({base_name(s["system"]): int(s.get("n") or 0) for s in ranking["systems"]
-                               if not is_human(s["system"])})
-            both = set(counts[0]) & set(counts[1])
-            best = max(sorted(both), key=lambda s: min(counts[0][s], counts[1][s]), default="")
-            return [first, second], best
-    return [], ""
+    latest = latest.assign(assessment=latest["assessment"].astype(str)).set_index(["campaign", "lp", "assessment"])
+    counts = []
+    for campaign in (first, second):
+        row = latest.loc[(campaign, lp, assessment)]
+        ranking = state.snapshot(url, campaign, lp, assessment, int(row["version"]))["ranking"]
+        counts.append({base_name(s["system"]): int(s.get("n") or 0) for s in ranking["systems"]
+                       if not is_human(s["system"])})
+    both = set(counts[0]) & set(counts[1])
+    best = max(sorted(both), key=lambda s: min(counts[0][s], counts[1][s]), default="")
+    return [first, second], best
 
 
 #: headers and formats of :func:`comparison_table` and :func:`track_table` on the page
@@ -83,7 +81,8 @@ def render() -> None:
     common.method_link("longitudinal", "Method: comparing years")
     url = state.store_url()
     snaps = state.snapshots(url)
-    names = sorted(snaps["campaign"].unique()) if not snaps.empty else []
+    from leaderboard.human.longitudinal import campaigns_in_time_order
+    names = campaigns_in_time_order(snaps)
     if len(names) < 2:
         st.info("A comparison across years needs published results of at least two campaigns.")
         return
@@ -93,6 +92,7 @@ def render() -> None:
         st.session_state["years"] = wanted or default or names[:2]
         if "calibration" not in st.session_state:
             st.session_state["calibration"] = st.query_params.get("calibration", curr if not wanted else "")
+            st.session_state["calibration_auto"] = st.session_state["calibration"] if not wanted else ""
     chosen = st.multiselect("Campaigns in time order (earliest first)", names, key="years")
     st.query_params["year"] = list(chosen)
     cols = st.columns(3)
@@ -137,12 +137,52 @@ def render() -> None:
     if charts_tab.open:
         with charts_tab:
             _charts(tracks, with_gain, best_by)
+    _anchors(result, calibration)
     uncalibrated = [c for c in result["comparisons"] if c.get("calibration") is None]
     for statement in dict.fromkeys(c["statement"] for c in uncalibrated):
         pairs = ", ".join(f"{c['lp']} {c['from']}→{c['to']}" for c in uncalibrated if c["statement"] == statement)
         st.warning(md_escape(f"{pairs}: {statement}"), icon=":material/warning:")
     for note in result.get("notes", []):
         st.caption(md_escape(note))
+
+
+def anchor_rows(result: dict) -> pd.DataFrame:
+    """One row per comparison and possible anchor: the calibrated gain (raw Ave) it gives, and whether it is
+    the anchor the comparison uses."""
+    rows = []
+    for c in result["comparisons"]:
+        anchors = c.get("anchors") or {}
+        for r in anchors.get("anchors", []):
+            rows.append({"lp": c["lp"], "assessment": c["assessment"], "from": c["from"], "to": c["to"],
+                         "anchor": r["anchor"], "used": "yes" if r["anchor"] == anchors.get("used") else "",
+                         "delta": r["delta"], "gain": r["gain"]})
+    return pd.DataFrame(rows, columns=["lp", "assessment", "from", "to", "anchor", "used", "delta", "gain"])
+
+
+ANCHOR_COLUMNS = {"lp": ("Language pair", None), "assessment": ("Assessment", None), "from": ("From", None),
+                  "to": ("To", None), "anchor": ("Anchor (assumed unchanged)", None), "used": ("Used here", None),
+                  "delta": ("Δ", "{:+.2f}"), "gain": ("Gain", "{:+.2f}")}
+
+
+def _anchors(result: dict, calibration: str) -> None:
+    """Which anchor (calibration system) each comparison uses, how it was chosen, the gain with every other
+    possible anchor, and a warning when the anchor decides whether the best system improved."""
+    used = sorted({c["anchors"]["used"] for c in result["comparisons"] if (c.get("anchors") or {}).get("used")})
+    if used:
+        how = ("chosen by the page: the machine-translation system judged in both years with the most judged "
+               "segments" if calibration and calibration == st.session_state.get("calibration_auto")
+               else "typed in above")
+        st.markdown(md_escape(f"Anchor (calibration system) used: {', '.join(used)} ({how})."))
+    for c in result["comparisons"]:
+        statement = (c.get("anchors") or {}).get("statement")
+        if statement:
+            st.warning(md_escape(f"{c['lp']} ({c['assessment']}): {statement}"), icon=":material/warning:")
+    rows = anchor_rows(result)
+    if not rows.empty:
+        with st.expander("Gain with each possible anchor"):
+            st.caption("Each system judged in both years taken in turn as the unchanged anchor, as if it had been "
+                       "typed in as the calibration system (raw Ave; human translations left out).")
+            common.static_table(rows, ANCHOR_COLUMNS)
 
 
 def _charts(tracks: pd.DataFrame, with_gain: pd.DataFrame, best_by: str) -> None:

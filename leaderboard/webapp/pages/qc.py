@@ -96,16 +96,26 @@ def _published_qc(view: common.View, info: dict) -> None:
             f"({stored['lp_workers']:,} workers, {stored['lp_judgments']:,} judgments)."))
     else:
         summary = info["summary"] or {}
+        report_payload = info.get("report")
+        if summary and summary.get("lp") != view.lp and len(stored["lps"]) > 1 and info.get("method"):
+            # published before the counts were per language pair: count this pair's workers again
+            _, report, summary, _ = state.qc(state.store_url(), view.campaign, None, view.assessment,
+                                             state.data_token(state.store_url(), view.campaign), info["method"],
+                                             float(info["alpha"]), count_lp=view.lp)
+            report_payload = report if isinstance(report, pd.DataFrame) else None
         st.markdown(md_escape(
             f"The ranking used {qc_label_text(label)}, one verdict per worker pooled over the campaign's "
-            f"language pairs ({lps}; {view.assessment}), then ranked the judgments of the workers who passed."))
+            f"language pairs ({lps}; {view.assessment}), then ranked the judgments of the workers who passed. "
+            f"Counted below: the workers who judged {view.lp} and their {view.lp} judgments."))
         counts = summary_frame(summary)
         if not counts.empty:
             _kept_metrics(counts)
             common.chart(charts.qc_figure(counts), f"qc-{view.lp}-published")
-        if info.get("report"):
+        if isinstance(report_payload, pd.DataFrame):
+            _worker_table(report_payload, f"qc-workers-{view.campaign}-{view.lp}-published", "dl-qc-published")
+        elif report_payload:
             from leaderboard.publish.artifacts import payload_frame
-            _worker_table(payload_frame(info["report"]), f"qc-workers-{view.campaign}-{view.lp}-published",
+            _worker_table(payload_frame(report_payload), f"qc-workers-{view.campaign}-{view.lp}-published",
                           "dl-qc-published")
 
 
@@ -160,9 +170,10 @@ def _retest(view: common.View, token: str, recorded: str | None, info: dict | No
     alpha = cols[1].select_slider("Threshold p <", options=[0.01, 0.05, 0.1], value=0.05, key="qc_alpha")
     # one verdict per worker pooled over the campaign's language pairs, as WMT did
     kept, report, summary, _ = state.qc(state.store_url(), view.campaign, None, view.assessment, token,
-                                        method, float(alpha))
+                                        method, float(alpha), count_lp=view.lp)
     st.caption(md_escape(f"Re-test: workers are judged over all stored language pairs of {view.campaign} "
-                                f"({view.assessment}); method {method}, p < {alpha}."))
+                                f"({view.assessment}); method {method}, p < {alpha}. Counted: the workers who "
+                                f"judged {view.lp} and their {view.lp} judgments."))
     counts = summary_frame(summary)
     if not counts.empty:
         _kept_metrics(counts)

@@ -103,7 +103,13 @@ def _submit(team: dict) -> None:
                "in the order of the source (UTF-8; .gz accepted).")
     upload = st.file_uploader("System output", key="sub_file", max_upload_size=MAX_UPLOAD_MB)
     cols = st.columns(4)
-    system = cols[0].text_input("System name", value=team["name"], key="sub_system", max_chars=200)
+    from leaderboard.outputs.service import default_system_name
+    default = default_system_name(upload.name if upload is not None else "", team["name"])
+    system = cols[0].text_input("System name", key="sub_system", max_chars=200,
+                                placeholder=f"default: {default}",
+                                help="left empty: the <system> part of a WMT file name "
+                                     "(<testset>.<lp>.hyp.<system>.<lang>), else the team's name — the same "
+                                     "rule as mtlb outputs submit")
     primary = cols[1].checkbox("Primary", key="sub_primary", help="the system the human evaluation should use")
     constrained = cols[2].checkbox("Constrained", key="sub_constrained")
     open_source = cols[3].checkbox("Open source", key="sub_open_source")
@@ -112,7 +118,7 @@ def _submit(team: dict) -> None:
         try:
             with st.spinner("Validating and scoring with sacrebleu…"), uploaded_path(upload) as path:
                 result = submit(state.get_store(), path, campaign=str(row["campaign"]), lp=str(row["lp"]),
-                                team=team["name"], system=system.strip(), label=upload.name, primary=primary,
+                                team=team["name"], system=system.strip() or None, label=upload.name, primary=primary,
                                 constrained=constrained, open_source=open_source, created_by=team["name"])
         except InputError as exc:
             common.show_input_error(exc, errors)

@@ -46,7 +46,8 @@ def _testsets(user: dict) -> None:
     with st.form("new_testset"):
         cols = st.columns(2)
         campaign = cols[0].text_input("Campaign (created when new)", key="ts_campaign", max_chars=200)
-        lp = cols[1].text_input("Language pair", key="ts_lp", placeholder="cs-en", max_chars=40)
+        lp = cols[1].text_input("Language pair", key="ts_lp", placeholder="e.g. cs-en", max_chars=40,
+                                help="two language codes joined by a hyphen, source first, such as cs-en")
         source = st.file_uploader("Source (one segment per line)", key="ts_source", max_upload_size=MAX_UPLOAD_MB)
         refs = st.file_uploader("References (optional until the deadline; several = multi-reference)",
                                 key="ts_refs", accept_multiple_files=True, max_upload_size=MAX_UPLOAD_MB)
@@ -65,6 +66,12 @@ def _testsets(user: dict) -> None:
         return
     if not campaign.strip() or not lp.strip() or source is None:
         st.error("Give a campaign, a language pair and the source file.")
+        return
+    from leaderboard.languages import split_lp
+    try:
+        split_lp(lp)
+    except InputError as exc:
+        st.error(md_escape(exc.message))
         return
     from leaderboard.outputs.service import add_testset
     deadline = datetime.combine(day, hour, tzinfo=timezone.utc) if has_deadline else None
