@@ -68,6 +68,16 @@ def test_no_file_cites_working_names_or_a_missing_method_file():
     assert not found, "\n".join(found)
 
 
+
+def test_the_package_and_its_docs_never_point_at_the_workspace_data():
+    """The product's code, help texts and docs name data by what it is, not by where this workspace keeps it."""
+    workspace = "../" + "shared"
+    found = [f"{p.relative_to(ROOT).as_posix()}:{n}" for p in shipped_files()
+             if p.relative_to(ROOT).parts[0] in {"leaderboard", "metrics", "docs", "app.py"}
+             for n, line in enumerate(p.read_text(encoding="utf-8", errors="replace").splitlines(), 1)
+             if workspace in line]
+    assert not found, found
+
 # ---- links to the method documents -------------------------------------------------------------
 def slug(heading: str) -> str:
     """The anchor GitHub gives a heading: lower case, punctuation dropped, spaces as hyphens."""

@@ -26,11 +26,11 @@ from ..errors import InputError
 
 
 EPILOG = """\
-a typical session (README.md runs it on the WMT data in ../shared/data):
-  mtlb ingest ../shared/data/wmt22-toen-da/ad-csen-good-stnd.csv \\
-      --worker-stats ../shared/data/wmt22-toen-da/ad-csen-trk-mean-sd.txt --campaign wmt22
-  mtlb texts ../shared/data/wmt22-general/*/generaltest2022.cs-en.* --campaign wmt22
-  mtlb rank --input ../shared/data/wmt22-toen-da/ad-csen-good-stnd.csv --json
+a typical session, on the WMT22 crowd-DA release and its system outputs (README.md runs it):
+  mtlb ingest wmt22-toen-da/ad-csen-good-stnd.csv \\
+      --worker-stats wmt22-toen-da/ad-csen-trk-mean-sd.txt --campaign wmt22
+  mtlb texts wmt22-general/*/generaltest2022.cs-en.* --campaign wmt22
+  mtlb rank --input wmt22-toen-da/ad-csen-good-stnd.csv --json
   mtlb user add alice --role organiser
   mtlb publish --campaign wmt22 --user alice
 

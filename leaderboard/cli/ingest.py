@@ -18,8 +18,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "before anything is written; on any error nothing is stored. Options win over "
                                    "the files: --campaign relabels, --lp / --assessment keep only matching "
                                    "judgments (the rest is reported; a file with none is refused).",
-                       epilog="Example: mtlb ingest ../shared/data/wmt22-toen-da/ad-csen-good-stnd.csv "
-                              "--worker-stats ../shared/data/wmt22-toen-da/ad-csen-trk-mean-sd.txt --campaign wmt22")
+                       epilog="Example: mtlb ingest wmt22-toen-da/ad-csen-good-stnd.csv "
+                              "--worker-stats wmt22-toen-da/ad-csen-trk-mean-sd.txt --campaign wmt22")
     p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument("--input-format", choices=FORMATS, help="skip format detection")
     p.add_argument("--worker-stats", metavar="FILE",

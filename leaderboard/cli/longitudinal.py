@@ -29,10 +29,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "both years as the anchor (JSON: comparisons[].anchors, with signs_disagree true when "
                     "the anchor decides whether the best system improved).",
         epilog="Example (wmt21 -> wmt22, as in the README): mtlb longitudinal "
-               "--year 2021=../shared/data/wmt21-toen-da/ad-csen-good-stnd.csv:"
-               "../shared/data/wmt21-toen-da/ad-csen-trk-mean-sd.txt "
-               "--year 2022=../shared/data/wmt22-toen-da/ad-csen-good-stnd.csv:"
-               "../shared/data/wmt22-toen-da/ad-csen-trk-mean-sd.txt --lp cs-en --calibration Online-B --json")
+               "--year 2021=wmt21-toen-da/ad-csen-good-stnd.csv:"
+               "wmt21-toen-da/ad-csen-trk-mean-sd.txt "
+               "--year 2022=wmt22-toen-da/ad-csen-good-stnd.csv:"
+               "wmt22-toen-da/ad-csen-trk-mean-sd.txt --lp cs-en --calibration Online-B --json")
     p.add_argument("--year", action="append", required=True, metavar="LABEL=FILE[:WORKER_STATS]",
                    help="judgments of one year (any format of mtlb ingest; for the WMT release append "
                         "':' and the worker mean/sd file), the JSON of 'mtlb rank --json', or the organisers' "

@@ -17,7 +17,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "a directory stands for every such file in it. All files are checked "
                                    "(names, encoding, equal line counts per language pair) before any is stored.",
                        epilog="Example (the WMT22 general test set: sources/, references/, system-outputs/): "
-                              "mtlb texts ../shared/data/wmt22-general/*/generaltest2022.cs-en.* --campaign wmt22")
+                              "mtlb texts wmt22-general/*/generaltest2022.cs-en.* --campaign wmt22")
     p.add_argument("paths", nargs="+", metavar="FILE_OR_DIR")
     p.add_argument("--campaign", required=True)
     p.add_argument("--database-url", help="override DATABASE_URL")
