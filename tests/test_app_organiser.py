@@ -96,7 +96,7 @@ def test_build_hits_tab_matches_the_cli(app_env, tmp_path):  # noqa: F811
     assert (tmp_path / "out" / "hits.csv").read_bytes() == batch["hits.csv"]
     assert (tmp_path / "out" / "mturk-upload.csv").read_bytes() == batch["mturk-upload.csv"]
     labels = {b.label for b in at.get("download_button")}
-    assert {"hits.csv", "MTurk upload CSV", "HTML task pages (zip)"} <= labels
+    assert {"Download HITs (hits.csv)", "Download MTurk upload file (CSV)", "Download HIT task pages (zip)"} <= labels
 
 
 def test_build_hits_error_names_the_uploaded_file(app_env):  # noqa: F811

@@ -147,12 +147,14 @@ def test_leaderboard_shows_latest_version_and_values(app_env):
     assert at.sidebar.selectbox(key="view_version").value == 2
     assert any("sig-corrected" in c.value for c in at.caption)
     assert at.query_params["version"] == ["2"] or at.query_params["version"] == "2"
-    assert {b.label for b in at.get("download_button")} == {"Table as CSV", "Ranking as JSON", "LaTeX table"}
+    assert {b.label for b in at.get("download_button")} == {"Download ranking (CSV)", "Download ranking (JSON)",
+                                                          "Download ranking (LaTeX)"}
     assert not at.get("plotly_chart")  # the chart waits on its own tab
     at = run_app(params={"campaign": "Y2022", "lp": "cs-en", "tab": "Chart"})
     assert len(at.get("plotly_chart")) == 1 and not page_tables(at)
     labels = {b.label for b in at.get("download_button")}
-    assert {"PNG", "SVG", "HTML"} <= labels or {"HTML"} <= labels
+    assert {f"Download ranking chart ({kind})" for kind in ("PNG", "SVG", "HTML")} <= labels or \
+        {"Download ranking chart (HTML)"} <= labels
 
 
 def test_leaderboard_opens_older_version_from_link(app_env):

@@ -102,7 +102,7 @@ def test_automatic_page_shows_autorank_selection_and_human_rank(cs_uk):
         (published["human_eval"] == "Yes").to_dict()
     assert set(table["Type"]) == {"closed", "open", "constrained"}
     assert "Human rank" not in table.columns  # nothing published for this pair yet
-    assert {"AutoRank and selection as CSV", "AutoRank and selection as JSON"} <= \
+    assert {"Download AutoRank and selection (CSV)", "Download AutoRank and selection (JSON)"} <= \
         {b.label for b in at.get("download_button")}
     # a published human ranking of the pair: organisers see its ranks beside AutoRank
     systems = published.sort_values("AutoRank").index.tolist()[:5][::-1]

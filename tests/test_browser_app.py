@@ -163,7 +163,7 @@ def test_participant_and_organiser_scenario(server, tmp_path):
         page.get_by_role("tab", name="All p-values").click()
         _wait_idle(page)
         with page.expect_download() as info:
-            page.get_by_role("button", name="Download CSV").click()
+            page.get_by_role("button", name="Download p-values (CSV)").click()
         pvalues = pd.read_csv(info.value.path())
         assert list(pvalues.columns) == ["better", "worse", "p_value", "significance"]
         assert len(pvalues) == 12 * 11 and pvalues["p_value"].between(0, 1).all()

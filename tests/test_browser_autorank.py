@@ -82,7 +82,7 @@ def test_automatic_page_shows_autorank(server):
         expect(ranked.locator("tbody tr").last).to_contain_text("Zeta")
         expect(ranked.locator("tbody tr").last).to_contain_text("past the first AutoRank gap")
         expect(ranked.locator("th", has_text="Human rank")).to_have_count(0)  # organisers only
-        expect(panel.get_by_text("AutoRank and selection as CSV")).to_be_visible()
+        expect(panel.get_by_text("Download AutoRank and selection (CSV)")).to_be_visible()
         _shot(page, "autorank-02-tab")
 
         org = browser.new_page(viewport={"width": 1400, "height": 1000})

@@ -160,7 +160,7 @@ def test_team_submission_scenario(server):
         expect(panel.get_by_text("2 primary submission(s)")).to_be_visible()
         panel.get_by_role("button", name="Build HITs from the primaries").click()
         expect(org.get_by_text("from 2 primary submissions")).to_be_visible()
-        expect(panel.get_by_role("button", name="hits.csv")).to_be_visible()
+        expect(panel.get_by_role("button", name="Download HITs (hits.csv)")).to_be_visible()
         _shot(org, "outputs-07-hits-from-primaries")
         browser.close()
 

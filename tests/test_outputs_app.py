@@ -132,7 +132,7 @@ def test_automatic_page_shows_board_downloads_and_hides_until_deadline(released)
     table = page_tables(at)[0]
     assert list(table["Team"]) == ["A", "B"] and list(table["Cluster"]) == [1, 2]
     labels = {b.label for b in at.get("download_button")}
-    assert {"Table as CSV", "Leaderboard as JSON", "LaTeX table"} <= labels
+    assert {"Download leaderboard (CSV)", "Download leaderboard (JSON)", "Download leaderboard (LaTeX)"} <= labels
     # rank stability: the board's shares, one chart row per entry; two clusters apart, A ranks first
     at = run_app("automatic.py", params={"tab": "Rank stability"})
     (chart,) = at.get("plotly_chart")

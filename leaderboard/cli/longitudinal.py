@@ -265,7 +265,7 @@ def print_report(result: dict) -> None:
                          "sig": s["raw"]["stars"], "gain if benchmark": s.get("gain_if_benchmark")})
         print("systems in both years:")
         print_table(pd.DataFrame(rows), floatfmt="{:.2f}")
-        print(comp["statement"])
+        print(comp["statement"] + (" Name one with --calibration." if comp.get("calibration") is None else ""))
         cal = comp.get("calibration")
         if cal and cal.get("raw"):
             r = cal["raw"]
@@ -285,3 +285,4 @@ def print_report(result: dict) -> None:
         print()
     for note in result["notes"]:
         print(f"note: {note}", file=sys.stdout)
+    print("note: map two differently named systems with --match FROM=TO.", file=sys.stdout)

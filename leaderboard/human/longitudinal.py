@@ -58,7 +58,7 @@ NOTES: tuple[str, ...] = (
     "an unchanged benchmark; without a real calibration run it is a what-if, and the spread across "
     "systems shows how far the candidates are from fixed.",
     "Systems are matched across years by name with a trailing '.N' campaign index removed "
-    "(Online-B.11 = Online-B.0); other name differences are different systems unless mapped with --match.",
+    "(Online-B.11 = Online-B.0); other name differences are different systems unless mapped to each other.",
 )
 
 

@@ -21,6 +21,7 @@ from ..errors import InputError
 from . import state
 from .annotate_widget import annotate_item
 from .markdown import md_escape
+from .wording import for_web
 
 KEY = "annotate_answer"
 LANGUAGE_NAMES = {"cs": "Czech", "de": "German", "en": "English", "ja": "Japanese", "zh": "Chinese", "ru": "Russian",
@@ -216,17 +217,17 @@ def render() -> None:
     try:
         person = _annotator()
     except InputError as exc:
-        st.error(md_escape(str(exc)))
+        st.error(md_escape(for_web(str(exc))))
         return
     src, tgt = person.languages
     st.markdown(f"#### Translation quality · {md_escape(_language(src))} → {md_escape(_language(tgt))}")
     error = st.session_state.pop("_ann_error", None)
     if error:
-        st.error(md_escape(error))
+        st.error(md_escape(for_web(error)))
     try:
         task = _task(person)
     except InputError as exc:
-        st.warning(md_escape(str(exc)))
+        st.warning(md_escape(for_web(str(exc))))
         return
     if task.state == "none":
         st.info(md_escape(task.message))

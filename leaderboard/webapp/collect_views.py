@@ -34,7 +34,7 @@ def _create(user: dict, names: list[str]) -> None:
     with st.expander("New annotation campaign from the primary submissions", expanded=False):
         st.caption("DA: HITs exactly as **Build HITs** makes them (100 items; smaller multiples of 20 for pilots). "
                    "ESA: documents of about the HIT size, with degraded copies as attention checks and three "
-                   "practice items first. From files: `mtlb collect create --hyp … --ref …`.")
+                   "practice items first.")
         with st.form("collect_new"):
             cols = st.columns(4)
             campaign = cols[0].selectbox("Campaign", names, key="collect_new_campaign") if names else \
@@ -99,13 +99,11 @@ def render(user: dict, names: list[str]) -> None:
             "QC": people["qc_pass"].map({True: "passed", False: "failed"}).fillna("not tested yet"),
             "QC p-value": people["qc_p"], "Why": people["qc_reason"].fillna(""),
             "Decision": people["decision"].fillna("")})
-        st.dataframe(table, hide_index=True, column_config={
-            "QC p-value": st.column_config.NumberColumn(format="%.3g")})
-        common.csv_download(table, f"annotators-{campaign}-{lp}", key="dl-collect-annotators")
+        common.table(table, formats={"QC p-value": "%.3g"})
+        common.csv_download(table, f"annotators-{campaign}-{lp}", "Download annotators (CSV)", key="dl-collect-annotators")
         _decisions(user, info, people)
     st.markdown("**Judgments per system** (system outputs; all items including quality-control copies)")
-    st.dataframe(view["systems"].rename(columns={"system": "System", "judgments": "Outputs judged",
-                                                 "all_items": "All items"}), hide_index=True)
+    common.table(view["systems"], {"system": "System", "judgments": "Outputs judged", "all_items": "All items"})
     _links(store, campaign, lp)
 
 
@@ -155,8 +153,8 @@ def _links(store, campaign: str, lp: str) -> None:
     shown = st.session_state.get("collect_links")
     if shown and shown[:2] == (campaign, lp):
         st.warning("Each link is shown only now (the store keeps a hash of its token): send them or download them.")
-        st.dataframe(shown[2], hide_index=True)
-        common.csv_download(shown[2], f"links-{campaign}-{lp}", key="dl-collect-links")
+        common.table(shown[2])
+        common.csv_download(shown[2], f"links-{campaign}-{lp}", "Download invitation links (CSV)", key="dl-collect-links")
     try:
         crowd = crowd_link(store, campaign, lp, base)["url"]
     except InputError:

@@ -14,7 +14,7 @@ import streamlit as st
 from ..jsonable import to_jsonable
 from ..errors import InputError
 from ..tables import to_csv_bytes
-from . import html_table, navigation, state
+from . import display, html_table, navigation, state, wording
 from .markdown import md_escape
 
 # query parameters that make a view reproducible from its URL
@@ -98,8 +98,8 @@ def require_view() -> View | None:
     """The selected snapshot, or a note that nothing is published yet."""
     view = current_view()
     if view is None:
-        st.info("Nothing has been published yet. Organisers publish rankings on the **Organiser** page; "
-                "`mtlb demo` loads and publishes the shipped demo campaign.")
+        st.info("Nothing has been published yet. Organisers publish rankings on the **Organiser** page "
+                "(tab **QC, preview and publish**).")
     return view
 
 
@@ -132,24 +132,26 @@ def snapshot_caption(snap: dict, view: View) -> None:
 
 
 # ---- downloads ---------------------------------------------------------------------------
-def csv_download(frame: pd.DataFrame, name: str, label: str = "Download CSV", key: str | None = None) -> None:
-    """A CSV download of ``frame`` with spreadsheet formulas neutralised, written when clicked."""
+def csv_download(frame: pd.DataFrame, name: str, label: str, key: str | None = None) -> None:
+    """A CSV download of ``frame`` (its own machine-readable column names) with spreadsheet formulas
+    neutralised, written when clicked. ``label`` says what is downloaded: "Download ranking (CSV)"."""
     st.download_button(label, lambda: to_csv_bytes(frame), file_name=f"{slug(name)}.csv", mime="text/csv",
                        key=key or f"csv-{name}", on_click="ignore")
 
 
-def figure_downloads(fig: go.Figure, name: str) -> None:
-    """PNG and SVG downloads of a chart (rendered on click by kaleido), else standalone HTML."""
+def figure_downloads(fig: go.Figure, name: str, what: str) -> None:
+    """PNG and SVG downloads of a chart (rendered on click by kaleido), else standalone HTML; each
+    button names the chart (``what``: "ranking chart" → "Download ranking chart (PNG)")."""
     cols = st.columns(3)
     if state.static_export_available():
         import plotly.io as pio
-        cols[0].download_button("PNG", lambda: pio.to_image(fig, format="png", width=1100, scale=2),
+        cols[0].download_button(f"Download {what} (PNG)", lambda: pio.to_image(fig, format="png", width=1100, scale=2),
                                 file_name=f"{slug(name)}.png", mime="image/png", key=f"png-{name}",
                                 on_click="ignore", icon=":material/image:")
-        cols[1].download_button("SVG", lambda: pio.to_image(fig, format="svg", width=1100),
+        cols[1].download_button(f"Download {what} (SVG)", lambda: pio.to_image(fig, format="svg", width=1100),
                                 file_name=f"{slug(name)}.svg", mime="image/svg+xml", key=f"svg-{name}",
                                 on_click="ignore", icon=":material/image:")
-    cols[2].download_button("HTML", lambda: fig.to_html(include_plotlyjs=True, full_html=True).encode("utf-8"),
+    cols[2].download_button(f"Download {what} (HTML)", lambda: fig.to_html(include_plotlyjs=True, full_html=True).encode("utf-8"),
                             file_name=f"{slug(name)}.html", mime="text/html", key=f"html-{name}",
                             on_click="ignore", icon=":material/code:")
 
@@ -162,11 +164,11 @@ def lazy_tabs(labels: list[str], key: str = "tab") -> list:
     return st.tabs(labels, key=key, bind="query-params", default=labels[0])
 
 
-def chart(fig: go.Figure, name: str) -> None:
-    """Show a plotly figure with its PNG/SVG/HTML downloads."""
+def chart(fig: go.Figure, name: str, what: str) -> None:
+    """Show a plotly figure with its PNG/SVG/HTML downloads (``what``: the chart in words, for their labels)."""
     st.plotly_chart(fig, key=f"chart-{name}", config={"displaylogo": False,
                                                       "toImageButtonOptions": {"filename": slug(name)}})
-    figure_downloads(fig, name)
+    figure_downloads(fig, name, what)
 
 
 def json_bytes(obj: Any) -> bytes:
@@ -207,7 +209,8 @@ def show_input_error(exc: InputError, container=st) -> None:
     """
     if exc.problems:
         head = f"file **{md_escape(str(exc.file))}**: " if exc.file else ""
-        items = "\n".join(f"- {md_escape(p.where(with_file=False) + p.message)}" for p in exc.problems)
+        items = "\n".join(f"- {md_escape(p.where(with_file=False) + wording.for_web(p.message))}"
+                          for p in exc.problems)
         container.error(f"{head}{len(exc.problems)} problems (all listed; nothing was stored):\n\n{items}",
                         icon=":material/error:")
         return
@@ -219,7 +222,13 @@ def show_input_error(exc: InputError, container=st) -> None:
     if exc.column:
         parts.append(f"column **{md_escape(str(exc.column))}**")
     where = (", ".join(parts) + ": ") if parts else ""
-    container.error(f"{where}{md_escape(exc.message)}", icon=":material/error:")
+    container.error(f"{where}{md_escape(wording.for_web(exc.message))}", icon=":material/error:")
+
+
+def lower_text(text: str) -> str:
+    """A message or note of the lower layers for a Markdown element: worded for the web
+    (:func:`.wording.for_web`: no command-line flags) and shown literally."""
+    return md_escape(wording.for_web(text))
 
 
 def code(text: str) -> str:
@@ -227,15 +236,34 @@ def code(text: str) -> str:
     return "`" + str(text).replace("`", "'") + "`" if str(text) else ""
 
 
+def table(frame: pd.DataFrame, headers: dict[str, str] | None = None, formats: dict[str, str] | None = None,
+          column_config: dict | None = None, hide_index: bool = True, **options) -> None:
+    """An interactive table (``st.dataframe``) of ``frame`` as :func:`.display.prepare` shows it: headers in
+    words, yes / no for booleans, no None / nan cells. ``headers`` and ``formats`` (printf style such as
+    ``"%.3g"``) and ``column_config`` are keyed by ``frame``'s own column names."""
+    shown = display.prepare(frame, headers, formats)
+    config = display.renamed(column_config, frame, headers)
+    for name, fmt in (formats or {}).items():
+        label = (headers or {}).get(name) or display.header(name)
+        if label in shown.columns and pd.api.types.is_numeric_dtype(shown[label]) and label not in config:
+            config[label] = st.column_config.NumberColumn(format=fmt)
+    st.dataframe(shown, hide_index=hide_index, column_config=config or None, **options)
+
+
 def static_table(frame: pd.DataFrame, columns: dict[str, tuple[str, str | None]] | None = None) -> None:
     """A small table drawn as escaped HTML (:mod:`.html_table`), which the browser shows at once, where
     ``st.table`` and the interactive grid of ``st.dataframe`` first load and compile their own scripts.
 
-    ``columns``: column → (header, format such as ``"{:.3f}"`` or None); missing numbers show as "–"."""
+    ``columns``: column → (header, format such as ``"{:.3f}"`` or None); other headers are put in words
+    (:func:`.display.header`), booleans read yes / no and missing numbers show as "–"."""
     columns = columns or {}
-    shown = frame.reset_index(drop=True)
-    shown.columns = [columns[c][0] if c in columns else str(c) for c in frame.columns]
-    html_table.show(shown, {columns[c][0]: columns[c][1] for c in frame.columns if c in columns and columns[c][1]})
+    shown = display.prepare(frame.reset_index(drop=True), {c: h for c, (h, _) in columns.items()},
+                            blank_missing=False)
+    formats = {}
+    for c, (h, fmt) in columns.items():
+        if fmt and h in shown.columns and pd.api.types.is_numeric_dtype(shown[h]):
+            formats[h] = fmt
+    html_table.show(shown, formats)
 
 
 def options_or_note(values: Iterable[str], note: str) -> list[str]:

@@ -63,7 +63,9 @@ def render() -> None:
                 st.info(pvalue_absence(board))
                 return
             st.caption("Two-sided p-values of sacrebleu's paired bootstrap on chrF (1000 resamples, seed 12345).")
-            st.dataframe(p.reindex(index=order, columns=order), height=min(600, 40 + 35 * len(order)))
+            common.table(p.reindex(index=order, columns=order).rename_axis("System"),
+                         formats={s: "%.3g" for s in order}, hide_index=False,
+                         height=min(600, 40 + 35 * len(order)))
 
 
 def pvalue_absence(board: dict) -> str:
@@ -89,11 +91,11 @@ def _table(board: dict, campaign: str, lp: str, ranked: dict) -> None:
     files = ov.board_exports(board)
     name = common.slug(f"automatic-{campaign}-{lp}")
     cols = st.columns(3)
-    cols[0].download_button("Table as CSV", files["csv"], file_name=f"{name}.csv", mime="text/csv",
+    cols[0].download_button("Download leaderboard (CSV)", files["csv"], file_name=f"{name}.csv", mime="text/csv",
                             key="dl-auto-csv", on_click="ignore")
-    cols[1].download_button("Leaderboard as JSON", files["json"], file_name=f"{name}.json",
+    cols[1].download_button("Download leaderboard (JSON)", files["json"], file_name=f"{name}.json",
                             mime="application/json", key="dl-auto-json", on_click="ignore")
-    cols[2].download_button("LaTeX table", files["tex"], file_name=f"{name}.tex", mime="text/x-tex",
+    cols[2].download_button("Download leaderboard (LaTeX)", files["tex"], file_name=f"{name}.tex", mime="text/x-tex",
                             key="dl-auto-tex", on_click="ignore")
 
 
@@ -119,8 +121,8 @@ def _autorank(ranked: dict, campaign: str, lp: str, organiser: bool) -> None:
                  horizontal=True, key="auto_protocol", format_func=str.upper)
     if ranked["systems"] is None:
         st.info("AutoRank appears once the metric scores it needs are stored for every system of this test set "
-                "(system- or segment-level, uploaded with `mtlb submit --campaign` by metric developers or "
-                "organisers): WMT24 needs MetricX-23-XL and CometKiwi-DA-XL; WMT25 needs GEMBA-ESA-CMDA, "
+                "(system- or segment-level, uploaded by metric developers or organisers on the **Metrics** page, "
+                "tab **Upload scores**): WMT24 needs MetricX-23-XL and CometKiwi-DA-XL; WMT25 needs GEMBA-ESA-CMDA, "
                 "GEMBA-ESA-GPT4.1, MetricX-24-Hybrid-XL, XCOMET-XL and, with a reference, CometKiwi-XL.")
         st.caption(md_escape(ranked["missing"] or ""))
         return
@@ -132,7 +134,7 @@ def _autorank(ranked: dict, campaign: str, lp: str, organiser: bool) -> None:
     st.caption(md_escape(f"Metric scores: {sources}." + ("" if ranked["reference"] else
                                                           " The test set has no reference.")))
     for note in ranked["notes"]:
-        st.warning(md_escape(note))
+        st.warning(common.lower_text(note))
     if any(row["category"] is None for row in ranked["selection"] or []):
         st.caption("Systems whose submission does not say whether it is constrained or open count as closed "
                    "(WMT24) or unconstrained (WMT25).")
@@ -146,9 +148,9 @@ def _autorank(ranked: dict, campaign: str, lp: str, organiser: bool) -> None:
     files = ov.autorank_exports(ranked, human)
     name = common.slug(f"autorank-{campaign}-{lp}")
     cols = st.columns(2)
-    cols[0].download_button("AutoRank and selection as CSV", files["csv"], file_name=f"{name}.csv", mime="text/csv",
+    cols[0].download_button("Download AutoRank and selection (CSV)", files["csv"], file_name=f"{name}.csv", mime="text/csv",
                             key="dl-autorank-csv", on_click="ignore")
-    cols[1].download_button("AutoRank and selection as JSON", files["json"], file_name=f"{name}.json",
+    cols[1].download_button("Download AutoRank and selection (JSON)", files["json"], file_name=f"{name}.json",
                             mime="application/json", key="dl-autorank-json", on_click="ignore")
 
 
@@ -162,7 +164,7 @@ def _stability(board: dict, campaign: str, lp: str) -> None:
         return
     st.caption("The share of sacrebleu's bootstrap resamples of the test set (1000, seed 12345) in which each "
                "entry takes each rank by chrF; the rank ranges in the table come from the significance tests.")
-    common.chart(fig, common.slug(f"automatic-rank-stability-{campaign}-{lp}"))
+    common.chart(fig, common.slug(f"automatic-rank-stability-{campaign}-{lp}"), "rank stability chart")
 
 
 if __name__ == "__main__":

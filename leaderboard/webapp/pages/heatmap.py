@@ -65,14 +65,13 @@ def render() -> None:
             st.html(matrix_table(ranking))
     if map_tab.open:
         with map_tab:
-            common.chart(state.figure("heatmap", *view.key), name)
+            common.chart(state.figure("heatmap", *view.key), name, "heat map")
     if list_tab.open:
         with list_tab:
             table = pvalue_table(ranking)
             st.caption(f"{len(table)} tests: every ordered pair of systems.")
-            st.dataframe(table, hide_index=True,
-                         column_config={"p_value": st.column_config.NumberColumn(format="%.3g")})
-            common.csv_download(table, name, key="dl-pvalues")
+            common.table(table, formats={"p_value": "%.3g"})
+            common.csv_download(table, name, "Download p-values (CSV)", key="dl-pvalues")
 
 
 if __name__ == "__main__":

@@ -104,7 +104,7 @@ def render() -> None:
             _table(view, snap, name)
     if chart_tab.open:
         with chart_tab:
-            common.chart(state.figure("ranking", *view.key), name)
+            common.chart(state.figure("ranking", *view.key), name, "ranking chart")
             st.caption(caption(snap["ranking"], view.assessment))
     if stability_tab.open:
         with stability_tab:
@@ -120,11 +120,11 @@ def _table(view: common.View, snap: dict, name: str) -> None:
     st.caption(caption(snap["ranking"], view.assessment))
     files = state.exports(*view.key)
     cols = st.columns(3)
-    cols[0].download_button("Table as CSV", files["csv"], file_name=f"{common.slug(name)}.csv", mime="text/csv",
+    cols[0].download_button("Download ranking (CSV)", files["csv"], file_name=f"{common.slug(name)}.csv", mime="text/csv",
                             key="dl-ranking-csv", on_click="ignore")
-    cols[1].download_button("Ranking as JSON", files["json"], file_name=f"{common.slug(name)}.json",
+    cols[1].download_button("Download ranking (JSON)", files["json"], file_name=f"{common.slug(name)}.json",
                             mime="application/json", key="dl-ranking-json", on_click="ignore")
-    cols[2].download_button("LaTeX table", files["tex"], file_name=f"{common.slug(name)}.tex", mime="text/x-tex",
+    cols[2].download_button("Download ranking (LaTeX)", files["tex"], file_name=f"{common.slug(name)}.tex", mime="text/x-tex",
                             key="dl-ranking-tex", on_click="ignore")
 
 
@@ -136,7 +136,8 @@ def _stability(view: common.View) -> None:
     st.caption("How sure each position is: the share of the bootstrap resamples of the test set's segments "
                "in which each system takes each rank (the rank ranges in the table come from the significance "
                "tests).")
-    common.chart(shares, f"rank-stability-{view.campaign}-{view.lp}-{view.assessment}-v{view.version}")
+    common.chart(shares, f"rank-stability-{view.campaign}-{view.lp}-{view.assessment}-v{view.version}",
+                 "rank stability chart")
 
 
 def _versions(view: common.View) -> None:
@@ -146,7 +147,7 @@ def _versions(view: common.View) -> None:
     st.markdown(f"**All published versions** ({len(mine)})")
     shown = mine[["version", "published_at", "published_by", "signature", "data_hash", "note"]] \
         .sort_values("version", ascending=False)
-    st.dataframe(shown, hide_index=True)
+    common.table(shown, {"version": "Version", "published_at": "Published (UTC)", "data_hash": "Data hash"})
     st.caption("Published versions are immutable; a correction is published as a new version. "
                "Choose a version in the sidebar to open it; the link in the address bar keeps it.")
 

@@ -25,8 +25,8 @@ def render() -> None:
             session.end()
             st.rerun()
         return
-    st.caption("Accounts are created by an administrator with `mtlb user add NAME --role organiser|metric-developer`; "
-               "metric developers may instead use an upload token from `mtlb user token NAME`.")
+    st.caption("Accounts (organiser or metric developer) are created by an administrator. Metric developers may "
+               "instead log in with the upload token an administrator gives them, on the **Upload token** tab.")
     with_password, with_token = st.tabs(["Password", "Upload token"])
     with with_password, st.form("login", clear_on_submit=False):
         name = st.text_input("User name", key="login_name", autocomplete="username")

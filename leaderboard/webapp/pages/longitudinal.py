@@ -130,10 +130,10 @@ def render() -> None:
         with tables_tab:
             st.markdown("**Year-to-year comparison** (raw Ave; stars: * p<0.05, ** p<0.01, *** p<0.001)")
             common.static_table(table, COMPARISON_COLUMNS)
-            common.csv_download(table, "longitudinal-gains", key="dl-gains")
+            common.csv_download(table, "longitudinal-gains", "Download year-on-year gains (CSV)", key="dl-gains")
             st.markdown("**Best system per year**")
             common.static_table(tracks, TRACK_COLUMNS)
-            common.csv_download(tracks, "longitudinal-best", key="dl-tracks")
+            common.csv_download(tracks, "longitudinal-best", "Download best systems per year (CSV)", key="dl-tracks")
     if charts_tab.open:
         with charts_tab:
             _charts(tracks, with_gain, best_by)
@@ -141,9 +141,10 @@ def render() -> None:
     uncalibrated = [c for c in result["comparisons"] if c.get("calibration") is None]
     for statement in dict.fromkeys(c["statement"] for c in uncalibrated):
         pairs = ", ".join(f"{c['lp']} {c['from']}→{c['to']}" for c in uncalibrated if c["statement"] == statement)
-        st.warning(md_escape(f"{pairs}: {statement}"), icon=":material/warning:")
+        st.warning(common.lower_text(f"{pairs}: {statement}") + " Choose a system judged in both years under "
+                   "**Calibration system (CURR)** above.", icon=":material/warning:")
     for note in result.get("notes", []):
-        st.caption(md_escape(note))
+        st.caption(common.lower_text(note))
 
 
 def anchor_rows(result: dict) -> pd.DataFrame:
@@ -176,7 +177,7 @@ def _anchors(result: dict, calibration: str) -> None:
     for c in result["comparisons"]:
         statement = (c.get("anchors") or {}).get("statement")
         if statement:
-            st.warning(md_escape(f"{c['lp']} ({c['assessment']}): {statement}"), icon=":material/warning:")
+            st.warning(common.lower_text(f"{c['lp']} ({c['assessment']}): {statement}"), icon=":material/warning:")
     rows = anchor_rows(result)
     if not rows.empty:
         with st.expander("Gain with each possible anchor"):
@@ -194,13 +195,13 @@ def _charts(tracks: pd.DataFrame, with_gain: pd.DataFrame, best_by: str) -> None
                                           x_title="campaign (year)",
                                           y_title="best system's " + ("Ave z (standardised)" if best_by == "z"
                                                                        else "Ave (raw, 0–100 points)")),
-                 "longitudinal-best")
+                 "longitudinal-best", "best-system chart")
     if not with_gain.empty:
         st.markdown("**Calibrated gain per language pair** (Graham et al. 2014, Fig. 1: the best systems' "
                     "difference against the test set's extra difficulty Δ; points on one dotted diagonal have "
                     "the same gain)")
-        common.chart(charts.gain_figure(with_gain), "longitudinal-gain")
-        common.chart(charts.gain_bars(with_gain), "longitudinal-gain-bars")
+        common.chart(charts.gain_figure(with_gain), "longitudinal-gain", "calibrated gain chart")
+        common.chart(charts.gain_bars(with_gain), "longitudinal-gain-bars", "gain bars chart")
 
 
 if __name__ == "__main__":

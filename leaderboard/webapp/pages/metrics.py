@@ -155,7 +155,7 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
             st.info("No metric scores for this language pair yet. Metric developers upload them on the "
                     "**Upload scores** tab; submissions are private until published.")
         for note in data["notes"]:
-            st.caption(md_escape(note))
+            st.caption(common.lower_text(note))
         _manage(subs, user)
         return
     table = me.correlation_table(result)
@@ -190,7 +190,7 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
         with tables_tab:
             st.markdown("**Correlation of every metric with human Ave z** (95% bootstrap CIs; clusters: Williams test)")
             common.static_table(table, CORRELATION_COLUMNS)
-            common.csv_download(table, f"correlations-{slug}", key="dl-corr")
+            common.csv_download(table, f"correlations-{slug}", "Download correlations (CSV)", key="dl-corr")
             above = table[table["cluster"] < row["cluster"]]["metric"].tolist()
             st.caption(f"{md_escape(chosen)} is in cluster {int(row['cluster'])} of {n_clusters}"
                        + (f"; significantly outperformed by a metric of an earlier cluster "
@@ -204,10 +204,10 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
             if result["n_systems"] < 4:
                 st.info("The Williams test needs at least 4 systems.")
             common.static_table(against, WILLIAMS_COLUMNS)
-            common.csv_download(against, f"williams-{slug}-{chosen}", key="dl-williams-chosen")
+            common.csv_download(against, f"williams-{slug}-{chosen}", "Download Williams tests of this metric (CSV)", key="dl-williams-chosen")
             if len(result["williams"]) > 1:
                 matrix = pd.DataFrame(result["williams"]).T.reindex(index=names, columns=names)
-                common.csv_download(matrix.reset_index(names="metric"), f"williams-matrix-{slug}", key="dl-williams")
+                common.csv_download(matrix.reset_index(names="metric"), f"williams-matrix-{slug}", "Download all Williams tests (CSV)", key="dl-williams")
 
             st.markdown("### Segment level")
             if chosen not in data["seg_subs"]:
@@ -222,7 +222,7 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
             else:
                 seg = data["segment"]
                 common.static_table(seg, SEGMENT_COLUMNS)
-                common.csv_download(seg, f"segment-level-{slug}", key="dl-seg")
+                common.csv_download(seg, f"segment-level-{slug}", "Download segment-level correlations (CSV)", key="dl-seg")
                 st.caption("DARR: WMT's Kendall-like tau over pairs of outputs of one segment whose raw DA scores differ by "
                            "at least 25 points (a metric tie counts as discordant). Pearson: all (system, segment) cells "
                            "against human segment z. Kendall (item): tau-b of the systems within each segment, averaged. "
@@ -233,10 +233,10 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
             common.static_table(scores, {
                 "system": ("System", None), "human_ave": ("Human Ave", "{:.1f}"), "human_ave_z": ("Human Ave z", "{:.3f}"),
                 **{c: (c, "{:.2f}" if c in me.BASELINES.values() else "{:.4f}")
-                   for c in scores.columns if c not in ("system", "human_ave", "human_ave_z")}})
-            common.csv_download(scores, f"metric-scores-{slug}", key="dl-metric-scores")
+                   for c in scores.columns if c in set(data["long"]["metric"])}})
+            common.csv_download(scores, f"metric-scores-{slug}", "Download metric scores (CSV)", key="dl-metric-scores")
             for note in data["notes"]:
-                st.caption(md_escape(note))
+                st.caption(common.lower_text(note))
             if data["signatures"]:
                 st.caption("Baselines: " + " · ".join(common.code(v) for v in data["signatures"].values()))
 
@@ -250,7 +250,7 @@ def _charts(view: common.View, data: dict, table: pd.DataFrame, wide: pd.DataFra
     its interval and cluster, and the Williams tests between metrics."""
     result = data["result"]
     common.chart(charts.metric_scatter(wide.dropna(subset=[chosen]), chosen, view.lp),
-                 f"metric-scatter-{slug}-{chosen}")
+                 f"metric-scatter-{slug}-{chosen}", "scatter plot")
     left = f" ({', '.join(data['left_out'])} left out: a human translation without a metric score)" \
         if data.get("left_out") else ""
     st.caption(md_escape(
@@ -258,10 +258,10 @@ def _charts(view: common.View, data: dict, table: pd.DataFrame, wide: pd.DataFra
         f"is the least-squares fit. {result['n_systems']} systems{left}. Lower-is-better submissions are "
         "negated so that higher is better everywhere. Correlations: 95% CIs from 1000 bootstrap resamples of "
         "the systems (seed 12345); clusters from one-sided Williams tests, p < 0.05."))
-    common.chart(charts.correlation_figure(table, chosen), f"metric-clusters-{slug}")
+    common.chart(charts.correlation_figure(table, chosen), f"metric-clusters-{slug}", "correlation chart")
     names = table["metric"].tolist()
     if len(result["williams"]) > 1:
-        common.chart(charts.williams_figure(result["williams"], names), f"williams-{slug}")
+        common.chart(charts.williams_figure(result["williams"], names), f"williams-{slug}", "Williams test chart")
 
 
 def _with_cis(columns: dict, stats: tuple[tuple[str, str, str], ...]) -> dict:
@@ -313,7 +313,7 @@ def _meta_eval(view: common.View, keys: tuple, token: str) -> None:
     slug = f"{view.campaign}-{view.lp}"
     table = mv.meta_eval_rows(pair)
     common.static_table(table, mv.META_COLUMNS)
-    common.csv_download(table, f"meta-eval-{slug}", key="dl-meta-eval")
+    common.csv_download(table, f"meta-eval-{slug}", "Download meta-evaluation (CSV)", key="dl-meta-eval")
     human = "negated MQM" if view.assessment == "mqm" else "mean raw score per system and segment"
     st.caption(md_escape(
         f"{pair['n_systems']} systems, {pair['n_segments']} segments; human side: {human}. acc_eq: pairwise "
@@ -338,7 +338,7 @@ def _meta_eval(view: common.View, keys: tuple, token: str) -> None:
                 "equal weights; clusters from the per-pair draws summed draw by draw)")
     ranking = mv.global_rows(result)
     common.static_table(ranking, mv.GLOBAL_COLUMNS)
-    common.csv_download(ranking, f"meta-eval-global-{view.campaign}", key="dl-meta-eval-global")
+    common.csv_download(ranking, f"meta-eval-global-{view.campaign}", "Download global meta-evaluation ranking (CSV)", key="dl-meta-eval-global")
 
 
 def _manage(subs: pd.DataFrame, user: dict | None) -> None:
@@ -350,7 +350,7 @@ def _manage(subs: pd.DataFrame, user: dict | None) -> None:
     if mine.empty:
         return
     st.markdown("**All submissions**" if organiser else "**Your submissions**")
-    st.dataframe(mine, hide_index=True)
+    common.table(mine)
     cols = st.columns(2)
     sid = cols[0].selectbox("Submission", mine["id"].tolist(), key="my_sub",
                             format_func=lambda i: f"#{i} {mine.set_index('id').loc[i, 'metric']}")

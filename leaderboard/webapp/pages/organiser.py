@@ -73,7 +73,7 @@ def _campaign_tab() -> None:
     st.markdown(f"**{len(names)} campaign(s)**")
     camps = state.campaigns(state.store_url())
     if not camps.empty:
-        st.dataframe(camps, hide_index=True)
+        common.table(camps)
     with st.form("new_campaign"):
         name = st.text_input("New campaign name", key="new_campaign_name", max_chars=200)
         description = st.text_input("Description", key="new_campaign_description", max_chars=1000)
@@ -126,7 +126,8 @@ def _campaign_settings(names: list[str]) -> None:
                                                                f"{md_escape(result['reason'])}")
         table = pd.DataFrame([{"Language pair": r["lp"], "Offset": o, "Pearson r": v}
                               for r in found[1] for o, v in r["r"].items()])
-        st.dataframe(table.pivot(index="Language pair", columns="Offset", values="Pearson r").round(3))
+        common.table(table.pivot(index="Language pair", columns="Offset", values="Pearson r").round(3),
+                     hide_index=False)
         st.caption("Pearson r of human segment scores with the sentence chrF of the output at line = segment id + "
                    "offset. Offset 0 must reach r ≥ 0.1 and beat every other offset by 0.05.")
 
@@ -201,7 +202,7 @@ def _judgments_tab(user: dict) -> None:
                                 f"and {frame['system'].nunique()} systems into {campaign} "
                                 f"({', '.join(sorted(set(summary['lps'])))})."))
     for warning in warnings:
-        st.warning(md_escape(warning), icon=":material/warning:")
+        st.warning(common.lower_text(warning), icon=":material/warning:")
 
 
 def _texts_tab(user: dict) -> None:
@@ -316,9 +317,9 @@ def _publish_tab(user: dict) -> None:
         counts = summary_frame(summary)
         st.markdown("**Worker QC report** (workers judged over all language pairs of the campaign)")
         if not counts.empty:
-            st.dataframe(counts, hide_index=True)
+            common.table(counts)
         if isinstance(report, pd.DataFrame):
-            st.dataframe(report, hide_index=True, height=240)
+            common.table(report, height=240)
         qc_info = {"method": qc, "alpha": float(qc_alpha), "summary": summary}
     marks = _human_marks(campaign, lp, frame, user)
     key = (campaign, lp, assessment, token, qc, float(qc_alpha), protocol, rule, marks)
@@ -456,7 +457,7 @@ def uploads_in_folder(files) -> Iterator[tuple[Path, dict[str, str]]]:
 
 
 def _hits_tab(user: dict) -> None:
-    st.caption("What `mtlb hits build` does: each HIT holds 100 items in 10 blocks of 10 — 70 system outputs "
+    st.caption("How **Build HITs** makes a batch: each HIT holds 100 items in 10 blocks of 10 — 70 system outputs "
                "balanced over systems, 10 references (REF), 10 degraded outputs (BAD_REF) and 10 repeats — the "
                "quality-control items whose scores the worker filter tests. The MTurk batch results load back "
                "on **Upload judgments** (format mturk).")
@@ -491,14 +492,14 @@ def _hits_tab(user: dict) -> None:
         f"{manifest['segments_shown']} segments shown."))
     name = common.slug(f"{manifest['lp']}-{manifest['assessment']}-seed{manifest['seed']}")
     cols = st.columns(3)
-    cols[0].download_button("hits.csv", batch["hits.csv"], file_name=f"hits-{name}.csv", mime="text/csv",
+    cols[0].download_button("Download HITs (hits.csv)", batch["hits.csv"], file_name=f"hits-{name}.csv", mime="text/csv",
                             key="dl-hits", on_click="ignore", icon=":material/download:")
-    cols[1].download_button("MTurk upload CSV", batch["mturk-upload.csv"], file_name=f"mturk-upload-{name}.csv",
+    cols[1].download_button("Download MTurk upload file (CSV)", batch["mturk-upload.csv"], file_name=f"mturk-upload-{name}.csv",
                             mime="text/csv", key="dl-mturk", on_click="ignore", icon=":material/download:")
-    cols[2].download_button("HTML task pages (zip)", batch["html.zip"], file_name=f"hit-pages-{name}.zip",
+    cols[2].download_button("Download HIT task pages (zip)", batch["html.zip"], file_name=f"hit-pages-{name}.zip",
                             mime="application/zip", key="dl-hit-pages", on_click="ignore", icon=":material/download:")
     with st.expander("Items of the first HIT"):
-        st.dataframe(batch["first_hit"], hide_index=True)
+        common.table(batch["first_hit"])
     with st.expander("Batch manifest"):
         st.json(manifest)
 
@@ -544,7 +545,7 @@ def _submissions_tab(user: dict) -> None:
     if subs.empty:
         st.info("No metric submissions for this campaign.")
         return
-    st.dataframe(subs, hide_index=True)
+    common.table(subs)
     cols = st.columns(2)
     sid = cols[0].selectbox("Submission", subs["id"].tolist(), key="sub_id",
                             format_func=lambda i: f"#{i} {subs.set_index('id').loc[i, 'metric']}")
@@ -571,9 +572,7 @@ def _imports_tab(user: dict) -> None:
     if imports.empty:
         st.info("This campaign has no imports.")
     else:
-        st.dataframe(imports, hide_index=True, column_config={
-            "published_in": st.column_config.TextColumn("published versions using it"),
-            "retractable": st.column_config.CheckboxColumn("can be retracted")})
+        common.table(imports)
     st.markdown("**Retract an import**")
     st.caption("Deletes the import's judgments or texts so the file can be stored again (e.g. a WMT release "
                "stored without its worker mean/sd file). Refused when a published version of the campaign was "
@@ -608,7 +607,7 @@ def _imports_tab(user: dict) -> None:
     if log.empty:
         st.caption("Nothing retracted in this campaign.")
     else:
-        st.dataframe(log, hide_index=True)
+        common.table(log)
 
 
 if __name__ == "__main__":

@@ -110,7 +110,7 @@ def _published_qc(view: common.View, info: dict) -> None:
         counts = summary_frame(summary)
         if not counts.empty:
             _kept_metrics(counts)
-            common.chart(charts.qc_figure(counts), f"qc-{view.lp}-published")
+            common.chart(charts.qc_figure(counts), f"qc-{view.lp}-published", "QC chart")
         if isinstance(report_payload, pd.DataFrame):
             _worker_table(report_payload, f"qc-workers-{view.campaign}-{view.lp}-published", "dl-qc-published")
         elif report_payload:
@@ -133,11 +133,9 @@ def _release_verdicts(view: common.View, recorded: str | None) -> None:
         f"({verdicts['source']}): {verdicts['good']:,} of "
         f"{verdicts['with_verdict']:,} workers of this ranking are rated good by the paired bad-reference test "
         "over all of their HITs (every language pair they judged), p < 0.05."))
-    st.dataframe(table, hide_index=True, height=280, column_config={
-        "p": st.column_config.NumberColumn("p", format="%.2g"),
-        "t": st.column_config.NumberColumn("t", format="%.2f"),
-        "pairs": st.column_config.NumberColumn("bad-reference pairs", format="%d")})
-    common.csv_download(table, f"qc-release-workers-{view.campaign}-{view.lp}", key="dl-qc-release")
+    common.table(table, {"worker": "Worker", "pairs": "Bad-reference pairs"},
+                 {"p": "%.2g", "t": "%.2f", "pairs": "%d"}, height=280)
+    common.csv_download(table, f"qc-release-workers-{view.campaign}-{view.lp}", "Download worker verdicts (CSV)", key="dl-qc-release")
 
 
 def _worker_table(report: pd.DataFrame, name: str, key: str) -> None:
@@ -145,11 +143,10 @@ def _worker_table(report: pd.DataFrame, name: str, key: str) -> None:
     first = [c for c in ("worker", "lp", "passed", "p_value", "n", "n_pairs", "mean_ref", "mean_system",
                          "mean_bad_ref", "p_repeat", "flags", "reason") if c in report.columns]
     shown = report[first + [c for c in report.columns if c not in first]]
-    fmt = {c: st.column_config.NumberColumn(format="%.2g") for c in shown.columns if c.startswith("p_")}
-    fmt.update({c: st.column_config.NumberColumn(format="%.1f") for c in shown.columns
-                if c.startswith("mean_") and pd.api.types.is_numeric_dtype(shown[c])})
-    st.dataframe(shown, hide_index=True, height=320, column_config=fmt)
-    common.csv_download(report, name, key=key)
+    fmt = {c: "%.2g" for c in shown.columns if c.startswith("p_")}
+    fmt.update({c: "%.1f" for c in shown.columns if c.startswith("mean_") and pd.api.types.is_numeric_dtype(shown[c])})
+    common.table(shown, formats=fmt, height=320)
+    common.csv_download(report, name, "Download worker QC report (CSV)", key=key)
 
 
 def _retest(view: common.View, token: str, recorded: str | None, info: dict | None) -> None:
@@ -178,7 +175,7 @@ def _retest(view: common.View, token: str, recorded: str | None, info: dict | No
     if not counts.empty:
         _kept_metrics(counts)
         common.chart(charts.qc_figure(counts, title="Re-test (what-if): what the test would keep"),
-                     f"qc-{view.lp}-{method}")
+                     f"qc-{view.lp}-{method}", "re-test chart")
     if recorded == "release" and summary.get("workers_total"):
         lps = ", ".join(info["stored"]["lps"]) if info else view.lp
         st.caption(md_escape(

@@ -118,7 +118,7 @@ def render() -> None:
             _segments(view, seg, system, value, token)
     if distribution_tab.open:
         with distribution_tab:
-            common.chart(charts.distribution_figure(seg, system, value), f"distribution-{view.lp}-{system}")
+            common.chart(charts.distribution_figure(seg, system, value), f"distribution-{view.lp}-{system}", "distribution chart")
             from leaderboard.webapp.signature_text import describe
             words = describe(signature)
             st.caption(md_escape(
@@ -148,10 +148,8 @@ def _segments(view: common.View, seg: pd.DataFrame, system: str, value: str, tok
         st.info(f"The segment ids of {md_escape(view.campaign)} do not index the stored test-set texts (for "
                 "example the WMT release numbers segments its own way), so source, reference and output are not "
                 "paired with these scores.", icon=":material/info:")
-    st.dataframe(mine, hide_index=True, height=320,
-                 column_config={"z": st.column_config.NumberColumn("z", format="%.3f"),
-                                "raw": st.column_config.NumberColumn("raw", format="%.1f")})
-    common.csv_download(mine, f"segments-{view.lp}-{system}", key="dl-segments")
+    common.table(mine, formats={"z": "%.3f", "raw": "%.1f"}, height=320)
+    common.csv_download(mine, f"segments-{view.lp}-{system}", "Download segment scores (CSV)", key="dl-segments")
     if view.assessment == "esa":
         _esa_spans(view, system, token, stored if lines else pd.DataFrame())
 
@@ -178,7 +176,7 @@ def _head_to_head(view: common.View, ranking: dict, seg: pd.DataFrame, system: s
     st.caption(md_escape(f"p-values are the published ones: {words['test']}; a win needs "
                                 f"{words['p_below']}."))
     if len(pairs):
-        common.chart(charts.head_to_head_figure(pairs, system, other, value), f"h2h-{view.lp}-{system}-{other}")
+        common.chart(charts.head_to_head_figure(pairs, system, other, value), f"h2h-{view.lp}-{system}-{other}", "head-to-head chart")
 
 
 def _mqm(view: common.View, system: str, row: dict) -> None:
@@ -195,16 +193,15 @@ def _mqm(view: common.View, system: str, row: dict) -> None:
     st.markdown("**Errors by category and severity** (count, summed weight, weight per rated segment)")
     parts = breakdown(errors[errors["system"] == system])
     table = parts.drop(columns=["lp", "system"]).sort_values("weight", ascending=False).reset_index(drop=True)
-    st.dataframe(table, hide_index=True, column_config={
-        "weight": st.column_config.NumberColumn(format="%.1f"),
-        "per_segment": st.column_config.NumberColumn(format="%.3f")})
-    common.csv_download(table, f"mqm-breakdown-{view.lp}-{system}", key="dl-mqm-breakdown")
+    common.table(table, formats={"weight": "%.1f", "per_segment": "%.3f"})
+    common.csv_download(table, f"mqm-breakdown-{view.lp}-{system}", "Download MQM error breakdown (CSV)", key="dl-mqm-breakdown")
     if not parts.empty:
-        common.chart(charts.mqm_breakdown_figure(parts), f"mqm-breakdown-{view.lp}-{system}")
+        common.chart(charts.mqm_breakdown_figure(parts), f"mqm-breakdown-{view.lp}-{system}",
+                     "MQM breakdown chart")
     seg = expert_views.mqm_segment_table(errors, system)
     st.markdown("**Per-segment MQM** (worst first)")
-    st.dataframe(seg, hide_index=True, height=280)
-    common.csv_download(seg, f"mqm-segments-{view.lp}-{system}", key="dl-mqm-segments")
+    common.table(seg, height=280)
+    common.csv_download(seg, f"mqm-segments-{view.lp}-{system}", "Download per-segment MQM (CSV)", key="dl-mqm-segments")
     st.markdown("**Outputs with their marked errors** (the 30 worst segments; red: major, yellow: minor)")
     ann = state.expert_annotations(url, view.campaign, view.lp, "mqm", token)
     outs = state.expert_outputs(url, view.campaign, view.lp, token)
@@ -222,10 +219,10 @@ def _esa_spans(view: common.View, system: str, token: str, texts: pd.DataFrame) 
         st.caption("No error spans are stored for this system.")
         return
     counts = mine.groupby("severity").size().rename("spans").reset_index()
-    st.dataframe(counts, hide_index=True)
+    common.table(counts)
     shown = mine[["segment", "rater", "severity", "category", "span_start", "span_end"]]
-    st.dataframe(shown, hide_index=True, height=240)
-    common.csv_download(shown, f"esa-spans-{view.lp}-{system}", key="dl-esa-spans")
+    common.table(shown, height=240)
+    common.csv_download(shown, f"esa-spans-{view.lp}-{system}", "Download error spans (CSV)", key="dl-esa-spans")
     outputs = segment_texts(texts, system) if not texts.empty else pd.DataFrame()
     if not outputs.empty and "output" in outputs.columns:
         outs = pd.DataFrame({"segment": outputs["line"].astype(str), "target": outputs["output"].fillna(""),

@@ -162,7 +162,7 @@ def _my_submissions(team: dict) -> None:
     if subs.empty:
         st.info("No submissions yet.")
         return
-    st.dataframe(ov.submissions_frame(subs), hide_index=True)
+    common.table(ov.submissions_frame(subs))
     ids = subs["id"].tolist()
     labels = {int(r.id): f"#{r.id} {r.campaign} {r.lp} {r.system}" for r in subs.itertuples()}
     sid = st.selectbox("Submission", ids, format_func=lambda i: labels[int(i)], key="my_sub")
@@ -184,7 +184,7 @@ def _my_submissions(team: dict) -> None:
     _rank_note(str(sub["campaign"]), str(sub["lp"]), team["name"])
     with st.expander("Segments beside source and references"):
         from leaderboard.outputs.viewer import segments_frame
-        st.dataframe(segments_frame(state.get_store(), int(sid)), hide_index=True)
+        common.table(segments_frame(state.get_store(), int(sid)))
 
 
 # ---- comparing two outputs -------------------------------------------------------------------------

@@ -41,7 +41,7 @@ def _testsets(user: dict) -> None:
         shown = sets.drop(columns=["id", "created_by"]).assign(
             **{c: [(iso(v) or "")[:16].replace("T", " ") for v in sets[c]] for c in ("starts_at", "deadline",
                                                                                       "created_at")})
-        st.dataframe(shown, hide_index=True)
+        common.table(shown)
     st.markdown("**Release a test set**")
     with st.form("new_testset"):
         cols = st.columns(2)
@@ -97,7 +97,7 @@ def _teams(user: dict) -> None:
     if teams.empty:
         st.info("No team has signed up yet.")
         return
-    st.dataframe(teams.drop(columns=["id"]), hide_index=True)
+    common.table(teams.drop(columns=["id"]), {"name": "Team"})
     waiting = teams[~teams["verified"]]["name"].tolist()
     flash = st.session_state.pop("teams_flash", None)
     if flash:
@@ -129,7 +129,7 @@ def _submissions() -> None:
     if subs.empty:
         st.info("No submissions yet.")
         return
-    st.dataframe(ov.submissions_frame(subs), hide_index=True)
+    common.table(ov.submissions_frame(subs))
     labels = {int(r.id): f"#{r.id} {r.campaign} {r.lp} {r.team}/{r.system}" for r in subs.itertuples()}
     cols = st.columns([3, 1, 1])
     sid = cols[0].selectbox("Submission", list(labels), format_func=lambda i: labels[int(i)], key="org_sub")
@@ -147,7 +147,7 @@ def _submissions() -> None:
     cols = st.columns([3, 1])
     campaign = cols[0].selectbox("Export every output of a campaign", campaigns, key="org_export_campaign")
     from leaderboard.outputs.service import export_zip
-    cols[1].download_button("Export all outputs (zip)", lambda: export_zip(state.get_store(), campaign),
+    cols[1].download_button("Download all outputs of the campaign (zip)", lambda: export_zip(state.get_store(), campaign),
                             file_name=f"{common.slug(campaign)}-outputs.zip", mime="application/zip",
                             key="org_export", on_click="ignore")
     with st.expander("Compare two submissions"):
@@ -190,9 +190,9 @@ def _hits() -> None:
                f"{manifest['lp']} {manifest['assessment']} from {len(manifest['systems'])} primary submissions.")
     name = common.slug(f"{campaign}-{manifest['lp']}-{manifest['assessment']}-seed{manifest['seed']}")
     cols = st.columns(2)
-    cols[0].download_button("hits.csv", batch["hits.csv"], file_name=f"hits-{name}.csv", mime="text/csv",
+    cols[0].download_button("Download HITs (hits.csv)", batch["hits.csv"], file_name=f"hits-{name}.csv", mime="text/csv",
                             key="ph-dl-hits", on_click="ignore")
-    cols[1].download_button("MTurk upload CSV", batch["mturk-upload.csv"], file_name=f"mturk-upload-{name}.csv",
+    cols[1].download_button("Download MTurk upload file (CSV)", batch["mturk-upload.csv"], file_name=f"mturk-upload-{name}.csv",
                             mime="text/csv", key="ph-dl-mturk", on_click="ignore")
 
 

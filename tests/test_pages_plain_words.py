@@ -1,0 +1,140 @@
+"""Every page of the demo speaks to a visitor in plain words (AppTest over the shipped demo data).
+
+- tables: no cell reads None / nan, headers are words (no snake_case), booleans read yes / no
+  (never 0.0000 / 1.0000 or True / False);
+- messages (info, warning, error, success, captions, Markdown): no command-line flag (``--lp``) and
+  no command (``mtlb …``) — the web says what to click or choose; no stray backtick;
+- downloads: every button on a page says what it downloads, no two alike, never a bare "Download CSV".
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pandas as pd
+import pytest
+
+from htmltables import page_tables
+from test_app_pages import fresh_store, run_app
+
+ORGANISER = {"name": "olga", "role": "organiser"}
+TEAM = {"name": "CUNI", "role": "team"}
+
+# (page, who, extra address parameters): every lazy tab of the page is opened by its ``tab``/``view``
+VISITS = [
+    ("leaderboard.py", None, [{}, {"tab": "Chart"}, {"tab": "Rank stability"}, {"tab": "Versions"}]),
+    ("heatmap.py", None, [{}, {"tab": "Heat map"}, {"tab": "All p-values"}]),
+    ("system.py", None, [{}, {"tab": "Distribution"}, {"tab": "Head to head"}]),
+    ("longitudinal.py", None, [{}, {"tab": "Charts"}]),
+    ("qc.py", ORGANISER, [{}, {"campaign": "Simulated crowd (demo)", "lp": "de-en"}]),
+    ("automatic.py", None, [{}, {"tab": "AutoRank"}, {"tab": "Rank stability"}, {"tab": "Pairwise p-values"}]),
+    ("metrics.py", ORGANISER, [{}, {"view": "Charts"}, {"tab": "Evaluation package"}, {"tab": "Upload scores"}]),
+    ("organiser.py", ORGANISER, [{}, {"campaign": "Simulated crowd (demo)", "lp": "de-en"}]),
+    ("testsets.py", ORGANISER, [{}]),
+    ("teams.py", TEAM, [{}]),
+    ("teams.py", None, [{}]),
+    ("login.py", None, [{}]),
+    ("leaderboard.py", ORGANISER, [{"campaign": "Simulated crowd (demo)", "lp": "de-en"}]),
+]
+MISSING_TEXT = {"none", "nan", "nat", "<na>"}
+FLAG = re.compile(r"--[a-z]")
+COMMAND = re.compile(r"\bmtlb\s+[a-z]")
+
+
+@pytest.fixture(scope="module")
+def demo_store(tmp_path_factory):
+    """The demo campaigns, loaded once into a scratch SQLite store the app reads (MTLB_DATA_DIR)."""
+    from leaderboard.publish.demo import ensure_demo
+    with pytest.MonkeyPatch.context() as mp:
+        store = fresh_store(tmp_path_factory.mktemp("demo"), mp, demo=True)
+        ensure_demo(store)
+        _RUNS.clear()
+        yield store
+        _RUNS.clear()
+
+
+_RUNS: dict = {}
+
+
+def _runs(page, user, params_list):
+    """The page run once per address (the three tests below share the runs)."""
+    for params in params_list:
+        key = (page, str(user), str(params))
+        if key not in _RUNS:
+            _RUNS[key] = run_app(page, user=user, params=params or None, timeout=180)
+        yield params, _RUNS[key]
+
+
+def _is_missing(value) -> bool:
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    if isinstance(value, float) and math.isnan(value):
+        return True
+    return isinstance(value, str) and value.strip().lower() in MISSING_TEXT
+
+
+def _visible(text: str) -> str:
+    """What a Markdown message shows: code spans as their text, escapes resolved."""
+    text = re.sub(r"`([^`\n]*)`", r"\1", str(text))
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def _table_problems(frame: pd.DataFrame, where: str) -> list[str]:
+    problems = []
+    headers = [str(c) for c in frame.columns] + ([str(frame.index.name)] if frame.index.name else [])
+    problems += [f"{where}: header {h!r} is snake_case" for h in headers if "_" in h]
+    for column in frame.columns:
+        values = frame[column].tolist()
+        bad = [v for v in values if _is_missing(v)]
+        if bad:
+            problems.append(f"{where}: column {column!r} shows {bad[0]!r}")
+        shown = {v for v in values if isinstance(v, str) and v not in ("", "–")}
+        if shown and shown <= {"0.0000", "1.0000", "0", "1", "True", "False"}:
+            problems.append(f"{where}: column {column!r} shows a boolean as {sorted(shown)}")
+        if pd.api.types.is_bool_dtype(frame[column]):
+            problems.append(f"{where}: column {column!r} is a raw boolean (shown as True/False)")
+    return problems
+
+
+@pytest.mark.parametrize("page,user,params_list", VISITS,
+                         ids=[f"{p}-{u['role'] if u else 'visitor'}" for p, u, _ in VISITS])
+def test_tables_read_in_words(demo_store, page, user, params_list):
+    problems = []
+    seen = 0
+    for params, at in _runs(page, user, params_list):
+        for i, element in enumerate(at.dataframe):
+            seen += 1
+            problems += _table_problems(element.value, f"{page} {params} dataframe {i}")
+        for i, frame in enumerate(page_tables(at)):
+            seen += 1
+            problems += _table_problems(frame, f"{page} {params} table {i}")
+    assert not problems, "\n".join(problems)
+    if page not in ("login.py", "teams.py") or user is not None:
+        assert seen, f"{page}: no table was drawn, so nothing was checked"
+
+
+@pytest.mark.parametrize("page,user,params_list", VISITS,
+                         ids=[f"{p}-{u['role'] if u else 'visitor'}" for p, u, _ in VISITS])
+def test_messages_name_no_command_line(demo_store, page, user, params_list):
+    problems = []
+    for params, at in _runs(page, user, params_list):
+        for kind in ("info", "warning", "error", "success", "caption", "markdown"):
+            for element in at.get(kind):
+                text = _visible(element.value)
+                if FLAG.search(text) or COMMAND.search(text) or "`" in text:
+                    problems.append(f"{page} {params} {kind}: {text[:200]!r}")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("page,user,params_list", VISITS,
+                         ids=[f"{p}-{u['role'] if u else 'visitor'}" for p, u, _ in VISITS])
+def test_download_buttons_say_what_they_download(demo_store, page, user, params_list):
+    problems = []
+    for params, at in _runs(page, user, params_list):
+        labels = [b.label for b in at.get("download_button")]
+        if len(set(labels)) != len(labels):
+            problems.append(f"{page} {params}: repeated labels {labels}")
+        problems += [f"{page} {params}: bare label {label!r}" for label in labels
+                     if label.strip().lower() in ("download csv", "csv", "download")]
+    assert not problems, "\n".join(problems)
