@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from htmltables import page_tables
-from test_app_pages import fresh_store, run_app
+from test_app_pages import fresh_store, run_app, unmd
 
 ORGANISER = {"name": "olga", "role": "organiser"}
 TEAM = {"name": "CUNI", "role": "team"}
@@ -75,9 +75,8 @@ def _is_missing(value) -> bool:
 
 
 def _visible(text: str) -> str:
-    """What a Markdown message shows: code spans as their text, escapes resolved."""
-    text = re.sub(r"`([^`\n]*)`", r"\1", str(text))
-    return re.sub(r"\\(.)", r"\1", text)
+    """What a Markdown message shows: code spans as their text, escapes and character references resolved."""
+    return unmd(re.sub(r"`([^`\n]*)`", r"\1", str(text)))
 
 
 def _table_problems(frame: pd.DataFrame, where: str) -> list[str]:
@@ -138,3 +137,55 @@ def test_download_buttons_say_what_they_download(demo_store, page, user, params_
         problems += [f"{page} {params}: bare label {label!r}" for label in labels
                      if label.strip().lower() in ("download csv", "csv", "download")]
     assert not problems, "\n".join(problems)
+
+
+def test_nothing_published_says_where_to_publish(tmp_path, monkeypatch):
+    """An empty store: the note points at the Organiser page, not at a command."""
+    fresh_store(tmp_path, monkeypatch)
+    at = run_app()
+    notes = [_visible(i.value) for i in at.info]
+    assert any("Organiser" in n for n in notes), notes
+    assert not [n for n in notes if FLAG.search(n) or COMMAND.search(n) or "`" in n], notes
+
+
+def _input_error(call):
+    from leaderboard.errors import InputError
+    with pytest.raises(InputError) as info:
+        call()
+    return info.value
+
+
+def test_lower_layer_errors_are_shown_in_web_words(tmp_path):
+    """Real errors of the lower layers that name command-line flags reach a page (through the one
+    error display, ``common.show_input_error``) saying what to choose there instead."""
+    from streamlit.testing.v1 import AppTest
+
+    from leaderboard.ingest import detect_format
+    from leaderboard.human.ranking import rankings
+    from test_app_pages import make_judgments
+
+    odd = tmp_path / "scores.csv"
+    odd.write_text("a,b\n1,2\n", encoding="utf-8")
+    judgments = make_judgments("c", "cs-en")
+    errors = [_input_error(lambda: detect_format(odd)),
+              _input_error(lambda: rankings(judgments.assign(raw=float("nan")), standardise="worker")),
+              _input_error(lambda: rankings(judgments, qc="paired-t"))]
+    # the lower layers still speak the command line (the CLI shows them as they are)
+    assert all(FLAG.search(e.message) for e in errors)
+
+    def page(messages):
+        import streamlit as st  # noqa: F401
+        from leaderboard.errors import InputError
+        from leaderboard.webapp import common
+        for message, column in messages:
+            common.show_input_error(InputError(message, column=column))
+
+    at = AppTest.from_function(page, args=([(e.message, e.column) for e in errors],)).run()
+    assert not at.exception
+    shown = [_visible(e.value) for e in at.error]
+    assert len(shown) == 3
+    for text in shown:
+        assert not FLAG.search(text) and not COMMAND.search(text) and "`" not in text, text
+    assert "choose one under “Format”" in shown[0] and "mturk" in shown[0]
+    assert "keep the file's z-scores" in shown[1]
+    assert "“Worker QC”: none" in shown[2] and "“QC threshold p <”" in shown[2]

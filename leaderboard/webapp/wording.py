@@ -13,16 +13,16 @@ import re
 
 # (pattern, replacement), applied in order; the known phrases of the lower layers' messages
 PHRASES: tuple[tuple[str, str], ...] = (
-    (r"pass --input-format \(([^)]*)\)", r"choose the input format (\1)"),
-    (r"pass --input-format", "choose the input format"),
+    (r"pass --input-format \(([^)]*)\)", r"choose one under “Format” (\1)"),
+    (r"pass --input-format", "choose one under “Format”"),
     (r"\(ad-<lp>-trk-mean-sd\.txt, --worker-stats\)", "(ad-<lp>-trk-mean-sd.txt)"),
     (r"\(`?mtlb imports retract`?\)", "(Organiser page, Imports tab)"),
     (r"\(--standardise worker\)", "(standardise per worker)"),
     (r"for the WMT release pass --worker-stats", "for the WMT release, store its worker mean/sd file with it"),
     (r"keep the file's z-scores with --standardise keep", "keep the file's z-scores"),
-    (r"rank without it \(--qc none\)", "rank without quality control"),
-    (r"a higher --qc-alpha than", "a higher QC threshold than"),
-    (r"need --qc none", "need no quality control"),
+    (r"rank without it \(--qc none\)", "rank without it (“Worker QC”: none)"),
+    (r"a higher --qc-alpha than", "a higher “QC threshold p <” than"),
+    (r"need --qc none", "need “Worker QC”: none"),
     (r"\(add one with mtlb testset add[^)]*\)", "(organisers release one on the Test sets page)"),
     (r"; see `?mtlb campaigns human[^)]*`? for the list", ""),
     (r"pass --lp\b", "choose the language pair"),
