@@ -68,7 +68,7 @@ def test_organiser_follows_and_manages_an_annotation_campaign(collecting):
     at.button(key="collect_make_links").click().run()
     assert not at.exception
     links = _tab(at).dataframe[-1].value
-    assert len(links) == 3 and links["url"].str.startswith("https://mt.example.org/?t=").all()
+    assert len(links) == 3 and links["URL"].str.startswith("https://mt.example.org/?t=").all()
     from leaderboard.storage.imports import audit_log
     assert {"collect-rejected", "collect-reset", "collect-stop", "collect-reopen"} <= set(audit_log(store)["action"])
 

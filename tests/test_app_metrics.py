@@ -267,11 +267,11 @@ def test_segment_level_refused_when_segments_are_not_lines(metrics_env):
 def test_system_page_pairs_texts_only_when_segments_are_lines(metrics_env):
     at = run_app("system.py", params={"campaign": "Lines", "lp": "cs-en", "system": "sysC.2"})
     seg = at.dataframe[0].value
-    assert {"source", "reference", "output"} - {"source"} <= set(seg.columns)
-    row = seg[seg["segment"].astype(str) == "5"].iloc[0]
-    assert row["output"] == metrics_env["outs"]["sysC"][4]
-    assert row["reference"] == metrics_env["ref"][4]
+    assert {"Source", "Reference", "Output"} - {"Source"} <= set(seg.columns)
+    row = seg[seg["Segment"].astype(str) == "5"].iloc[0]
+    assert row["Output"] == metrics_env["outs"]["sysC"][4]
+    assert row["Reference"] == metrics_env["ref"][4]
     at = run_app("system.py", params={"campaign": "NotLines", "lp": "cs-en", "system": "sysC.2"})
     seg = at.dataframe[0].value
-    assert not {"reference", "output"} & set(seg.columns)
+    assert not {"Reference", "Output"} & set(seg.columns)
     assert any("do not index the stored test-set texts" in i.value for i in at.info)

@@ -35,7 +35,7 @@ def test_a_created_campaign_is_listed_at_once(tmp_path, monkeypatch):
     assert not at.exception, [e.value for e in at.exception]
     assert any("Created campaign" in s.value for s in at.success)
     assert "**1 campaign(s)**" in [m.value for m in at.markdown]
-    assert "Pilot 2026" in at.dataframe[0].value["campaign"].tolist()
+    assert "Pilot 2026" in at.dataframe[0].value["Campaign"].tolist()
     assert "Pilot 2026" in at.selectbox(key="set_campaign").options
 
 

@@ -209,7 +209,7 @@ def test_system_page(app_env):
     frame = app_env["data"][("Y2021", "cs-en")][0]
     seg = at.dataframe[0].value
     mine = frame[frame.system == "sysB.2"].groupby("segment")["z"].mean()
-    got = seg.set_index(seg["segment"].astype(str))["z"]
+    got = seg.set_index(seg["Segment"].astype(str))["z"]
     assert got.sort_index().to_numpy() == pytest.approx(mine.sort_index().to_numpy(), abs=1e-9)
     at = run_app("system.py", params={"campaign": "Y2021", "lp": "cs-en", "system": "sysB.2", "tab": "Head to head"})
     metrics = {m.label: m.value for m in page_figures(at)}
@@ -236,7 +236,7 @@ def test_quality_control_page(app_env):
     assert metrics["Workers kept"] == f"{expected['workers_kept']:,} of {expected['workers_total']:,}"
     assert metrics["Judgments kept"] == f"{expected['judgments_kept']:,} of {expected['judgments_total']:,}"
     shown = at.dataframe[0].value
-    assert int(shown["passed"].sum()) == expected["workers_kept"]
+    assert int((shown["Passed"] == "yes").sum()) == expected["workers_kept"]
 
 
 def test_longitudinal_page(app_env):

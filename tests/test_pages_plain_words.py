@@ -14,7 +14,6 @@ import re
 
 import pandas as pd
 import pytest
-
 from htmltables import page_tables
 from test_app_pages import fresh_store, run_app, unmd
 
@@ -37,6 +36,18 @@ VISITS = [
     ("login.py", None, [{}]),
     ("leaderboard.py", ORGANISER, [{"campaign": "Simulated crowd (demo)", "lp": "de-en"}]),
 ]
+# headers that must be shown on a page (a table that fails to draw stops the page without an exception)
+EXPECTED = {
+    ("testsets.py", "organiser"): [{"Language pair", "Public before the deadline", "Opens"},
+                                   {"Team", "Verified", "Verified at", "Created at"},
+                                   {"Language pair", "Team", "Primary", "Withdrawn"}],
+    ("teams.py", "team"): [{"Language pair", "Primary", "Withdrawn", "BLEU", "chrF"}],
+    ("organiser.py", "organiser"): [{"Campaign", "Language pair", "Judgments"},
+                                    {"Worker", "Passed", "p-value", "HITs"},
+                                    {"ID", "File", "Published versions using it", "Can be retracted"}],
+    ("qc.py", "organiser"): [{"Worker", "Passed", "Mean (bad references)"}],
+    ("metrics.py", "organiser"): [{"System", "Human Ave z", "Human translation", "BLEU", "chrF"}],
+}
 MISSING_TEXT = {"none", "nan", "nat", "<na>"}
 FLAG = re.compile(r"--[a-z]")
 COMMAND = re.compile(r"\bmtlb\s+[a-z]")
@@ -109,6 +120,11 @@ def test_tables_read_in_words(demo_store, page, user, params_list):
             seen += 1
             problems += _table_problems(frame, f"{page} {params} table {i}")
     assert not problems, "\n".join(problems)
+    headers = [set(map(str, element.value.columns)) for _, at in _runs(page, user, params_list)
+               for element in at.dataframe]
+    headers += [set(map(str, frame.columns)) for _, at in _runs(page, user, params_list) for frame in page_tables(at)]
+    for wanted in EXPECTED.get((page, user["role"] if user else "visitor"), []):
+        assert any(wanted <= shown for shown in headers), (wanted, headers)
     if page not in ("login.py", "teams.py") or user is not None:
         assert seen, f"{page}: no table was drawn, so nothing was checked"
 
@@ -159,10 +175,10 @@ def test_lower_layer_errors_are_shown_in_web_words(tmp_path):
     """Real errors of the lower layers that name command-line flags reach a page (through the one
     error display, ``common.show_input_error``) saying what to choose there instead."""
     from streamlit.testing.v1 import AppTest
-
-    from leaderboard.ingest import detect_format
-    from leaderboard.human.ranking import rankings
     from test_app_pages import make_judgments
+
+    from leaderboard.human.ranking import rankings
+    from leaderboard.ingest import detect_format
 
     odd = tmp_path / "scores.csv"
     odd.write_text("a,b\n1,2\n", encoding="utf-8")
@@ -175,6 +191,7 @@ def test_lower_layer_errors_are_shown_in_web_words(tmp_path):
 
     def page(messages):
         import streamlit as st  # noqa: F401
+
         from leaderboard.errors import InputError
         from leaderboard.webapp import common
         for message, column in messages:

@@ -47,7 +47,7 @@ def test_raw_only_campaign_gets_the_rankings_z(raw_env):
         assert "nan" not in m.value.lower() and "none" not in m.value.lower(), (m.label, m.value)
     assert len(at.get("plotly_chart")) == 1  # head to head
     at = run_app("system.py", params=params)
-    table = next(d.value for d in at.dataframe if "z" in d.value.columns and "segment" in d.value.columns)
+    table = next(d.value for d in at.dataframe if "z" in d.value.columns and "Segment" in d.value.columns)
     assert table["z"].notna().all()
     mine = cells["sysA.1"].dropna()
     assert sorted(table["z"]) == pytest.approx(sorted(mine), abs=1e-12)
@@ -65,11 +65,11 @@ def test_simulated_demo_system_page(tmp_path, monkeypatch):
     first, second = list(rows)[:2]
     params = {"campaign": SIMULATED_CAMPAIGN, "lp": "de-en", "system": first, "vs": second}
     at = run_app("system.py", params=params)
-    table = next(d.value for d in at.dataframe if "z" in d.value.columns and "segment" in d.value.columns)
+    table = next(d.value for d in at.dataframe if "z" in d.value.columns and "Segment" in d.value.columns)
     assert table["z"].notna().all()
     assert table["z"].mean() == pytest.approx(rows[first]["ave_z"], abs=1e-9)
-    assert table["raw"].mean() == pytest.approx(rows[first]["ave"], abs=1e-9)
-    assert int(table["n"].sum()) == rows[first]["n_all"]
+    assert table["Raw"].mean() == pytest.approx(rows[first]["ave"], abs=1e-9)
+    assert int(table["N"].sum()) == rows[first]["n_all"]
     at = run_app("system.py", params={**params, "tab": "Head to head"})
     diff = _metric(at, "Mean z difference")
     assert diff not in ("–", "+nan") and np.isfinite(float(diff))

@@ -260,7 +260,7 @@ def static_table(frame: pd.DataFrame, columns: dict[str, tuple[str, str | None]]
     shown = display.prepare(frame.reset_index(drop=True), {c: h for c, (h, _) in columns.items()},
                             blank_missing=False)
     formats = {}
-    for c, (h, fmt) in columns.items():
+    for h, fmt in columns.values():
         if fmt and h in shown.columns and pd.api.types.is_numeric_dtype(shown[h]):
             formats[h] = fmt
     html_table.show(shown, formats)

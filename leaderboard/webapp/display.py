@@ -35,8 +35,8 @@ HEADERS: dict[str, str] = {
     "is_human": "Human translation", "bleu_tokenize": "BLEU tokenizer", "url": "URL",
     "published_in": "Published versions using it", "retractable": "Can be retracted",
     "public_before_deadline": "Public before the deadline", "max_submissions": "Most submissions",
-    "starts_at": "Opens", "created_at": "Created", "created_by": "Created by",
-    "verified_at": "Verified", "verified_by": "Verified by", "input_format": "Input format",
+    "starts_at": "Opens", "created_at": "Created at", "created_by": "Created by",
+    "verified_at": "Verified at", "verified_by": "Verified by", "input_format": "Input format",
     "file_name": "File", "BLEU": "BLEU", "chrF": "chrF", "hit": "HIT", "hits": "HITs",
     "item_type": "Item type", "doc": "Document", "mqm": "MQM", "esa": "ESA",
 }
@@ -115,7 +115,8 @@ def prepare(frame: pd.DataFrame, headers: Mapping[str, str] | None = None,
         elif pd.api.types.is_numeric_dtype(column):
             if blank_missing and column.isna().any():
                 fmt = formats.get(key)
-                out[name] = column.map(lambda v: MISSING if _is_missing(v) else _number_text(v, fmt)).astype(object)
+                out[name] = column.map(lambda v, fmt=fmt: MISSING if _is_missing(v) else _number_text(v, fmt)) \
+                    .astype(object)
             else:
                 out[name] = column
         elif blank_missing:
@@ -123,7 +124,13 @@ def prepare(frame: pd.DataFrame, headers: Mapping[str, str] | None = None,
         else:
             out[name] = column
     shown = pd.DataFrame(out, index=shown.index, columns=shown.columns)
-    shown.columns = [headers.get(str(c)) or header(c) for c in shown.columns]
+    names: list[str] = []
+    for c in shown.columns:
+        name = headers.get(str(c)) or header(c)
+        if name in names:  # two columns read alike: keep them apart by their own names
+            name = f"{name} ({c})"
+        names.append(name)
+    shown.columns = names
     if shown.index.name is not None:
         shown.index.name = headers.get(str(shown.index.name)) or header(shown.index.name)
     return shown
