@@ -308,7 +308,7 @@ def test_qc_page_counts_the_workers_of_the_chosen_pair(tmp_path, monkeypatch):
     assert [v for k, v in figures if k == "Workers kept"] == [expected_workers, expected_workers], figures
     assert [v for k, v in figures if k == "Judgments kept"] == [expected_judgments, expected_judgments]
     shown = at.dataframe[0].value
-    assert set(shown["worker"]) == workers and int(shown["passed"].sum()) == len(workers & passed)
+    assert set(shown["Worker"]) == workers and int((shown["Passed"] == "yes").sum()) == len(workers & passed)
 
 
 # ---- mtlb published in a terminal -----------------------------------------------------------------------
