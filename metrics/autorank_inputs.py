@@ -29,7 +29,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 import os
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
@@ -38,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from leaderboard.errors import InputError
-from leaderboard.ingest.textio import read_text
+from leaderboard.ingest.textio import finite_number, read_text
 from leaderboard.languages import split_lp
 from leaderboard.naming import unsafe_char
 
@@ -113,13 +112,7 @@ def _number(text: str, file: str, line: int, column: str) -> float:
     value = text.strip()
     if value.lower() in _NOT_NUMBERS:
         raise InputError(f"value {value!r} is not a finite number", file=file, line=line, column=column)
-    try:
-        number = float(value)
-    except ValueError:
-        raise InputError(f"value {value!r} is not a number", file=file, line=line, column=column) from None
-    if not math.isfinite(number):
-        raise InputError(f"value {value!r} is not a finite number", file=file, line=line, column=column)
-    return number
+    return finite_number(value, file, line, column, subject="value")
 
 
 def read_system_metrics(path: str | os.PathLike, name: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:

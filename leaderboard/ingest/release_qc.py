@@ -10,13 +10,12 @@ the workers whose judgments the release kept.
 
 from __future__ import annotations
 
-import math
 import os
 
 import pandas as pd
 
 from ..errors import InputError
-from .textio import read_text
+from .textio import finite_number, read_text
 
 STATS_COLUMNS = ("worker", "p", "t", "pairs")
 CLASS_COLUMNS = ("worker", "verdict")
@@ -42,28 +41,18 @@ def _rows(path: str | os.PathLike, name: str | None, columns: tuple[str, ...]) -
     return label, rows
 
 
-def _number(text: str, label: str, line: int, column: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise InputError(f"{column} {text!r} is not a number", file=label, line=line, column=column) from None
-    if not math.isfinite(value):
-        raise InputError(f"{column} {text!r} is not a finite number", file=label, line=line, column=column)
-    return value
-
-
 def read_trk_stats(path: str | os.PathLike, name: str | None = None) -> pd.DataFrame:
     """``ad-trk-stats.csv`` as a frame (worker, p, t, pairs); refuses malformed rows with file, line and column."""
     label, rows = _rows(path, name, STATS_COLUMNS)
     out = []
     for line, (worker, p, t, pairs) in rows:
-        p_value = _number(p, label, line, "p")
+        p_value = finite_number(p, label, line, "p")
         if not 0.0 <= p_value <= 1.0:
             raise InputError(f"p {p!r} is outside [0, 1]", file=label, line=line, column="p")
-        n = _number(pairs, label, line, "pairs")
+        n = finite_number(pairs, label, line, "pairs")
         if n < 0 or n != int(n):
             raise InputError(f"pairs {pairs!r} is not a count", file=label, line=line, column="pairs")
-        out.append((worker, p_value, _number(t, label, line, "t"), int(n)))
+        out.append((worker, p_value, finite_number(t, label, line, "t"), int(n)))
     return pd.DataFrame(out, columns=list(STATS_COLUMNS))
 
 

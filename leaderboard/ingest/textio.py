@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import os
 import stat
 import zlib
@@ -218,3 +219,18 @@ def csv_rows(text: str, label: str, delimiter: str = ",", what: str = "CSV") -> 
         return list(reader)
     except csv.Error as exc:
         raise InputError(f"not a valid {what} line ({exc})", file=label, line=reader.line_num or None) from None
+
+
+def finite_number(text: str, label: str, line: int, column: str, subject: str | None = None) -> float:
+    """``text`` as a finite float, else an error naming file, line and column.
+
+    The message calls the value by ``subject`` (default: the column's name).
+    """
+    subject = column if subject is None else subject
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputError(f"{subject} {text!r} is not a number", file=label, line=line, column=column) from None
+    if not math.isfinite(value):
+        raise InputError(f"{subject} {text!r} is not a finite number", file=label, line=line, column=column)
+    return value

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -137,6 +137,20 @@ def csv_download(frame: pd.DataFrame, name: str, label: str, key: str | None = N
     neutralised, written when clicked. ``label`` says what is downloaded: "Download ranking (CSV)"."""
     st.download_button(label, lambda: to_csv_bytes(frame), file_name=f"{slug(name)}.csv", mime="text/csv",
                        key=key or f"csv-{name}", on_click="ignore")
+
+
+#: the export formats a page offers side by side: file extension -> (name on the button, MIME type)
+EXPORT_FORMATS = {"csv": ("CSV", "text/csv"), "json": ("JSON", "application/json"), "tex": ("LaTeX", "text/x-tex")}
+
+
+def export_downloads(files: Mapping[str, bytes], name: str, what: str, key: str) -> None:
+    """A row of downloads of one result, a button per export in ``files`` (CSV, JSON, LaTeX); each says
+    what it holds ("Download ranking (CSV)"), its key is ``key`` and the extension."""
+    formats = [ext for ext in EXPORT_FORMATS if ext in files]
+    for col, ext in zip(st.columns(len(formats)), formats):
+        label, mime = EXPORT_FORMATS[ext]
+        col.download_button(f"Download {what} ({label})", files[ext], file_name=f"{slug(name)}.{ext}", mime=mime,
+                            key=f"{key}-{ext}", on_click="ignore")
 
 
 def figure_downloads(fig: go.Figure, name: str, what: str) -> None:

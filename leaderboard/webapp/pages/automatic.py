@@ -88,15 +88,7 @@ def _table(board: dict, campaign: str, lp: str, ranked: dict) -> None:
                + (f" AutoRank: {ranked['protocol'].upper()} (1 = best; see the AutoRank tab)."
                   if ranked["systems"] else ""))
     st.caption(f"Signature: `{board['signature']}`")
-    files = ov.board_exports(board)
-    name = common.slug(f"automatic-{campaign}-{lp}")
-    cols = st.columns(3)
-    cols[0].download_button("Download leaderboard (CSV)", files["csv"], file_name=f"{name}.csv", mime="text/csv",
-                            key="dl-auto-csv", on_click="ignore")
-    cols[1].download_button("Download leaderboard (JSON)", files["json"], file_name=f"{name}.json",
-                            mime="application/json", key="dl-auto-json", on_click="ignore")
-    cols[2].download_button("Download leaderboard (LaTeX)", files["tex"], file_name=f"{name}.tex", mime="text/x-tex",
-                            key="dl-auto-tex", on_click="ignore")
+    common.export_downloads(ov.board_exports(board), f"automatic-{campaign}-{lp}", "leaderboard", key="dl-auto")
 
 
 PROTOCOL_TEXT = {
@@ -145,13 +137,8 @@ def _autorank(ranked: dict, campaign: str, lp: str, organiser: bool) -> None:
     elif organiser:
         st.caption("No human ranking of this pair is published yet; once one is, its ranks appear here beside "
                    "AutoRank.")
-    files = ov.autorank_exports(ranked, human)
-    name = common.slug(f"autorank-{campaign}-{lp}")
-    cols = st.columns(2)
-    cols[0].download_button("Download AutoRank and selection (CSV)", files["csv"], file_name=f"{name}.csv", mime="text/csv",
-                            key="dl-autorank-csv", on_click="ignore")
-    cols[1].download_button("Download AutoRank and selection (JSON)", files["json"], file_name=f"{name}.json",
-                            mime="application/json", key="dl-autorank-json", on_click="ignore")
+    common.export_downloads(ov.autorank_exports(ranked, human), f"autorank-{campaign}-{lp}", "AutoRank and selection",
+                            key="dl-autorank")
 
 
 def _stability(board: dict, campaign: str, lp: str) -> None:

@@ -118,14 +118,7 @@ def _table(view: common.View, snap: dict, name: str) -> None:
     table = state.ranking_table(*view.key)
     st.html(table_markup(table))
     st.caption(caption(snap["ranking"], view.assessment))
-    files = state.exports(*view.key)
-    cols = st.columns(3)
-    cols[0].download_button("Download ranking (CSV)", files["csv"], file_name=f"{common.slug(name)}.csv", mime="text/csv",
-                            key="dl-ranking-csv", on_click="ignore")
-    cols[1].download_button("Download ranking (JSON)", files["json"], file_name=f"{common.slug(name)}.json",
-                            mime="application/json", key="dl-ranking-json", on_click="ignore")
-    cols[2].download_button("Download ranking (LaTeX)", files["tex"], file_name=f"{common.slug(name)}.tex", mime="text/x-tex",
-                            key="dl-ranking-tex", on_click="ignore")
+    common.export_downloads(state.exports(*view.key), name, "ranking", key="dl-ranking")
 
 
 def _stability(view: common.View) -> None:
