@@ -27,6 +27,9 @@ import pandas as pd
 from leaderboard.schema import validate_judgments
 from leaderboard.storage import Store
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from synth_release import LANGS  # noqa: E402  (real language codes: the validation checks them)
+
 PG = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
 
@@ -34,7 +37,7 @@ def synthetic(rows: int, seed: int = 1) -> pd.DataFrame:
     """Rows of 100-item HITs: 20 lps x 15 systems, 2000 segments, raw scores 0-100."""
     rng = np.random.default_rng(seed)
     hit = np.arange(rows) // 100
-    lps = np.array([f"l{i:02d}-en" for i in range(20)])
+    lps = np.array([f"{code}-en" for code in LANGS[:20]])
     types = np.array(["SYSTEM"] * 7 + ["REPEAT", "REF", "BAD_REF"])
     return pd.DataFrame({
         "campaign": "bench", "lp": lps[hit % 20], "assessment": "adequacy",
