@@ -261,10 +261,7 @@ def store_judgments(conn: Connection, frame: pd.DataFrame, *, file_name: str, in
 def _own_docs(conn: Connection, segment_ids: np.ndarray, docs: pd.Categorical) -> pd.Categorical:
     """Each row's document id where it differs from its segment's stored one, else missing (NULL)."""
     uniq, inverse = np.unique(segment_ids, return_inverse=True)
-    stored: dict[int, str | None] = {}
-    for start in range(0, len(uniq), 10_000):
-        chunk = uniq[start:start + 10_000].tolist()
-        stored.update(conn.execute(select(m.segments.c.id, m.segments.c.doc).where(m.segments.c.id.in_(chunk))).all())
+    stored = dict(_rows_by_id(conn, "segments", "doc", uniq))
     seg_codes = pd.Categorical(np.array([stored.get(int(i)) for i in uniq], dtype=object),
                                categories=docs.categories).codes[inverse]  # -1: none, or not among the rows'
     differs = (docs.codes >= 0) & (docs.codes != seg_codes)
@@ -272,6 +269,21 @@ def _own_docs(conn: Connection, segment_ids: np.ndarray, docs: pd.Categorical) -
         return pd.Categorical([None] * len(docs), categories=pd.Index([], dtype=object))
     codes = np.where(differs, docs.codes, -1)
     return pd.Categorical.from_codes(codes, categories=docs.categories, validate=False)
+
+
+def _rows_by_id(conn: Connection, table: str, column: str, ids: np.ndarray) -> list[tuple[int, Any]]:
+    """``(id, column)`` of the rows of ``table`` with these ids, in one statement on the DBAPI cursor
+    (an ``IN`` list of bound parameters costs SQLAlchemy a tenth of a second per 10,000 ids)."""
+    cur = conn.connection.driver_connection.cursor()
+    try:
+        if conn.dialect.name == "postgresql":
+            cur.execute(f'SELECT id, "{column}" FROM {table} WHERE id = ANY(%s)', (ids.tolist(),))
+        else:
+            cur.execute(f'SELECT id, "{column}" FROM {table} WHERE id IN (SELECT value FROM json_each(?))',
+                        (json.dumps(ids.tolist()),))
+        return cur.fetchall()
+    finally:
+        cur.close()
 
 
 def _sort_codes(values: pd.Series) -> np.ndarray:
