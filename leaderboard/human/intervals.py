@@ -22,6 +22,7 @@ import numpy as np
 DEFAULT_RESAMPLES = 1000
 DEFAULT_CONFIDENCE = 0.95
 _BLOCK_CELLS = 4_000_000  # resamples x segments per block of the weight matrix (32 MB of float64)
+_COUNT_CELLS = 200_000  # draws counted at once (their counts fit in the CPU's cache)
 
 
 def segment_counts(n_segments: int, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
@@ -32,10 +33,16 @@ def segment_counts(n_segments: int, n_resamples: int, rng: np.random.Generator) 
     if n_segments == 0 or n_resamples == 0:
         return np.zeros((n_resamples, n_segments))
     dtype = np.int32 if n_resamples * n_segments < 2**31 else np.int64
-    draws = rng.integers(0, n_segments, size=(n_resamples, n_segments), dtype=dtype)
-    draws += (np.arange(n_resamples, dtype=dtype) * n_segments)[:, None]
-    return np.bincount(draws.ravel(), minlength=n_resamples * n_segments) \
-        .reshape(n_resamples, n_segments).astype(float)
+    out = np.empty((n_resamples, n_segments))
+    # counted a few rows at a time so that the counts being incremented stay in the CPU cache; the
+    # generator's stream continues from one call to the next, so the draws are those of one call
+    rows = max(1, _COUNT_CELLS // n_segments)
+    for start in range(0, n_resamples, rows):
+        k = min(rows, n_resamples - start)
+        draws = rng.integers(0, n_segments, size=(k, n_segments), dtype=dtype)
+        draws += (np.arange(k, dtype=dtype) * n_segments)[:, None]
+        out[start:start + k] = np.bincount(draws.ravel(), minlength=k * n_segments).reshape(k, n_segments)
+    return out
 
 
 def bootstrap_means(values: np.ndarray | list[np.ndarray], n_resamples: int = DEFAULT_RESAMPLES,

@@ -6,8 +6,8 @@ creating the same name both get the one row. On PostgreSQL a transaction-level a
 campaign serialises loads into the same campaign (loads into different campaigns run in parallel);
 on SQLite the first write takes the database's write lock, with the same effect.
 
-PostgreSQL bulk path: the judgment rows go in with one ``COPY`` (text built by
-:func:`leaderboard.storage.bulk.copy_text`). Their five foreign keys are checked set-based first —
+PostgreSQL bulk path: the judgment rows go in with one ``COPY`` in the binary format (built by
+:mod:`leaderboard.storage.pgbinary`). Their five foreign keys are checked set-based first —
 every referenced row is locked ``FOR KEY SHARE`` and counted, which is what the per-row foreign-key
 triggers would do a million times — and, when the role may set ``session_replication_role`` (a
 superuser, or ``GRANT SET ON PARAMETER session_replication_role`` on PostgreSQL 15+), the per-row
@@ -39,6 +39,7 @@ from ..errors import InputError
 from ..naming import check_name
 from . import models as m
 from .bulk import copy_postgres, insert_frame
+from .pgbinary import types_of
 
 JUDGMENT_COLUMNS = ("import_id", "lp_id", "assessment", "worker_id", "hit", "position", "segment_id",
                     "system_id", "item_type", "raw", "z", "seconds", "doc")
@@ -315,7 +316,8 @@ def _copy_judgments_postgres(conn: Connection, out: pd.DataFrame, progress: Call
         if skip_triggers:
             cur.execute("SET LOCAL session_replication_role = replica")
         with _indexes_built_after(conn, len(out)) if rebuild else contextlib.nullcontext():
-            copy_postgres(driver, "judgments", list(out.columns), out, progress)
+            copy_postgres(driver, "judgments", list(out.columns), out, progress,
+                          types=types_of(m.judgments, list(out.columns)))
         if skip_triggers:
             cur.execute("SET LOCAL session_replication_role = origin")
     return len(out)
