@@ -3,6 +3,13 @@
 from __future__ import annotations
 
 
+def brief(value: object, limit: int = 60) -> str:
+    """``value`` as text for a message, cut to ``limit`` characters with a note of the full length
+    (a header cell of 200,000 characters must not become a 200,000-character error)."""
+    text = str(value)
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
+
+
 class InputError(ValueError):
     """A user-supplied file or frame was refused.
 
@@ -56,5 +63,5 @@ class InputError(ValueError):
         if self.line is not None:
             parts.append(f"line {self.line}")
         if self.column:
-            parts.append(f"column '{self.column}'")
+            parts.append(f"column '{brief(self.column)}'")
         return (", ".join(parts) + ": ") if parts else ""

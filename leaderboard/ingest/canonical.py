@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import InputError, brief
 from ..schema import COLUMNS, LINE
 from .textio import check_readable, read_text
 
@@ -32,17 +32,23 @@ def looks_like_canonical(head: str) -> bool:
 
 def _split(line: str) -> list[str]:
     delim = "\t" if "\t" in line else ","
-    return next(csv.reader([line], delimiter=delim))
+    try:
+        return next(csv.reader([line], delimiter=delim))
+    except csv.Error:  # e.g. a field over the csv module's size limit: a plain split names the columns
+        return line.split(delim)
 
 
 def _check_field_counts(text: str, delim: str, width: int, label: str) -> None:
     """Refuse the first record with fewer fields than the header (only run when a last field is empty)."""
     reader = csv.reader(io.StringIO(text), delimiter=delim)
     start = 1
-    for fields in reader:
-        if fields and len(fields) < width:
-            raise InputError(f"found {len(fields)} fields but the header has {width}", file=label, line=start)
-        start = reader.line_num + 1
+    try:
+        for fields in reader:
+            if fields and len(fields) < width:
+                raise InputError(f"found {len(fields)} fields but the header has {width}", file=label, line=start)
+            start = reader.line_num + 1
+    except csv.Error as exc:  # a field over the csv module's size limit, say
+        raise InputError(f"not a valid CSV line ({exc})", file=label, line=start) from None
 
 
 def read_canonical(path: str, name: str | None = None, defaults: dict | None = None) -> pd.DataFrame:
@@ -79,12 +85,12 @@ def read_canonical(path: str, name: str | None = None, defaults: dict | None = N
         frame = frame.rename(columns=lambda c: ALIASES.get(c.strip().lower(), c.strip().lower()))
     dup_cols = frame.columns[frame.columns.duplicated()]
     if len(dup_cols):
-        raise InputError(f"column {dup_cols[0]!r} appears twice in the header", file=label, line=1)
+        raise InputError(f"column {brief(dup_cols[0])!r} appears twice in the header", file=label, line=1)
     for col, value in (defaults or {}).items():
         if value is not None and col not in frame.columns:
             frame[col] = value
     extra = [c for c in frame.columns if c not in COLUMNS and c != LINE]
     if extra:
-        raise InputError("unknown column(s): " + ", ".join(extra)
+        raise InputError("unknown column(s): " + ", ".join(brief(c) for c in extra)
                          + f" (canonical columns: {', '.join(COLUMNS)})", file=label, line=1)
     return frame
