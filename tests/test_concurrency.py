@@ -174,7 +174,8 @@ def check_kill_mid_import(url: str, db_file: Path | None, tmp_path: Path) -> Non
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     store = Store(url)
-    if not store.imports("killed").empty:
+    committed = not store.imports("killed").empty
+    if committed:
         # SQLite keeps a load's pages in its cache and writes them at the commit, so the kill may land
         # after the commit was made durable: then the whole import is there, never a part of it
         assert len(store.judgments("killed")) == 200_000 and len(store.imports("killed")) == 1
@@ -182,11 +183,15 @@ def check_kill_mid_import(url: str, db_file: Path | None, tmp_path: Path) -> Non
         assert store.judgments("killed").empty
         assert store.campaigns().query("campaign == 'killed'")["judgments"].fillna(0).sum() == 0
     store.engine.dispose()
-    # nothing is left locked: the same file loads completely afterwards
+    # nothing is left locked: the same file loads completely afterwards, or, when the first load was
+    # committed whole, is refused as already imported (which also needs the store readable and writable)
     again = subprocess.run([sys.executable, "-m", "leaderboard.cli", "ingest", str(path), "--json"], env=env,
                            capture_output=True, text=True, timeout=600)
-    assert again.returncode == 0, again.stderr
-    assert '"judgments": 200000' in again.stdout
+    if committed:
+        assert again.returncode == 2 and "already imported" in again.stderr, again.stderr
+    else:
+        assert again.returncode == 0, again.stderr
+        assert '"judgments": 200000' in again.stdout
 
 
 def test_kill_during_sqlite_import_leaves_nothing(tmp_path):
