@@ -68,6 +68,8 @@ def test_layout_packs_gapless_numbers_and_keeps_the_rest_in_frame_order():
     assert plan.packed == ("id", "big", "pos", "score")
     assert plan.rest == ("name", "gap", "note")
     assert sorted(plan.columns) == sorted(frame.columns)
+    # only the named columns count: another column of the frame (of no known type) is left out
+    assert pgbinary.layout(frame.assign(extra=True), TYPES, list(TYPES)) == plan
 
 
 @pytest.mark.parametrize("column, values, message", [

@@ -2,7 +2,8 @@
 
 The COPY payload is PostgreSQL's text format built column-wise with Arrow compute kernels (numbers
 formatted in C++, shortest round-trip for floats; strings escaped once per distinct value), which
-costs a fraction of ``DataFrame.to_csv`` and no Python loop over rows.
+costs a fraction of ``DataFrame.to_csv`` and no Python loop over rows; or, given the columns'
+types, the binary format of :mod:`.pgbinary`, which the server stores without parsing numbers.
 """
 
 from __future__ import annotations
@@ -84,7 +85,7 @@ def copy_postgres(driver, table: str, columns: Sequence[str], frame: pd.DataFram
     """
     from psycopg.copy import QueuedLibpqWriter
 
-    plan = pgbinary.layout(frame[list(columns)], types) if types is not None else None
+    plan = pgbinary.layout(frame, types, columns) if types is not None else None
     names = plan.columns if plan is not None else list(columns)
     options = " (FORMAT binary)" if plan is not None else ""
     with driver.cursor() as cur:

@@ -42,14 +42,15 @@ class Layout:
         return [*self.packed, *self.rest]
 
 
-def layout(frame: pd.DataFrame, types: Mapping[str, str]) -> Layout:
-    """The field order for ``frame``, whose columns have the PostgreSQL ``types`` (int4, int8, float8, text).
+def layout(frame: pd.DataFrame, types: Mapping[str, str], columns: Sequence[str] | None = None) -> Layout:
+    """The field order for ``columns`` of ``frame`` (default: all), of PostgreSQL ``types`` (int4, int8,
+    float8, text).
 
     Raises ``ValueError`` for a type this encoder does not write, for an integer column holding
     missing values or values outside its type's range, and for a number column that is not numeric.
     """
     packed, rest = [], []
-    for name in frame.columns:
+    for name in (frame.columns if columns is None else columns):
         kind = types[name]
         if kind == "text":
             rest.append(name)
