@@ -32,7 +32,7 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
-from leaderboard.errors import InputError
+from leaderboard.errors import InputError, brief
 from leaderboard.ingest.textio import read_text
 from leaderboard.naming import UNSAFE_NAME_CHARS, check_name, is_human, match_systems, strip_index
 
@@ -128,19 +128,22 @@ def _read_canonical(text: str, label: str, level: str | None, delimiter: str) ->
     rows: list[tuple[int, list[str]]] = []
     header_line = 1
     start = 1  # a quoted field may span lines: a row is named by the line it starts on
-    for fields in reader:
-        line, start = start, reader.line_num + 1
-        if not any(f.strip() for f in fields):
-            continue
-        if header is None:
-            header = [f.strip().lower() for f in fields]
-            header_line = line
-            continue
-        rows.append((line, fields))
+    try:
+        for fields in reader:
+            line, start = start, reader.line_num + 1
+            if not any(f.strip() for f in fields):
+                continue
+            if header is None:
+                header = [f.strip().lower() for f in fields]
+                header_line = line
+                continue
+            rows.append((line, fields))
+    except csv.Error as exc:  # a field over the csv module's size limit, say
+        raise InputError(f"not a valid CSV line ({exc})", file=label, line=start) from None
     assert header is not None
     for col in header:
         if col not in CANONICAL_REQUIRED + CANONICAL_OPTIONAL:
-            raise InputError(f"unknown column {col!r}; expected metric, lp, system, [segment], score "
+            raise InputError(f"unknown column {brief(col)!r}; expected metric, lp, system, [segment], score "
                              "(optional: testset, refset, doc)", file=label, line=header_line, column=col)
     for col in CANONICAL_REQUIRED:
         if col not in header:
