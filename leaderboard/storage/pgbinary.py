@@ -90,8 +90,6 @@ def encode(frame: pd.DataFrame, plan: Layout) -> memoryview:
 
 def _packed(frame: pd.DataFrame, plan: Layout, n: int):
     """The field count and every packed field of each row, as one fixed-width Arrow binary value per row."""
-    import pyarrow as pa
-
     spec = [("count", ">i2")]
     for i, name in enumerate(plan.packed):
         spec += [(f"length{i}", ">i4"), (f"value{i}", _NUMBERS[plan.types[name]])]
@@ -100,7 +98,15 @@ def _packed(frame: pd.DataFrame, plan: Layout, n: int):
     for i, name in enumerate(plan.packed):
         record[f"length{i}"] = np.dtype(_NUMBERS[plan.types[name]]).itemsize
         record[f"value{i}"] = frame[name].to_numpy()
-    array = pa.FixedSizeBinaryArray.from_buffers(pa.binary(record.dtype.itemsize), n, [None, pa.py_buffer(record)])
+    return _binary_values(record)
+
+
+def _binary_values(record: np.ndarray):
+    """Each element of a NumPy record array as one Arrow binary value (its bytes, read in place)."""
+    import pyarrow as pa
+
+    array = pa.FixedSizeBinaryArray.from_buffers(pa.binary(record.dtype.itemsize), len(record),
+                                                 [None, pa.py_buffer(record)])
     return array.cast(pa.binary())
 
 
@@ -113,9 +119,7 @@ def _nullable_number(values: pd.Series, kind: str):
     record = np.empty(len(numbers), dtype=np.dtype([("length", ">i4"), ("value", _NUMBERS[kind])]))
     record["length"] = np.dtype(_NUMBERS[kind]).itemsize
     record["value"] = np.nan_to_num(numbers, nan=0.0)
-    given = pa.FixedSizeBinaryArray.from_buffers(pa.binary(record.dtype.itemsize), len(numbers),
-                                                 [None, pa.py_buffer(record)]).cast(pa.binary())
-    return pc.if_else(pa.array(np.isnan(numbers)), pa.scalar(_NULL, type=pa.binary()), given)
+    return pc.if_else(pa.array(np.isnan(numbers)), pa.scalar(_NULL, type=pa.binary()), _binary_values(record))
 
 
 def _text(values: pd.Series):
