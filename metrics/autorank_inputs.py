@@ -26,8 +26,6 @@ refuses malformed input with an :class:`InputError` naming the file, line and co
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import os
 from pathlib import Path
@@ -37,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from leaderboard.errors import InputError
-from leaderboard.ingest.textio import finite_number, read_text
+from leaderboard.ingest.textio import csv_records, finite_number, read_text
 from leaderboard.languages import split_lp
 from leaderboard.naming import unsafe_char
 
@@ -75,23 +73,11 @@ def _table_rows(text: str, label: str) -> tuple[list[str], int, list[tuple[int, 
     if not first:
         raise InputError("the file is empty", file=label)
     delimiter = "\t" if "\t" in first and "," not in first else ","
-    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
-    header: list[str] | None = None
-    header_line = 1
-    rows: list[tuple[int, list[str]]] = []
-    start = 1
-    try:
-        for fields in reader:
-            line, start = start, reader.line_num + 1
-            if not any(f.strip() for f in fields):
-                continue
-            if header is None:
-                header, header_line = [f.strip() for f in fields], line
-            else:
-                rows.append((line, fields))
-    except csv.Error as exc:
-        raise InputError(f"malformed CSV: {exc}", file=label, line=reader.line_num) from None
-    assert header is not None
+    records = csv_records(text, label, delimiter)
+    if not records:  # blank fields only
+        raise InputError("the file is empty", file=label)
+    (header_line, header_fields), *rows = records
+    header = [f.strip() for f in header_fields]
     for col in header:
         if not col:
             raise InputError("a column of the header has no name", file=label, line=header_line)

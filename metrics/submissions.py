@@ -21,8 +21,6 @@ Every refusal is an :class:`InputError` naming the file, the line and the column
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 import os
 import re
@@ -33,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from leaderboard.errors import InputError, brief
-from leaderboard.ingest.textio import read_text
+from leaderboard.ingest.textio import csv_records, read_text
 from leaderboard.naming import UNSAFE_NAME_CHARS, check_name, is_human, match_systems, strip_index
 
 #: Columns of the frame returned by :func:`read_submission` (``line`` = 1-based source line).
@@ -123,24 +121,11 @@ def _read_tsv(text: str, label: str, level: str | None) -> pd.DataFrame:
 
 
 def _read_canonical(text: str, label: str, level: str | None, delimiter: str) -> pd.DataFrame:
-    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
-    header: list[str] | None = None
-    rows: list[tuple[int, list[str]]] = []
-    header_line = 1
-    start = 1  # a quoted field may span lines: a row is named by the line it starts on
-    try:
-        for fields in reader:
-            line, start = start, reader.line_num + 1
-            if not any(f.strip() for f in fields):
-                continue
-            if header is None:
-                header = [f.strip().lower() for f in fields]
-                header_line = line
-                continue
-            rows.append((line, fields))
-    except csv.Error as exc:  # a field over the csv module's size limit, say
-        raise InputError(f"not a valid CSV line ({exc})", file=label, line=start) from None
-    assert header is not None
+    records = csv_records(text, label, delimiter)
+    if not records:  # blank fields only
+        raise InputError("the file is empty", file=label)
+    (header_line, header_fields), *rows = records
+    header = [f.strip().lower() for f in header_fields]
     for col in header:
         if col not in CANONICAL_REQUIRED + CANONICAL_OPTIONAL:
             raise InputError(f"unknown column {brief(col)!r}; expected metric, lp, system, [segment], score "

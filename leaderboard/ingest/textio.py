@@ -221,6 +221,23 @@ def csv_rows(text: str, label: str, delimiter: str = ",", what: str = "CSV") -> 
         raise InputError(f"not a valid {what} line ({exc})", file=label, line=reader.line_num or None) from None
 
 
+def csv_records(text: str, label: str, delimiter: str = ",", what: str = "CSV") -> list[tuple[int, list[str]]]:
+    """The non-blank records of a CSV (or TSV) text, each with the line it starts on (a quoted field may
+    span lines); a record the csv module cannot read (a field over its size limit, say) is refused with
+    that line, not raised as ``csv.Error``."""
+    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+    records: list[tuple[int, list[str]]] = []
+    start = 1
+    try:
+        for fields in reader:
+            line, start = start, reader.line_num + 1
+            if any(f.strip() for f in fields):
+                records.append((line, fields))
+    except csv.Error as exc:
+        raise InputError(f"not a valid {what} line ({exc})", file=label, line=start) from None
+    return records
+
+
 def finite_number(text: str, label: str, line: int, column: str, subject: str | None = None) -> float:
     """``text`` as a finite float, else an error naming file, line and column.
 
