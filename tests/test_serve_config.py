@@ -20,8 +20,10 @@ PROBE = """
 import json, os
 import streamlit as st
 names = {names!r}
-with open({out!r}, "w") as fh:
+# written beside and renamed into place: the test reads the file as soon as it appears
+with open({out!r} + ".part", "w") as fh:
     json.dump({{name: st.get_option(name) for name in names}}, fh)
+os.replace({out!r} + ".part", {out!r})
 """
 
 
