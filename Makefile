@@ -3,6 +3,9 @@
 PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+# test processes run at once (pytest-xdist); many tests wait on servers, browsers and databases, so a
+# few more than the cores keep them busy. TEST_WORKERS=0 runs everything in this one process.
+TEST_WORKERS ?= 3
 # the app's port: `make run PORT=8600`, or MTLB_PORT in the environment (as `mtlb serve` reads it)
 PORT ?= $(or $(MTLB_PORT),8501)
 
@@ -21,7 +24,7 @@ run: install
 	$(BIN)/mtlb serve --port $(PORT)
 
 test: install
-	@$(BIN)/python -m pytest -q -rs $(PYTEST_ARGS); rc=$$?; \
+	@$(BIN)/python -m pytest -q -rs -n $(TEST_WORKERS) --maxschedchunk 2 $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "error: pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 # the README's screenshots: the page bench opens every page on the demo data in Chromium and writes

@@ -20,6 +20,22 @@ SHARED = Path(os.environ.get("MTLB_SHARED_DATA", ROOT.parent / "shared" / "data"
 PG_URL = os.environ.get("MTLB_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 
 
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """Slow tests first, the heaviest (``slow(weight=N)``) leading: with several test processes
+    (pytest-xdist) the long ones then start at once rather than last, which would leave one process
+    working on them alone at the end. The rest keep their order."""
+    def weight(item) -> int:
+        mark = item.get_closest_marker("slow")
+        return 0 if mark is None else int(mark.kwargs.get("weight", 1))
+    items.sort(key=lambda item: -weight(item))
+    # each process is handed two tests at a time (--maxschedchunk 2): the heaviest go one per pair, so
+    # that no process gets two of them in a row
+    heavy = [item for item in items if weight(item) > 1]
+    rest = items[len(heavy):]
+    paired = [item for pair in zip(heavy, rest) for item in pair]
+    items[:] = paired + heavy[len(paired) // 2:] + rest[len(paired) // 2:]
+
 @pytest.fixture(scope="session")
 def shared() -> Path:
     """The ../shared/data folder; tests using it skip in an outside clone."""

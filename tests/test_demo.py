@@ -10,6 +10,8 @@ from leaderboard.publish.demo import DEMO_CAMPAIGN, SIMULATED_CAMPAIGN, WMT21_CA
 from leaderboard.human.qc import filter_judgments, qc_summary
 from leaderboard.storage import Store
 
+pytestmark = pytest.mark.slow  # each test loads the demo campaigns
+
 
 def test_demo_loads_once_and_publishes(sqlite_url):
     store = Store(sqlite_url)

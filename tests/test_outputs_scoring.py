@@ -103,7 +103,7 @@ def test_mtlb_score_picks_the_tokeniser_from_the_language_pair(tmp_path, capsys)
     assert result["systems"]["sys"] == pytest.approx(sacrebleu_cli(ref_f, hyp_f, ["-l", "en-ja"])[0], abs=1e-6)
 
 
-@pytest.mark.slow  # 20 submissions, each scored against 2 references and each one (~60 s)
+@pytest.mark.slow(weight=5)  # 20 submissions, each scored against 2 references and each one (~60 s)
 def test_every_wmt22_submission_reproduces_the_organisers_scores(shared, tmp_path, capsys):
     general = shared / "wmt22-general"
     organisers = pd.read_csv(general / "automatic-scores.tsv", sep="\t")

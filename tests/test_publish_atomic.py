@@ -92,6 +92,7 @@ def assert_all_or_nothing(before: dict, after: dict, where: str) -> int:
     return next(iter(steps.values()))
 
 
+@pytest.mark.slow  # a publish process killed at each of its steps, on both stores
 def test_publish_killed_at_any_point_leaves_all_or_nothing(campaign):
     url = campaign
     start = time.monotonic()

@@ -296,7 +296,7 @@ def test_help_examples_use_the_readme_campaign_names():
                 assert glob.glob(str(ROOT / path)), f"`mtlb --help` example names a missing file: {path}"
 
 
-@pytest.mark.slow
+@pytest.mark.slow(weight=10)  # the longest test: started first
 def test_readme_commands_run_in_order(shared, tmp_path):
     blocks = parse_blocks(README.read_text(encoding="utf-8"))
     outputs = documented_outputs(blocks)

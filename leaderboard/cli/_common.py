@@ -18,8 +18,8 @@ def add_json_flag(parser: argparse.ArgumentParser) -> None:
 
 
 def print_json(obj: Any) -> None:
-    json.dump(to_jsonable(obj), sys.stdout, indent=2, ensure_ascii=False, allow_nan=False)
-    sys.stdout.write("\n")
+    # one write of the whole text: json.dump would hand stdout thousands of small pieces
+    sys.stdout.write(json.dumps(to_jsonable(obj), indent=2, ensure_ascii=False, allow_nan=False) + "\n")
 
 
 def print_table(frame, floatfmt: str = "{:.4f}", *, fit: bool = False) -> None:
