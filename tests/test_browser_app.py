@@ -89,7 +89,7 @@ def _shot(page, name: str, full_page: bool = True) -> Path:
 def _wait_idle(page) -> None:
     """Wait until Streamlit has finished the current script run."""
     page.wait_for_timeout(300)
-    page.wait_for_selector("[data-testid='stStatusWidget']", state="detached", timeout=60000)
+    page.wait_for_selector("[data-testid='stStatusWidget']", state="detached", timeout=180000)
 
 
 def _select(page, scope, label: str, option: str) -> None:
@@ -116,8 +116,8 @@ def test_participant_and_organiser_scenario(server, tmp_path):
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1500})
-        page.set_default_timeout(60000)
-        expect.set_options(timeout=20000)  # the machine is shared; Streamlit reruns can take seconds
+        page.set_default_timeout(180000)  # three test processes share two cores in CI
+        expect.set_options(timeout=60000)  # the machine is shared; Streamlit reruns can take seconds
 
         # first start of an empty store: the app loads and publishes the demo campaigns itself
         page.goto(base + "/")

@@ -78,7 +78,7 @@ def server(tmp_path_factory):
 @pytest.fixture()
 def browser(server):
     from playwright.sync_api import expect, sync_playwright
-    expect.set_options(timeout=30000)  # the machine is shared; Streamlit reruns can take seconds
+    expect.set_options(timeout=90000)  # the machine is shared (three test processes on two cores in CI)
     with sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield chromium
@@ -87,7 +87,7 @@ def browser(server):
 
 def _page(context):
     page = context.new_page()
-    page.set_default_timeout(90000)
+    page.set_default_timeout(180000)
     return page
 
 
