@@ -20,7 +20,6 @@ SHARED = Path(os.environ.get("MTLB_SHARED_DATA", ROOT.parent / "shared" / "data"
 PG_URL = os.environ.get("MTLB_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 
 
-
 def pytest_collection_modifyitems(config, items) -> None:
     """Slow tests first, the heaviest (``slow(weight=N)``) leading: with several test processes
     (pytest-xdist) the long ones then start at once rather than last, which would leave one process
@@ -35,6 +34,7 @@ def pytest_collection_modifyitems(config, items) -> None:
     rest = items[len(heavy):]
     paired = [item for pair in zip(heavy, rest) for item in pair]
     items[:] = paired + heavy[len(paired) // 2:] + rest[len(paired) // 2:]
+
 
 @pytest.fixture(scope="session")
 def shared() -> Path:
