@@ -66,7 +66,7 @@ DEFAULT_ASSESSMENT = "cesa"
 MAX_ACTION_GAP = 61.0
 SPAN_COLUMNS = ("campaign", "lp", "system", "segment", "rater", "category", "severity", "span_start", "span_end",
                 "line", "hit", "position", "token")
-ITEM_COLUMNS = ("segment", "doc", "system", "source", "target", "line")
+ITEM_COLUMNS = ("segment", "doc", "system", "source", "target", "instructions", "line")
 CHECK_COLUMNS = ("worker", "line", "item_i", "kind", "items", "passed", "validations")
 _CAMPAIGN_LP = re.compile(rf"^\s*({LANGUAGE_CODE})---({LANGUAGE_CODE})(?:\s|$)")
 
@@ -349,11 +349,13 @@ class _Reader:
                 self.spans.append((self.campaign, self.lp, model, segment, user, category, severity, start, end,
                                    line, hit, slot, token))
             source = item.get("src")
-            text = (segment, doc, model, source if isinstance(source, str) else "", item["tgt"][model], line)
+            note = item.get("instructions")
+            text = (segment, doc, model, source if isinstance(source, str) else "", item["tgt"][model],
+                    note if isinstance(note, str) else None, line)
             seen = self.items.setdefault((segment, model), text)
             if seen[4] != text[4]:
                 raise self.error(f"item {segment!r} of model {brief(model)!r} has another translation here than on "
-                                 f"line {seen[5]}; an item id must name one text", line, ["item", s, "tgt", model])
+                                 f"line {seen[-1]}; an item id must name one text", line, ["item", s, "tgt", model])
 
     def result(self, n_lines: int, n_active: int) -> PearmutLog:
         if not self.rows:
