@@ -187,3 +187,20 @@ def test_cross_language_table_orders_pairs_and_models():
     assert list(table.columns) == ["c-d", "a-b"]  # pair means 92.5 and 70
     assert list(table.index) == ["Z", "X", "Y"]   # model means 95, 85, 60
     assert np.isnan(table.loc["Y", "c-d"]) and table.loc["X", "a-b"] == 80.0
+
+
+def test_ingested_log_publishes_the_wmt26_ranking(shared, tmp_path, capsys, monkeypatch):
+    url = f"sqlite:///{tmp_path / 's.sqlite'}"
+    monkeypatch.setenv("MTLB_PASSWORD", "organiser-password")
+    assert main(["user", "add", "org", "--role", "organiser", "--database-url", url]) == 0
+    log = tmp_path / "eng_Latn---ces_Latn sample-dynamic.jsonl"
+    shutil.copy(shared / "pearmut" / "dynamic" / "annotations.jsonl", log)
+    assert main(["ingest", str(log), "--campaign", "wmt26", "--database-url", url]) == 0
+    assert main(["publish", "--campaign", "wmt26", "--lp", LP, "--assessment", "cesa", "--protocol", "wmt26",
+                 "--user", "org", "--database-url", url]) == 0
+    capsys.readouterr()
+    assert main(["published", "--campaign", "wmt26", "--lp", LP, "--assessment", "cesa", "--format", "json",
+                 "--database-url", url]) == 0
+    snapshot = json.loads(capsys.readouterr().out)
+    ranking = snapshot.get("ranking", snapshot)
+    check_against_expected(ranking, expected(shared, "dynamic")["wmt26"])

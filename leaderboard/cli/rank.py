@@ -124,7 +124,7 @@ def load(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str]]:
             ws = sibling_worker_stats(path)
         if fmt == "pearmut":  # a log names no language pair: --lp, else its WMT26 campaign id
             with pearmut_flags():
-                frames.append(read_judgments(path, fmt, lp=args.lp, campaign=args.campaign))
+                frames.append(read_judgments(path, fmt, lp=args.lp, campaign=args.campaign, assessment=args.assessment))
         else:
             frames.append(read_judgments(path, fmt, worker_stats=ws))
         formats.append(fmt)
