@@ -158,7 +158,7 @@ def read_pearmut_log(path: str | os.PathLike, *, campaign: str | None = None, lp
                          "name the campaign as WMT26 does (eng_Latn---isl_Latn v3)", file=label, column="lp")
     split_lp_codes(lp)
     entries = []
-    for number, entry in json_lines(path, label):
+    for number, entry in json_lines(path, label, repeated_keys=False):  # Pearmut writes with json.dumps
         _check_line(entry, label, number)
         entries.append((number, entry))
     if not entries:
