@@ -310,3 +310,9 @@ def test_ingest_stores_judgments_spans_and_texts(shared, tmp_path, capsys):
     assert "bad.jsonl, line 11" in err and ".score" in err
     with sqlite3.connect(tmp_path / "s.sqlite") as db:
         assert db.execute("select count(*) from judgments").fetchone()[0] == 174
+
+
+def test_a_span_on_a_special_token_is_shown_as_one_without_a_location():
+    from leaderboard.expert.spans import mark_spans
+    html = mark_spans("Ahoj", [(0, 2, "minor"), (4, 5, "major"), (5, 6, "minor")])
+    assert html.startswith('<mark title="minor"') and html.count("error without a location") == 2
