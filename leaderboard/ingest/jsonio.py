@@ -23,7 +23,8 @@ from typing import Any, Iterator, Sequence
 from ..errors import InputError
 from .textio import read_text
 
-Path_ = Sequence["str | int"]
+#: where a value sits in a JSON document: keys and list indices from the top
+FieldPath = Sequence["str | int"]
 
 _WS = re.compile(r"[ \t\n\r]*")
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -80,7 +81,7 @@ def json_lines(path: str | os.PathLike, name: str | None = None, *,
             yield number, loads(line, label, number, repeated_keys=repeated_keys)
 
 
-def field_name(path: Path_) -> str:
+def field_name(path: FieldPath) -> str:
     """``("data", 3, 0, "tgt", "Aurora-MT")`` → ``data[3][0].tgt["Aurora-MT"]`` (for messages)."""
     out = ""
     for part in path:
@@ -93,7 +94,7 @@ def field_name(path: Path_) -> str:
     return out
 
 
-def value_offset(text: str, path: Path_, start: int = 0) -> int | None:
+def value_offset(text: str, path: FieldPath, start: int = 0) -> int | None:
     """Character offset in ``text`` (valid JSON) where the value at ``path`` starts; None when absent."""
     at = _WS.match(text, start).end()
     for part in path:
@@ -153,7 +154,7 @@ class JsonDocument:
     first_line: int = 1
     _lines: dict = field(default_factory=dict, repr=False)
 
-    def line_of(self, path: Path_) -> int | None:
+    def line_of(self, path: FieldPath) -> int | None:
         """The 1-based line on which the value at ``path`` starts (its parent's when it is absent)."""
         key = tuple(path)
         if key not in self._lines:
@@ -166,7 +167,7 @@ class JsonDocument:
             self._lines[key] = None if offset is None else self.first_line + self.text.count("\n", 0, offset)
         return self._lines[key]
 
-    def error(self, message: str, path: Path_) -> InputError:
+    def error(self, message: str, path: FieldPath) -> InputError:
         """An :class:`InputError` at ``path``: the file, the line the value starts on, the field's name."""
         return InputError(message, file=self.label, line=self.line_of(path), column=field_name(path) or None)
 
@@ -181,7 +182,3 @@ def json_document(path: str | os.PathLike, name: str | None = None) -> JsonDocum
         raise InputError("the file is empty", file=label)
     return JsonDocument(loads(text, label), text, label)
 
-
-def line_document(value: Any, line_text: str, label: str, line: int) -> JsonDocument:
-    """One line of a JSON-lines file as a :class:`JsonDocument` (its errors name that line)."""
-    return JsonDocument(value, line_text, label, first_line=line)
