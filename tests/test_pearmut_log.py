@@ -144,12 +144,16 @@ def test_tutorial_attention_and_skipped_segments_are_counted_not_kept(tmp_path):
                page("u1", "random_0", {"1st": 20, "2nd": 90}, "attention_check_0"), mixed,
                page("u2", 4, {"A": 10}, "xx_#_tutorial_#_3")]
     entries[1]["validations"] = [False]
+    entries.append({"annotation": ["native", 7], "item": [{"text": "Your first language?", "form": "string"},
+                                                          {"text": "Years of experience", "form": "number"}],
+                    "user_id": "u1", "item_i": "welcome_1"})  # a questionnaire page
     log = read_pearmut_log(write_log(tmp_path / "log.jsonl", entries), lp="eng_Latn-zho_Hant_TW")
     assert log.judgments[["system", "raw"]].values.tolist() == [["A", 90.0], ["B", 20.0]]
-    assert log.report["lines_by_kind"]["tutorial"] == 2 and log.report["lines_by_kind"]["attention_check"] == 1
+    assert log.report["lines_by_kind"]["attention_check"] == 1
     assert log.report["segments_left_out"]["attention_check"] == 1  # the check segment of a counted page
     assert log.report["segments_left_out"]["skipped_by_annotator"] == 1
     assert log.checks["passed"].tolist() == [None, False, None]
+    assert log.report["form_pages"] == 1 and log.report["lines_by_kind"]["tutorial"] == 3
 
 
 @pytest.mark.parametrize("score, message", [(101, "score 101 is outside 0-100"), (-1, "outside 0-100"),
