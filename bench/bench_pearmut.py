@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
@@ -98,6 +99,7 @@ def main() -> None:
         "write_lines_s": round(t1 - t0, 3), "read_log_s": round(t3 - t2, 3), "rank_pair_s": round(t4 - t3, 3),
         "rank_wmt26_with_bootstrap_s": round(t5 - t4, 3),
         "read_judgments_per_s": round(len(log.judgments) / (t3 - t2)),
+        "load_average_1min": round(os.getloadavg()[0], 1),  # the host is shared: read the times against it
     }))
 
 
