@@ -80,7 +80,10 @@ def campaign_gold(store, campaign: str, lp: str, *, assessment: str | None = Non
         ratings["doc"], spans["doc"] = "", ""
         gold = choose_gold(ratings, spans, rule, source=f"campaign {campaign}", errors_only=True)
     else:
-        part = judged[(judged["assessment"].astype(str) == assessment) & (judged["item_type"] == "SYSTEM")]
+        from ..human.selection import wmt24_selection
+        # the organisers' selection: system outputs only, no tutorial systems, no unusable documents, and a
+        # rater's latest rating of an output when they rated it twice
+        part = wmt24_selection(judged[judged["assessment"].astype(str) == assessment])
         if part.empty:
             raise InputError(f"campaign {campaign!r} holds no {assessment} judgments of {lp} systems",
                              column="gold-assessment")
@@ -91,22 +94,20 @@ def campaign_gold(store, campaign: str, lp: str, *, assessment: str | None = Non
         wave = part["hit"].astype(str).str.extract(r"^wave[-_ ]?(\w+)$", expand=False)
         if wave.notna().all():
             ratings["wave"] = wave.to_numpy()
-        # one rater's repeated rating of an item is not a second rating: their first counts
-        ratings = ratings.drop_duplicates(["lp", "system", "segment", "rating"], keep="first")
-        spans = _first_line_spans(annotation_rows(store, campaign, lp, assessment))
+        spans = _latest_line_spans(annotation_rows(store, campaign, lp, assessment))
         gold = choose_gold(ratings, spans, rule, source=f"campaign {campaign}")
         gold.attrs["marks_spans"] = assessment in with_spans
     gold.attrs["label"] = label
     return gold
 
 
-def _first_line_spans(rows: pd.DataFrame) -> pd.DataFrame:
+def _latest_line_spans(rows: pd.DataFrame) -> pd.DataFrame:
     """Stored spans as a span frame; when a rater's spans of one item came from several upload lines (a
-    repeated rating), those of the first line."""
+    repeated rating), those of the last line: the re-rating, whose score the selection keeps too."""
     if rows.empty:
         return pd.DataFrame(columns=["lp", "system", "doc", "segment", "rating", "start", "end", "severity"])
-    first = rows.groupby(["lp", "system", "segment", "rater"], sort=False)["line"].transform("min")
-    rows = rows[rows["line"] == first]
+    last = rows.groupby(["lp", "system", "segment", "rater"], sort=False)["line"].transform("max")
+    rows = rows[rows["line"] == last]
     return pd.DataFrame({"lp": rows["lp"].astype(str).to_numpy(), "system": rows["system"].astype(str).to_numpy(),
                          "doc": "", "segment": rows["segment"].astype(str).to_numpy(),
                          "rating": rows["rater"].astype(str).to_numpy(),

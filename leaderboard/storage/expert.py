@@ -87,9 +87,21 @@ def save_mqm(store: Store, campaign: str, errors: pd.DataFrame, *, file_name: st
 
 
 def esa_span_writer(spans: pd.DataFrame):
-    """An ``also`` callback for :meth:`Store.load_judgments` that stores the upload's ESA spans."""
+    """An ``also`` callback for :meth:`Store.load_judgments` that stores the upload's ESA spans: those
+    marked in the systems' outputs (Appraise TGT rows) of usable documents. The spans of degraded
+    quality-control copies (BAD) mark errors planted in another text, and those of a repeated rating (CHK,
+    or a rating in a document the campaign marked unusable: ``#incomplete``, ``#dup``) would merge, under
+    the same rater and output, with the rating that counts; neither is stored (their judgments are)."""
+    from ..human.selection import UNUSABLE_DOC_MARKS
+
     def write(conn: Connection, campaign: str, cid: int, import_id: int) -> None:
         part = spans[spans["campaign"] == campaign]
+        if "item_type" in part.columns:
+            part = part[part["item_type"] == "TGT"]
+        if "doc" in part.columns:
+            doc = part["doc"].astype(str)
+            part = part[~np.logical_or.reduce([doc.str.contains(mark, regex=False).to_numpy()
+                                               for mark in UNUSABLE_DOC_MARKS])]
         lps = dict(conn.execute(select(m.language_pairs.c.lp, m.language_pairs.c.id)
                                 .where(m.language_pairs.c.campaign_id == cid)).all())
         for lp, rows in part.groupby("lp", sort=True):
