@@ -32,11 +32,13 @@ KINDS: tuple[str, ...] = ("spans", "score", "label")
 def read_annotations(path: str | os.PathLike, *, kind: str | None = None, end_inclusive: bool = False,
                      name: str | None = None) -> SpanAnnotations:
     """A task TSV as annotations; ``kind`` (spans, score or label) says what a submission predicts
-    (default: its label column, else its spans, else its score)."""
+    (default: its label column; else its spans, unless the file marks no span at all and gives scores;
+    else its scores)."""
     task = read_task_tsv(path, name=name, end_inclusive=end_inclusive)
     has = {"spans": task.has_spans, "score": task.has_score, "label": task.has_label}
     if kind is None:
-        kind = next(k for k in ("label", "spans", "score") if has[k])
+        scores_only = task.has_score and task.spans.empty and task.items["score"].notna().any()
+        kind = next(k for k in ("label", "spans", "score") if has[k] and not (k == "spans" and scores_only))
     elif kind not in KINDS:
         raise InputError(f"unknown prediction kind {kind!r} (choose from {', '.join(KINDS)})", column="kind")
     elif not has[kind]:
