@@ -69,11 +69,26 @@ class SpanAnnotations:
 def item_key(frame: pd.DataFrame, use_doc: bool = True) -> pd.Series:
     """One text key per row from the item columns (``doc`` only when ``use_doc``)."""
     cols = [c for c in ITEM_KEYS if use_doc or c != "doc"]
-    parts = [frame[c].astype(str).fillna("") for c in cols]
+    parts = [frame[c].astype(str).fillna("").to_numpy(dtype=object) for c in cols]
     key = parts[0]
     for part in parts[1:]:
         key = key + "\x1f" + part
-    return key
+    return pd.Series(key, index=frame.index, dtype=object)
+
+
+def key_codes(*frames: pd.DataFrame, use_doc: bool = True) -> list[np.ndarray]:
+    """One integer per row of each frame, equal exactly when the rows' item keys are equal."""
+    cols = [c for c in ITEM_KEYS if use_doc or c != "doc"]
+    sizes = [len(f) for f in frames]
+    code = np.zeros(sum(sizes), dtype=np.int64)
+    if not sum(sizes):
+        return [np.zeros(0, dtype=np.int64) for _ in frames]
+    for c in cols:
+        values = pd.concat([f[c] for f in frames], ignore_index=True)
+        codes, uniques = pd.factorize(values.astype(str).fillna(""), use_na_sentinel=False)
+        code = code * (len(uniques) + 1) + codes
+        code = pd.factorize(code)[0].astype(np.int64)       # keep the combined code small
+    return np.split(code, np.cumsum(sizes)[:-1])
 
 
 def shares_documents(gold: SpanAnnotations, other: SpanAnnotations) -> bool:
@@ -89,8 +104,7 @@ def align(gold: SpanAnnotations, other: SpanAnnotations, what: str = "submission
     Returns the row indices and notes (``extra_items``: items of ``other`` that gold does not rate).
     """
     use_doc = shares_documents(gold, other)
-    gkey = item_key(gold.items, use_doc)
-    okey = item_key(other.items, use_doc)
+    gkey, okey = (pd.Series(c) for c in key_codes(gold.items, other.items, use_doc=use_doc))
     dup = okey.duplicated(keep="first").to_numpy()
     if dup.any():
         row = other.items.iloc[int(np.flatnonzero(dup)[0])]
@@ -98,8 +112,8 @@ def align(gold: SpanAnnotations, other: SpanAnnotations, what: str = "submission
                          "appears twice", file=other.source,
                          line=int(row["line"]) if "line" in other.items.columns and pd.notna(row.get("line")) else None,
                          column="segment_id")
-    position = pd.Series(np.arange(len(okey)), index=okey.to_numpy())
-    found = position.reindex(gkey.to_numpy())
+    found = pd.Series(pd.Index(okey.to_numpy()).get_indexer(gkey.to_numpy()).astype(float))
+    found[found < 0] = np.nan
     missing = found.isna().to_numpy()
     if missing.any():
         first = gold.items.iloc[int(np.flatnonzero(missing)[0])]
@@ -131,13 +145,16 @@ def scored_spans(ann: SpanAnnotations, rows: np.ndarray | None = None, use_doc: 
     ``rows`` maps each of ``ann.items`` to the gold item it stands for (None: ``ann`` is the gold).
     """
     spans = ann.spans
-    sev = spans["severity"].astype(str).str.lower().map(SEVERITY_CODE) if len(spans) else pd.Series(dtype=float)
+    low = spans["severity"].astype(str).str.lower()
+    sev = pd.Series(np.select([low.isin([k for k, v in SEVERITY_CODE.items() if v == code]).to_numpy(dtype=bool)
+                               for code in (0, 1)], [0.0, 1.0], np.nan), index=spans.index)
     start = pd.to_numeric(spans["start"], errors="coerce").to_numpy(dtype=float) if len(spans) else np.empty(0)
     end = pd.to_numeric(spans["end"], errors="coerce").to_numpy(dtype=float) if len(spans) else np.empty(0)
     keep = sev.notna().to_numpy() & np.isfinite(start) & np.isfinite(end) & (end > start)
     part = spans[keep]
-    own = pd.Series(np.arange(len(ann.items)), index=item_key(ann.items, use_doc).to_numpy())
-    index = own.reindex(item_key(part, use_doc).to_numpy()).to_numpy()
+    own, theirs = key_codes(ann.items, part, use_doc=use_doc)
+    index = pd.Index(own).get_indexer(theirs).astype(float)
+    index[index < 0] = np.nan
     if np.isnan(index).any():
         row = part.iloc[int(np.flatnonzero(np.isnan(index))[0])]
         raise InputError(f"a span of segment {row['segment']!r} (system {row['system']!r}) has no item row",
@@ -155,53 +172,55 @@ def scored_spans(ann: SpanAnnotations, rows: np.ndarray | None = None, use_doc: 
                   sev[keep].to_numpy(dtype=np.int64)[ok], weight[ok])
 
 
-def _axis(n_items: int, *sides: _Spans) -> tuple[np.ndarray, int]:
-    """Offsets of the items on one character axis long enough for every span of ``sides``."""
-    length = np.zeros(n_items, dtype=np.int64)
-    for s in sides:
-        if len(s.item):
-            np.maximum.at(length, s.item, s.end)
-    offsets = np.concatenate([[0], np.cumsum(length)])
-    return offsets, int(offsets[-1])
+def _stretches(n_items: int, *sides: _Spans) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+    """The items' characters cut at every span boundary of ``sides`` into stretches over which every
+    coverage count is constant: each stretch's global start, its length and item, and per side the
+    ``(2, n_stretches)`` weighted counts (minor, major) of its spans covering the stretch.
+
+    A position is ``item · width + offset`` (width: past the longest span end), so items never share a
+    stretch that any span covers. Counts are cumulative sums of +weight at span starts and −weight at
+    span ends, in position order: no loop over characters, segments or spans.
+    """
+    width = max([int(x.end.max()) + 1 for x in sides if len(x.end)] + [1])
+    bounds = [x.item * width + x.start for x in sides] + [x.item * width + x.end for x in sides]
+    points = np.sort(np.concatenate(bounds)) if any(len(b) for b in bounds) else np.zeros(0, dtype=np.int64)
+    points = points[np.r_[True, points[1:] != points[:-1]]] if len(points) else points
+    n = max(len(points) - 1, 0)
+    counts = []
+    for x in sides:
+        delta = np.zeros((2, len(points) + 1))
+        if len(x.item):
+            a = np.searchsorted(points, x.item * width + x.start)
+            b = np.searchsorted(points, x.item * width + x.end)
+            np.add.at(delta, (x.severity, a), x.weight)
+            np.add.at(delta, (x.severity, b), -x.weight)
+        counts.append(np.cumsum(delta, axis=1)[:, :n])
+    length = np.diff(points).astype(float) if n else np.zeros(0)
+    item = (points[:-1] // width) if n else np.zeros(0, dtype=np.int64)
+    return points, length, [item] + counts
 
 
-def _coverage(s: _Spans, offsets: np.ndarray, total: int) -> np.ndarray:
-    """``(2, total)`` weighted counts of the spans of each severity (minor, major) covering each character."""
-    out = np.zeros((2, total + 1))
-    if len(s.item):
-        base = offsets[s.item]
-        flat_start = s.severity * (total + 1) + base + s.start
-        flat_end = s.severity * (total + 1) + base + s.end
-        delta = (np.bincount(flat_start, weights=s.weight, minlength=2 * (total + 1))
-                 - np.bincount(flat_end, weights=s.weight, minlength=2 * (total + 1)))
-        out = np.cumsum(delta.reshape(2, total + 1), axis=1)
-    return out[:, :total]
+def _per_item(values: np.ndarray, item: np.ndarray, n_items: int) -> np.ndarray:
+    return np.bincount(item, weights=values, minlength=n_items)
 
 
-def _per_item(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Sums of a per-character array over each item's stretch of the axis."""
-    csum = np.concatenate([[0.0], np.cumsum(values)])
-    return csum[offsets[1:]] - csum[offsets[:-1]]
-
-
-def _span_sums(values: np.ndarray, s: _Spans, offsets: np.ndarray) -> np.ndarray:
-    """Sum of a per-character array over each span."""
-    csum = np.concatenate([[0.0], np.cumsum(values)])
-    base = offsets[s.item]
-    return csum[base + s.end] - csum[base + s.start]
+def _span_sums(density: np.ndarray, length: np.ndarray, points: np.ndarray, s: _Spans, width: int) -> np.ndarray:
+    """Sum over each span of a per-character value that is constant on each stretch (``density``)."""
+    cum = np.concatenate([[0.0], np.cumsum(density * length)])
+    a = np.searchsorted(points, s.item * width + s.start)
+    b = np.searchsorted(points, s.item * width + s.end)
+    return cum[b] - cum[a]
 
 
 def wmt25_sums(gold: _Spans, pred: _Spans, n_items: int) -> np.ndarray:
     """Per item: ``(3, n_items)`` credit, predicted span characters, gold span characters."""
-    offsets, total = _axis(n_items, gold, pred)
-    g = _coverage(gold, offsets, total)
-    p = _coverage(pred, offsets, total)
+    _, length, (item, g, p) = _stretches(n_items, gold, pred)
     same = np.minimum(g, p)                        # matched counts, per severity
     g_left, p_left = g - same, p - same
     cross = np.minimum(g_left[0], p_left[1]) + np.minimum(g_left[1], p_left[0])
     credit = same.sum(axis=0) + 0.5 * cross
-    return np.stack([_per_item(credit, offsets), _per_item(p.sum(axis=0), offsets),
-                     _per_item(g.sum(axis=0), offsets)])
+    return np.stack([_per_item(credit * length, item, n_items), _per_item(p.sum(axis=0) * length, item, n_items),
+                     _per_item(g.sum(axis=0) * length, item, n_items)])
 
 
 def _credit_under(cover: np.ndarray) -> np.ndarray:
@@ -215,16 +234,17 @@ def _credit_under(cover: np.ndarray) -> np.ndarray:
 def mpp_sums(gold: _Spans, pred: _Spans, n_items: int) -> np.ndarray:
     """Per item: ``(4, n_items)`` summed credit of predicted spans, number of predicted spans, summed
     (weighted) credit of gold spans, (weighted) number of gold spans."""
-    offsets, total = _axis(n_items, gold, pred)
-    under_gold = _credit_under(_coverage(gold, offsets, total))
-    under_pred = _credit_under(_coverage(pred, offsets, total))
+    points, length, (_, g, p) = _stretches(n_items, gold, pred)
+    width = max([int(x.end.max()) + 1 for x in (gold, pred) if len(x.end)] + [1])
+    under_gold, under_pred = _credit_under(g), _credit_under(p)
     out = np.zeros((4, n_items))
     for row, s, under in ((0, pred, under_gold), (2, gold, under_pred)):
         if not len(s.item):
             continue
-        length = (s.end - s.start).astype(float)
-        got = np.where(s.severity == 1, _span_sums(under[1], s, offsets), _span_sums(under[0], s, offsets))
-        out[row] = np.bincount(s.item, weights=s.weight * got / length, minlength=n_items)
+        span_length = (s.end - s.start).astype(float)
+        got = np.where(s.severity == 1, _span_sums(under[1], length, points, s, width),
+                       _span_sums(under[0], length, points, s, width))
+        out[row] = np.bincount(s.item, weights=s.weight * got / span_length, minlength=n_items)
         out[row + 1] = np.bincount(s.item, weights=s.weight, minlength=n_items)
     return out
 
@@ -339,7 +359,9 @@ def summarise(per_item: Mapping[str, np.ndarray], groups: Mapping[str, np.ndarra
                 same = _identical(stack, groups.get(scope))
                 p[same] = np.nan
                 table = pd.DataFrame(p, index=names, columns=names)
-                pvalues[scope][key] = {a: {b: _f(table.loc[a, b]) for b in names if b != a} for a in names}
+                listed = [[_f(v) for v in row] for row in p.tolist()]
+                pvalues[scope][key] = {a: {b: listed[i][j] for j, b in enumerate(names) if j != i}
+                                       for i, a in enumerate(names)}
                 scores = {n: float(point[scope][key][i]) for i, n in enumerate(names)}
                 for r in metric_clusters(scores, table, alpha):
                     values[r["metric"]][scope][f"{key}_cluster"] = r["cluster"]
