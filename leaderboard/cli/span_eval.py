@@ -11,9 +11,12 @@ from ._common import add_json_flag, print_json, print_table
 
 def add_gold_options(p: argparse.ArgumentParser) -> None:
     """The gold: a task TSV, or a stored campaign's pair (shared with ``mtlb error-free-eval``)."""
-    p.add_argument("--gold", metavar="GOLD.tsv", help="gold annotations in the WMT25 task TSV layout")
+    p.add_argument("--gold", metavar="GOLD.tsv",
+                   help="gold annotations in the WMT25 task TSV layout, or the WMT25 human-evaluation release "
+                        "(.jsonl: every rating of each segment, waves by their order)")
     p.add_argument("--gold-campaign", metavar="C", help="take the gold from this stored campaign (with --lp)")
-    p.add_argument("--lp", help="the stored campaign's language pair (with --gold-campaign)")
+    p.add_argument("--lp", help="the language pair: of the stored campaign (with --gold-campaign, required) or of "
+                               "the gold file (only that pair is evaluated)")
     p.add_argument("--gold-assessment", metavar="NAME",
                    help="with --gold-campaign: which stored evaluation (esa, mqm, …; default: MQM if present, "
                         "else the one with error spans)")
@@ -73,10 +76,9 @@ def check_common(args: argparse.Namespace) -> None:
 
 
 def load_gold(args: argparse.Namespace):
-    from ..outputs.mteval import campaign_gold, read_annotations
+    from ..outputs.mteval import campaign_gold, read_gold
     if args.gold:
-        return read_annotations(args.gold, kind="spans" if args.command == "span-eval" else None,
-                                end_inclusive=args.end_inclusive)
+        return read_gold(args.gold, rule=args.gold_rating, lp=args.lp, end_inclusive=args.end_inclusive)
     from ..storage import Store
     return campaign_gold(Store(args.database_url), args.gold_campaign, args.lp, assessment=args.gold_assessment,
                          rule=args.gold_rating)

@@ -49,6 +49,28 @@ def read_annotations(path: str | os.PathLike, *, kind: str | None = None, end_in
                            attrs={"has_score": task.has_score})
 
 
+def read_gold(path: str | os.PathLike, *, rule: str = "first", lp: str | None = None, end_inclusive: bool = False,
+              name: str | None = None) -> SpanAnnotations:
+    """Gold from a file: the WMT25 human-evaluation JSON lines (``.jsonl``, with ``rule`` choosing among an
+    item's ratings, ``lp`` keeping one pair) or a task TSV (one annotation per item)."""
+    from ..ingest.humeval_jsonl import read_humeval_jsonl
+    label = name or str(path)
+    base = os.path.basename(label)
+    if label.lower().endswith((".jsonl", ".jsonl.gz")):
+        release = read_humeval_jsonl(path, name=name, lp=lp)
+        gold = choose_gold(release.ratings, release.spans, rule, source=release.source)
+        gold.attrs["label"] = gold_label(f"file={base}", rule)
+        return gold
+    gold = read_annotations(path, end_inclusive=end_inclusive, name=name)
+    if lp is not None:
+        gold.items = gold.items[gold.items["lp"] == lp].reset_index(drop=True)
+        gold.spans = gold.spans[gold.spans["lp"] == lp].reset_index(drop=True)
+        if gold.items.empty:
+            raise InputError(f"the gold has no segment of {lp}", file=gold.source, column="lp")
+    gold.attrs["label"] = gold_label(f"file={base}", "")
+    return gold
+
+
 def campaign_gold(store, campaign: str, lp: str, *, assessment: str | None = None,
                   rule: str = "first") -> SpanAnnotations:
     """The gold items and spans of a stored campaign's pair under ``rule`` (first, mean, wave:W).
