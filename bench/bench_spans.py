@@ -46,8 +46,9 @@ def synthetic(n_segments: int, n_submissions: int, seed: int = 1) -> tuple[SpanA
     sev = rng.choice(["minor", "major"], size=len(seg))
 
     def frame(idx, s, e, v):
+        # as the task TSV reader gives them: each span with the row of its segment
         return pd.DataFrame({"lp": lp[idx], "system": "sys", "doc": "", "segment": idx.astype(str), "start": s,
-                             "end": e, "severity": v})
+                             "end": e, "severity": v, "item": idx})
 
     gold = SpanAnnotations(items, frame(seg, start, end, sev))
     preds = {}

@@ -56,7 +56,8 @@ class SpanAnnotations:
     ``items``: one row per item, columns :data:`ITEM_KEYS` (``doc`` may be empty), optionally
     ``score`` (a human or metric score), ``label`` (0/1: error-free) and ``line`` (file line).
     ``spans``: one row per span, the item keys plus ``start``, ``end`` (NaN for missing content),
-    ``severity`` (lower case) and optionally ``weight`` and ``line``. ``source`` names the file (or
+    ``severity`` (lower case) and optionally ``weight``, ``line`` and ``item`` (the row of ``items`` the
+    span belongs to, when the reader knows it). ``source`` names the file (or
     the stored campaign) for messages.
     """
     items: pd.DataFrame
@@ -104,6 +105,11 @@ def align(gold: SpanAnnotations, other: SpanAnnotations, what: str = "submission
     Returns the row indices and notes (``extra_items``: items of ``other`` that gold does not rate).
     """
     use_doc = shares_documents(gold, other)
+    cols = [c for c in ITEM_KEYS if use_doc or c != "doc"]
+    if len(gold.items) == len(other.items) and all(
+            gold.items[c].astype(str).reset_index(drop=True).equals(other.items[c].astype(str).reset_index(drop=True))
+            for c in cols):
+        return np.arange(len(gold.items), dtype=np.int64), {"extra_items": 0, "matched_by_document": use_doc}
     gkey, okey = (pd.Series(c) for c in key_codes(gold.items, other.items, use_doc=use_doc))
     dup = okey.duplicated(keep="first").to_numpy()
     if dup.any():
@@ -152,9 +158,13 @@ def scored_spans(ann: SpanAnnotations, rows: np.ndarray | None = None, use_doc: 
     end = pd.to_numeric(spans["end"], errors="coerce").to_numpy(dtype=float) if len(spans) else np.empty(0)
     keep = sev.notna().to_numpy() & np.isfinite(start) & np.isfinite(end) & (end > start)
     part = spans[keep]
-    own, theirs = key_codes(ann.items, part, use_doc=use_doc)
-    index = pd.Index(own).get_indexer(theirs).astype(float)
-    index[index < 0] = np.nan
+    if "item" in part.columns:                      # the reader's own row of the span's item
+        index = pd.to_numeric(part["item"], errors="coerce").to_numpy(dtype=float)
+        index[(index < 0) | (index >= len(ann.items))] = np.nan
+    else:
+        own, theirs = key_codes(ann.items, part, use_doc=use_doc)
+        index = pd.Index(own).get_indexer(theirs).astype(float)
+        index[index < 0] = np.nan
     if np.isnan(index).any():
         row = part.iloc[int(np.flatnonzero(np.isnan(index))[0])]
         raise InputError(f"a span of segment {row['segment']!r} (system {row['system']!r}) has no item row",

@@ -43,13 +43,13 @@ NO_ERROR = "no-error"
 MAX_OFFSET = 2**31 - 1
 ITEM_COLUMNS: tuple[str, ...] = ("lp", "system", "doc", "segment", "domain", "method", "length", "score", "label",
                                  "line")
-SPAN_FRAME_COLUMNS: tuple[str, ...] = ("lp", "system", "doc", "segment", "start", "end", "severity", "line")
+SPAN_FRAME_COLUMNS: tuple[str, ...] = ("lp", "system", "doc", "segment", "start", "end", "severity", "line", "item")
 
 
 @dataclass
 class TaskFile:
     """A read task TSV: ``items`` (:data:`ITEM_COLUMNS`, one row per segment), ``spans``
-    (:data:`SPAN_FRAME_COLUMNS`, one row per span), what the rows give (``has_spans``, ``has_score``,
+    (:data:`SPAN_FRAME_COLUMNS`, one row per span; ``item``: its row in ``items``), what the rows give (``has_spans``, ``has_score``,
     ``has_label``) and the file's name for messages."""
     items: pd.DataFrame
     spans: pd.DataFrame
@@ -201,7 +201,7 @@ def read_task_tsv(path: str | os.PathLike, *, name: str | None = None, end_inclu
             label_value = float(cell)
         if has_spans:
             for start, end, severity in _spans(fields, label, line, length, end_inclusive):
-                spans.append((lp, system, doc, segment, start, end, severity, line))
+                spans.append((lp, system, doc, segment, start, end, severity, line, len(items)))
         items.append((lp, system, doc, segment, fields.get("domain_name", "").strip(),
                       fields.get("method", "").strip(), length, score, label_value, line))
         if keep_texts:

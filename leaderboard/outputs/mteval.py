@@ -64,7 +64,7 @@ def read_gold(path: str | os.PathLike, *, rule: str = "first", lp: str | None = 
     gold = read_annotations(path, end_inclusive=end_inclusive, name=name)
     if lp is not None:
         gold.items = gold.items[gold.items["lp"] == lp].reset_index(drop=True)
-        gold.spans = gold.spans[gold.spans["lp"] == lp].reset_index(drop=True)
+        gold.spans = gold.spans[gold.spans["lp"] == lp].drop(columns="item").reset_index(drop=True)
         if gold.items.empty:
             raise InputError(f"the gold has no segment of {lp}", file=gold.source, column="lp")
     gold.attrs["label"] = gold_label(f"file={base}", "")
