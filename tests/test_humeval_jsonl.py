@@ -122,3 +122,19 @@ def test_refused_lines(tmp_path):
         with pytest.raises(InputError) as info:
             read_humeval_jsonl(path)
         assert info.value.line == 4 and words in info.value.message, words
+
+
+def test_meta_eval_gold_is_the_chosen_rating(tmp_path, capsys):
+    """A metric that reproduces the first wave exactly agrees perfectly with the first-rating gold (acc_eq 1),
+    not with the second wave; the choice is in the output."""
+    path, _, table = release(tmp_path, n=30)
+    first = table[table["wave"] == 1]
+    seg = tmp_path / "seg.tsv"
+    seg.write_text("".join(f"wave1\ten-cs_CZ\twmt25\t{r.system}\t{r.segment}\t{r.score}\n"
+                           for r in first.itertuples()))
+    for rule, perfect in (("first", True), ("wave:2", False)):
+        assert main(["meta-eval", "--human", str(path), "--human-rating", rule, "--metric-scores", str(seg),
+                     "--lp", "en-cs_CZ", "--draws", "10", "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert out["gold_rating"] == rule
+        assert (out["metrics"][0]["acc_eq"] == 1.0) is perfect

@@ -24,6 +24,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="mqm | canonical (or another judgment format of `mtlb ingest`); default: from the content")
     p.add_argument("--human-score", choices=("raw", "z"), default="raw",
                    help="judgment files: average raw scores (default) or z-scores per (system, segment)")
+    p.add_argument("--human-rating", metavar="RULE",
+                   help="items rated more than once: mean (default for judgment files), first (the first rating, "
+                        "mt-metrics-eval's esa-human1; default for the WMT25 release), or wave:W (WMT25 release, "
+                        ".jsonl)")
     p.add_argument("--weights", default="google-mqm", metavar="SCHEME", help="MQM weight scheme (default google-mqm)")
     p.add_argument("--metric-scores", metavar="SEG.tsv",
                    help="WMT segment-level TSV: metric lp testset system seg-id score (no header)")
@@ -63,17 +67,30 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def human_scores(args: argparse.Namespace, lp: str, path: str | None = None):
     """(system, segment, score) of a human file for one language pair."""
+    import pandas as pd
     from ..ingest import FORMATS, detect_format, read_judgments
     from metrics.metaeval.inputs import human_from_judgments, human_from_mqm
     path = path or args.human
+    rule = getattr(args, "human_rating", None)
+    if str(path).lower().endswith((".jsonl", ".jsonl.gz")):
+        from metrics.gold import choose_gold
+        from metrics.metaeval.inputs import norm_segment
+        from ..ingest.humeval_jsonl import read_humeval_jsonl
+        release = read_humeval_jsonl(path, lp=lp)
+        items = choose_gold(release.ratings, release.spans, rule or "first", source=release.source).items
+        items = items[items["score"].notna()]
+        return pd.DataFrame({"system": items["system"].astype(str), "segment": items["segment"].map(norm_segment),
+                             "score": items["score"].to_numpy(dtype=float)})
     fmt = args.human_format or detect_format(path)
     if fmt not in FORMATS:
         raise InputError(f"unknown human format {fmt!r} (choose from {', '.join(FORMATS)})", column="human-format")
     try:
         if fmt == "mqm":
+            if rule not in (None, "mean"):
+                raise InputError("an MQM segment score is the mean over its raters; choose mean", column="human-rating")
             from ..ingest.mqm import read_mqm
             return human_from_mqm(read_mqm(path, lp=lp), lp, args.weights)
-        return human_from_judgments(read_judgments(path, fmt, lp=lp), lp, args.human_score)
+        return human_from_judgments(read_judgments(path, fmt, lp=lp), lp, args.human_score, rule or "mean")
     except InputError as exc:
         raise exc.with_file(str(path))
 
@@ -93,7 +110,8 @@ def pair_input(args: argparse.Namespace, scores, lp: str):
                  references=args.reference, human_translations=args.human_translations,
                  include_human=args.include_human, sources=sources)
     kinds = {m: metric_kind(m, args.baselines, humans) for m in data.metrics}
-    extra = {"systems": data.systems, "excluded_systems": data.excluded,
+    gold = args.human_rating or ("first" if str(args.human).lower().endswith((".jsonl", ".jsonl.gz")) else "mean")
+    extra = {"systems": data.systems, "excluded_systems": data.excluded, "gold_rating": gold,
              "unmatched_systems": data.unmatched_systems, "unused_metric_scores": data.unused_scores}
     return PairInput(lp, data.human, data.metrics, kinds, extra)
 
