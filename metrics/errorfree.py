@@ -8,9 +8,11 @@ without a human score are left out (counted).
 Submissions give a label (0/1), error spans (no span: error-free) or a score. A score becomes a label
 with a threshold (score ≥ t: error-free) chosen on a *dev split* of the items — never on the items
 the result is reported on: the threshold that maximises the F1 of the error-free class on the dev
-items (the lowest such score), unless a fixed threshold is given. When any submission needs a
-threshold, every submission is evaluated on the same test part (the items outside the dev split), so
-the results stay comparable and paired. The default dev split takes the documents whose hashed id
+items (the lowest such score), unless a fixed threshold is given; such a submission is reported on the
+items outside the dev split. Every other submission is reported on every scored gold item, so that its
+values never depend on what else is evaluated with it. Paired tests and clusters compare all submissions
+on the items common to all of them (``compared_on_segments`` when that is fewer than a submission's own).
+The default dev split takes the documents whose hashed id
 falls in the first ``fraction`` of the hash range (stable across runs and machines); documents are
 never split between dev and test.
 
@@ -154,40 +156,63 @@ def evaluate_error_free(gold: SpanAnnotations, predictions: Mapping[str, SpanAnn
     needs_dev = any(p.kind == "score" and n not in fixed for n, p in predictions.items())
     dev = dev_split(gold.items, dev_fraction, dev_documents) if needs_dev else np.zeros(len(labels), dtype=bool)
     rated = ~np.isnan(labels)
-    test = rated & ~dev
-    if not test.any():
-        raise InputError("no gold segment with a human score is left to evaluate on", file=gold.source)
-    per_item, notes = {}, {}
+    binary, masks, notes = {}, {}, {}
     for name, pred in predictions.items():
         out = outputs[name]
         note = dict(aligned[name][1])
+        masks[name] = rated
         if pred.kind == "score":
             t = float(fixed[name]) if name in fixed else best_threshold(out[dev & rated], labels[dev & rated])
             note["score_threshold"] = -t if name in flip else t
             note["threshold_from"] = "given" if name in fixed else "dev split"
             out = (out >= t).astype(float)
-        per_item[name] = confusion(labels[test], out[test])
-        notes[name] = note
-    test_items = gold.items[test]
-    lps = test_items["lp"].astype(str).to_numpy()
-    groups = {lp: np.flatnonzero(lps == lp) for lp in dict.fromkeys(lps)}
-    values, pvalues, _ = summarise(per_item, groups, values_from_counts, VALUES, draws=draws, seed=seed,
-                                   alpha=alpha, test_keys=("f1", "mcc"))
+            if name not in fixed:
+                masks[name] = rated & ~dev          # never reported on the items its threshold came from
+        binary[name], notes[name] = out, note
+    common = np.logical_and.reduce(list(masks.values()))
+    if not common.any():
+        raise InputError("no gold segment with a human score is left to evaluate on", file=gold.source)
+
+    def run(names: list[str], mask: np.ndarray) -> tuple[dict, dict, dict]:
+        lps = gold.items["lp"].astype(str).to_numpy()[mask]
+        groups = {lp: np.flatnonzero(lps == lp) for lp in dict.fromkeys(lps)}
+        per_item = {n: confusion(labels[mask], binary[n][mask]) for n in names}
+        values, pvalues, _ = summarise(per_item, groups, values_from_counts, VALUES, draws=draws, seed=seed,
+                                       alpha=alpha, test_keys=("f1", "mcc"))
+        counts = {lp: (len(idx), int(labels[mask][idx].sum())) for lp, idx in groups.items()}
+        counts["all"] = (int(mask.sum()), int(labels[mask].sum()))
+        for name in names:
+            for scope, row in values[name].items():
+                row["segments"], row["gold_error_free"] = counts[scope]
+        return values, pvalues, counts
+
+    # paired tests and clusters compare every submission on the items all of them are reported on
+    values, pvalues, common_counts = run(list(predictions), common)
+    own = [n for n in predictions if not np.array_equal(masks[n], common)]
+    if own:
+        # a submission's values do not depend on the others: those without a dev split are reported on
+        # every scored gold item
+        mine, _, _ = run(own, rated)
+        for name in own:
+            for scope, row in mine[name].items():
+                kept = {k: v for k, v in values[name].get(scope, {}).items() if k.endswith(("_cluster", "_p_better"))}
+                if kept:
+                    kept["compared_on_segments"] = common_counts[scope][0]
+                values[name][scope] = {k: v for k, v in row.items() if not k.endswith(("_cluster", "_p_better"))}
+                values[name][scope].update(kept)
     dev_rule = ("none" if not needs_dev else "documents-given" if dev_documents is not None
                 else f"hashed-documents@{dev_fraction:g}")
     signature = make_signature({"gold": gold_label, "threshold": threshold, "dev": dev_rule,
-                                "segments": int(test.sum()), "pairs": len(groups),
+                                "segments": int(rated.sum()), "pairs": len(values[next(iter(values))]) - 1,
                                 "ci": f"bootstrap-segments@{1 - alpha:g}" if draws else "none",
                                 "resamples": draws, "seed": seed if draws else None}, kind="error-free")
-    test_labels = labels[test]
     for name in values:
-        for scope, row in values[name].items():
-            idx = groups.get(scope, np.arange(len(test_labels)))
-            row.update({"segments": int(len(idx)), "gold_error_free": int(test_labels[idx].sum()),
-                        "signature": signature})
+        for row in values[name].values():
+            row["signature"] = signature
             if "score_threshold" in notes[name]:
                 row["score_threshold"] = notes[name]["score_threshold"]
     settings: dict[str, Any] = {"threshold": threshold, "dev": dev_rule, "dev_segments": int((dev & rated).sum()),
-                                "test_segments": int(test.sum()), "unscored_gold": int((~rated).sum()),
+                                "test_segments": int((rated & ~dev).sum()), "compared_segments": int(common.sum()),
+                                "unscored_gold": int((~rated).sum()),
                                 "draws": draws, "seed": seed, "alpha": alpha, "gold": gold_label}
     return EvaluationResult(values, pvalues, settings, signature, notes)

@@ -139,9 +139,17 @@ def test_cli_contract(tmp_path, capsys):
             for key in ("precision", "recall", "f1", "mcc"):
                 assert isinstance(row[key], float) and len(row[f"{key}_ci"]) == 2
         assert out[name]["all"]["mcc"] == pytest.approx(np.mean([out[name]["en-de"]["mcc"], out[name]["cs-uk"]["mcc"]]))
-    # a score submission needs a dev split: all three are scored on the same test segments
-    assert out["L"]["all"]["segments"] == out["S"]["all"]["segments"] < 300
+    # a score submission needs a dev split and is reported outside it; the label and span submissions on every
+    # segment, as when they run alone; the paired tests compare all three on the common segments
+    assert out["L"]["all"]["segments"] == 300 and out["S"]["all"]["segments"] < 300
+    assert out["L"]["all"]["compared_on_segments"] == out["S"]["all"]["segments"]
     assert "score_threshold" in out["S"]["en-de"] and "dev:hashed-documents@0.2" in out["S"]["all"]["signature"]
+    assert main(["error-free-eval", "--gold", str(gold), "--predictions", f"L={labels}", "--draws", "200",
+                 "--json"]) == 0
+    alone = json.loads(capsys.readouterr().out)["L"]
+    for scope in ("en-de", "cs-uk", "all"):
+        for key in ("precision", "recall", "f1", "mcc", "f1_ci", "mcc_ci"):
+            assert alone[scope][key] == out["L"][scope][key], (scope, key)
     assert main(["error-free-eval", "--gold", str(gold), "--predictions", f"L={labels}", "--threshold", "101",
                  "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
