@@ -92,6 +92,17 @@ def key_codes(*frames: pd.DataFrame, use_doc: bool = True) -> list[np.ndarray]:
     return np.split(code, np.cumsum(sizes)[:-1])
 
 
+def loose_pair(lp: str) -> str:
+    """A language pair reduced to its two base languages in two-letter codes where there is one:
+    ``eng_Latn-ces_Latn``, ``eng-ces`` and ``en-cs_CZ`` all become ``en-cs``."""
+    from leaderboard.ingest.appraise import ISO3_TO_2
+    parts = []
+    for code in str(lp).split("-", 1):
+        base = code.strip().lower().split("_", 1)[0]
+        parts.append(ISO3_TO_2.get(base, base))
+    return "-".join(parts)
+
+
 def shares_documents(gold: SpanAnnotations, other: SpanAnnotations) -> bool:
     """Items are matched with their document id only when both sides give one for every item."""
     def full(frame: pd.DataFrame) -> bool:
@@ -110,7 +121,12 @@ def align(gold: SpanAnnotations, other: SpanAnnotations, what: str = "submission
             gold.items[c].astype(str).reset_index(drop=True).equals(other.items[c].astype(str).reset_index(drop=True))
             for c in cols):
         return np.arange(len(gold.items), dtype=np.int64), {"extra_items": 0, "matched_by_document": use_doc}
-    gkey, okey = (pd.Series(c) for c in key_codes(gold.items, other.items, use_doc=use_doc))
+    g_items, o_items = gold.items, other.items
+    if not set(g_items["lp"].astype(str)) & set(o_items["lp"].astype(str)):
+        # the same pairs written with other codes (eng-jpn for en-ja, en-cs_CZ for en-cs)
+        g_items = g_items.assign(lp=g_items["lp"].astype(str).map(loose_pair))
+        o_items = o_items.assign(lp=o_items["lp"].astype(str).map(loose_pair))
+    gkey, okey = (pd.Series(c) for c in key_codes(g_items, o_items, use_doc=use_doc))
     dup = okey.duplicated(keep="first").to_numpy()
     if dup.any():
         row = other.items.iloc[int(np.flatnonzero(dup)[0])]

@@ -346,6 +346,11 @@ def test_stored_esa_campaign_gold_is_the_first_rating(shared, tmp_path, monkeypa
     assert out["first"]["en-ja"]["f1"] == 1.0 and out["first"]["en-ja"]["segments"] == len(rows)
     assert out["none"]["en-ja"]["recall"] == 0.0 and out["none"]["en-ja"]["precision"] == 1.0
     assert "gold:campaign=esa24/esa/first" in out["first"]["all"]["signature"]
+    # the same submission written with the release's three-letter codes (eng, jpn) pairs up with the stored en-ja
+    iso3 = write_tsv(tmp_path / "iso3.tsv", [{**r, "lp": "eng-jpn"} for r in rows])
+    assert main(["span-eval", "--gold-campaign", "esa24", "--lp", "en-ja", "--predictions", f"iso3={iso3}",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["iso3"]["en-ja"]["f1"] == 1.0
     # the mean of the ratings: in this wave's usable documents every output has one rater, so it is the same
     assert main(["span-eval", "--gold-campaign", "esa24", "--lp", "en-ja", "--gold-rating", "mean",
                  "--predictions", f"first={first}", "--json"]) == 0
