@@ -315,7 +315,8 @@ def read_paragraph_scores(path: str | os.PathLike, lp: str | None = None,
                 raise InputError(f"{metric} holds a value that is not finite", file=label, line=lineno, column=column)
             if metric in need:
                 lengths.add(len(values))
-                sums[pair, metric] = sums.get((pair, metric), 0.0) + float(arr[present].sum())
+                with np.errstate(over="ignore"):        # an overflow is refused just below
+                    sums[pair, metric] = sums.get((pair, metric), 0.0) + float(arr[present].sum())
                 counts[pair, metric] = counts.get((pair, metric), 0) + int(present.sum())
                 if not present.all():
                     nulls = missing.setdefault((pair, metric), [0, 0])
