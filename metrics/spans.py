@@ -213,14 +213,15 @@ def _stretches(n_items: int, *sides: _Spans) -> tuple[np.ndarray, np.ndarray, li
     points = points[np.r_[True, points[1:] != points[:-1]]] if len(points) else points
     n = max(len(points) - 1, 0)
     counts = []
+    size = len(points) + 1
     for x in sides:
-        delta = np.zeros((2, len(points) + 1))
+        delta = np.zeros(2 * size)
         if len(x.item):
-            a = np.searchsorted(points, x.item * width + x.start)
-            b = np.searchsorted(points, x.item * width + x.end)
-            np.add.at(delta, (x.severity, a), x.weight)
-            np.add.at(delta, (x.severity, b), -x.weight)
-        counts.append(np.cumsum(delta, axis=1)[:, :n])
+            a = np.searchsorted(points, x.item * width + x.start) + x.severity * size
+            b = np.searchsorted(points, x.item * width + x.end) + x.severity * size
+            delta = (np.bincount(a, weights=x.weight, minlength=2 * size)
+                     - np.bincount(b, weights=x.weight, minlength=2 * size))
+        counts.append(np.cumsum(delta.reshape(2, size), axis=1)[:, :n])
     length = np.diff(points).astype(float) if n else np.zeros(0)
     item = (points[:-1] // width) if n else np.zeros(0, dtype=np.int64)
     return points, length, [item] + counts
@@ -369,12 +370,12 @@ def summarise(per_item: Mapping[str, np.ndarray], groups: Mapping[str, np.ndarra
         samples["all"] = {k: np.mean([samples[g][k] for g in group_names], axis=0) for k in keys}
     point["all"] = {k: np.mean([point[g][k] for g in group_names], axis=0) for k in keys}
     for scope in group_names + ["all"]:
+        # every submission's interval of one value in one call: (B, S) samples, percentiles along the draws
+        bounds = {k: percentile_interval(samples[scope][k].T, alpha) for k in keys} if draws else {}
         for i, name in enumerate(names):
             row: dict[str, Any] = {k: _f(point[scope][k][i]) for k in keys}
-            if draws:
-                for k in keys:
-                    lo, hi = percentile_interval(samples[scope][k][i], alpha)
-                    row[f"{k}_ci"] = [_f(lo), _f(hi)]
+            for k, (lo, hi) in bounds.items():
+                row[f"{k}_ci"] = [_f(lo[i]), _f(hi[i])]
             values[name][scope] = row
     pvalues: dict[str, dict[str, dict[str, dict[str, float | None]]]] = {}
     if draws and len(names) > 1:
@@ -399,8 +400,10 @@ def summarise(per_item: Mapping[str, np.ndarray], groups: Mapping[str, np.ndarra
 def _identical(stack: np.ndarray, idx: np.ndarray | None) -> np.ndarray:
     """``(S, S)``: submissions whose per-item sums are equal (their difference is no test)."""
     part = stack if idx is None else stack[:, :, idx]
-    flat = part.reshape(part.shape[0], -1)
-    return np.array([[np.array_equal(a, b) for b in flat] for a in flat], dtype=bool)
+    flat = np.ascontiguousarray(part.reshape(part.shape[0], -1))
+    first: dict[bytes, int] = {}
+    group = np.array([first.setdefault(row.tobytes(), i) for i, row in enumerate(flat)])   # one per submission
+    return group[:, None] == group[None, :]
 
 
 def evaluate_spans(gold: SpanAnnotations, predictions: Mapping[str, SpanAnnotations], *, measure: str = "wmt25",
