@@ -175,6 +175,46 @@ def organisers_rule(gold: dict, pred: dict) -> dict:
     return per_pair
 
 
+def partial_credit_rule(gold: dict, pred: dict, average: str) -> dict:
+    """The partial-overlap, partial-credit measure from its description, span by span: a span earns the
+    share of its characters the other side marks (1 under the same severity, 0.5 under only the other);
+    micro: mean credit over a pair's spans; macro: per-segment values (1.0 with no span on a side)
+    averaged over segments. Same input shape as :func:`organisers_rule`."""
+    def norm(spans):
+        return [(s, e, "major" if v == "critical" else v) for s, e, v in spans
+                if s is not None and v in ("major", "minor", "critical") and e > s]
+
+    def credit(span, other):
+        s, e, v = span
+        total = 0.0
+        for c in range(s, e):
+            marks = {w for a, b, w in other if a <= c < b}
+            total += 1.0 if v in marks else 0.5 if marks else 0.0
+        return total / (e - s)
+
+    out = {}
+    for lp in gold:
+        p_credits, r_credits, per_segment = [], [], []
+        for seg in gold[lp]:
+            g, p = norm(gold[lp][seg]), norm(pred[lp].get(seg, []))
+            pc = [credit(x, g) for x in p]
+            rc = [credit(x, p) for x in g]
+            p_credits += pc
+            r_credits += rc
+            sp = sum(pc) / len(pc) if pc else 1.0
+            sr = sum(rc) / len(rc) if rc else 1.0
+            per_segment.append((sp, sr, 2 * sp * sr / (sp + sr) if sp + sr else 0.0))
+        if average == "micro":
+            prec = sum(p_credits) / len(p_credits) if p_credits else 1.0
+            rec = sum(r_credits) / len(r_credits) if r_credits else 1.0
+            out[lp] = {"precision": prec, "recall": rec, "f1": 2 * prec * rec / (prec + rec) if prec + rec else 0.0}
+        else:
+            out[lp] = {k: sum(x[i] for x in per_segment) / len(per_segment)
+                       for i, k in enumerate(("precision", "recall", "f1"))}
+    out["all"] = {k: sum(v[k] for v in out.values()) / len(out) for k in ("precision", "recall", "f1")}
+    return out
+
+
 def wmt24_ratings(path: Path) -> dict:
     """{(lp, system, item): [(annotator, spans), …]} of the TGT rows of usable documents, raters in the
     order of their first line. The organisers' selection: no tutorial systems, no documents marked
@@ -202,6 +242,7 @@ def wmt24_ratings(path: Path) -> dict:
     return out
 
 
+@pytest.mark.slow
 def test_wmt25_measure_matches_the_organisers_rule_on_wmt24_esa(shared, tmp_path, capsys):
     ratings = wmt24_ratings(shared / "wmt24-esa" / "esa_generalMT2024_wave3.csv")
     assert len(ratings) > 8000
@@ -243,6 +284,16 @@ def test_wmt25_measure_matches_the_organisers_rule_on_wmt24_esa(shared, tmp_path
             for key, value in values.items():
                 assert out[name][scope][key] == pytest.approx(value, abs=1e-12), (name, scope, key)
     assert 0 < out["cautious"]["all"]["f1"] < 1 and 0 < out["shifted"]["all"]["precision"] < 1
+    # the partial-credit measure, micro and macro, against its own loop on the same spans
+    for average in ("micro", "macro"):
+        assert main(["span-eval", "--gold", str(gold), "--predictions", f"cautious={second}", f"shifted={shifted}",
+                     "--measure", "mpp", "--average", average, "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        for name, rows in (("cautious", second_rows), ("shifted", shifted_rows)):
+            expected = partial_credit_rule(g, nested(rows), average)
+            for scope, values in expected.items():
+                for key, value in values.items():
+                    assert out[name][scope][key] == pytest.approx(value, abs=1e-12), (average, name, scope, key)
 
 
 # --------------------------------------------------------------------------------------------
@@ -263,6 +314,7 @@ def random_submissions(n: int = 300, seed: int = 3):
     return gold_rows, good, bad
 
 
+@pytest.mark.slow
 def test_bootstrap_intervals_match_a_plain_loop_over_the_same_draws():
     from metrics.bootstrap import draw_indices
     gold_rows, good, bad = random_submissions()
