@@ -141,7 +141,9 @@ def align(gold: SpanAnnotations, other: SpanAnnotations, what: str = "submission
         first = gold.items.iloc[int(np.flatnonzero(missing)[0])]
         raise InputError(f"{what} has nothing for {int(missing.sum())} of the {len(gkey)} gold segments (first: "
                          f"{first['lp']}, system {first['system']!r}, segment {first['segment']!r}"
-                         + (f", document {first['doc']!r}" if use_doc else "") + "); every gold segment needs a "
+                         + (f", document {first['doc']!r}" if use_doc else "")
+                         + (f"; gold line {int(first['line'])}" if pd.notna(first.get("line")) else "")
+                         + "); every gold segment needs a "
                          "row, with no-error where nothing is wrong", file=other.source, column="segment_id")
     extra = int(len(okey) - (~missing).sum())
     return found.to_numpy().astype(np.int64), {"extra_items": extra, "matched_by_document": use_doc}
