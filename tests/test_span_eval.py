@@ -410,9 +410,9 @@ def test_stored_esa_campaign_gold_is_the_first_rating(shared, tmp_path, monkeypa
     assert mean["first"]["en-ja"]["f1"] == 1.0 and "esa/mean" in mean["first"]["all"]["signature"]
 
 
-def test_stored_mqm_campaign_gold_maps_severities(tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv("MTLB_DATA_DIR", str(tmp_path))
-    monkeypatch.delenv("DATABASE_URL", raising=False)
+def test_stored_mqm_campaign_gold_maps_severities(tmp_path, db_url, capsys):
+    """On SQLite and PostgreSQL."""
+    db = ["--database-url", db_url]
     head = "system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity\tcomment\n"
     lines = [
         "A\td1\t1\t1\tr1\tsrc\t<v>Das</v> ist gut\tAccuracy/Mistranslation\tMajor\t",
@@ -424,7 +424,7 @@ def test_stored_mqm_campaign_gold_maps_severities(tmp_path, monkeypatch, capsys)
     ]
     path = tmp_path / "mqm_test_ende.tsv"
     path.write_text(head + "\n".join(lines) + "\n", encoding="utf-8")
-    assert main(["ingest", str(path), "--campaign", "m"]) == 0
+    assert main(["ingest", str(path), "--campaign", "m", *db]) == 0
     rows = [{"lp": "en-de", "system": "A", "segment": 1, "doc": "", "spans": [(0, 3, "major"), (8, 11, "minor")]},
             {"lp": "en-de", "system": "A", "segment": 2, "doc": "", "spans": [(6, 10, "major")]},
             {"lp": "en-de", "system": "A", "segment": 3, "doc": "", "spans": []},
@@ -433,7 +433,7 @@ def test_stored_mqm_campaign_gold_maps_severities(tmp_path, monkeypatch, capsys)
     exact = write_tsv(tmp_path / "exact.tsv", rows)
     capsys.readouterr()
     assert main(["span-eval", "--gold-campaign", "m", "--lp", "en-de", "--predictions", f"exact={exact}",
-                 "--json"]) == 0
+                 "--json", *db]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["exact"]["en-de"]["f1"] == 1.0 and out["exact"]["en-de"]["gold_spans"] == 3
     assert "campaign=m/mqm/first" in out["exact"]["all"]["signature"]
@@ -441,5 +441,5 @@ def test_stored_mqm_campaign_gold_maps_severities(tmp_path, monkeypatch, capsys)
     labels = [{**r, "label": v} for r, v in zip(rows, ("0", "0", "0", "1", "1"))]
     lab = write_tsv(tmp_path / "labels.tsv", labels, extra=("label",))
     assert main(["error-free-eval", "--gold-campaign", "m", "--lp", "en-de", "--predictions", f"L={lab}",
-                 "--json"]) == 0
+                 "--json", *db]) == 0
     assert json.loads(capsys.readouterr().out)["L"]["en-de"]["mcc"] == 1.0
