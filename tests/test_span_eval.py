@@ -443,3 +443,47 @@ def test_stored_mqm_campaign_gold_maps_severities(tmp_path, db_url, capsys):
     assert main(["error-free-eval", "--gold-campaign", "m", "--lp", "en-de", "--predictions", f"L={lab}",
                  "--json", *db]) == 0
     assert json.loads(capsys.readouterr().out)["L"]["en-de"]["mcc"] == 1.0
+
+
+def test_gold_of_an_esa_campaign_collected_in_the_service(tmp_path, capsys):
+    """Annotators mark spans in the service; the stored ratings are the gold without any export."""
+    from collecting import write_testset
+    from leaderboard.collect import campaigns
+    from leaderboard.collect.links import invitation_links
+    from leaderboard.collect.service import open_invitation, start, submit_answer
+    from leaderboard.outputs.mteval import campaign_gold, span_eval
+    from leaderboard.storage import Store
+    lp = "de-en"
+    files = write_testset(tmp_path / "testset", n_lines=30, seed=4)
+    store = Store(f"sqlite:///{tmp_path / 'store.sqlite'}")
+    sources = campaigns.sources_from_files([str(p) for p in files["hyps"]], str(files["ref"]), lp,
+                                           src=str(files["src"]), docs=str(files["docs"]))
+    campaigns.create(store, "c", lp, sources, protocol="esa", hits=1, hit_size=12, seed=1)
+    link = invitation_links(store, "c", lp, 1, "http://127.0.0.1:8501")[0]
+    person = open_invitation(store, link["url"].split("t=", 1)[1])
+    task = start(store, person)
+    marked = {}
+    while task is not None and task.current is not None:
+        item = task.current
+        if task.tutorial:
+            task = submit_answer(store, person, int(item["id"]), 90, [])
+            continue
+        spans = [{"start": 0, "end": 1, "severity": "minor"}] if int(item["id"]) % 2 else []
+        task = submit_answer(store, person, int(item["id"]), 70 if spans else 95, spans)
+        marked[int(item["id"])] = bool(spans)
+        if task.current is None or not marked or len(marked) >= 12:
+            break
+    gold = campaign_gold(store, "c", lp)
+    judged = store.judgments("c")
+    assert len(gold.items) == len(judged[judged["item_type"] == "SYSTEM"]) > 0
+    assert gold.attrs["label"] == "campaign=c/esa/first"
+    # a submission that marks exactly the stored spans scores 1; one that marks nothing has recall 0
+    from metrics.spans import SpanAnnotations
+    same = SpanAnnotations(gold.items, gold.spans.drop(columns="weight"))
+    none = SpanAnnotations(gold.items, gold.spans.iloc[0:0])
+    result = span_eval(gold, {"same": same, "none": none})
+    system = judged[judged["item_type"] == "SYSTEM"]
+    # the outputs' own ratings (not the quality-control items): one span for each rating of 70
+    assert len(gold.spans) == int((system["raw"] == 70).sum()) > 0 and gold.spans["severity"].eq("minor").all()
+    assert sorted(gold.items["score"]) == sorted(system["raw"])
+    assert result.values["same"][lp]["f1"] == 1.0 and result.values["none"][lp]["recall"] == 0.0
