@@ -14,7 +14,11 @@ Two formats (UTF-8, optionally gzip-compressed):
   file stem is the system's name; one JSON object per line, ``{"language_pair": "en-it_IT",
   "domain": …, "document_id": …, "metric_scores": {"<metric>": [one value per paragraph], …}}``.
   A system's value of a metric is the mean over every paragraph of the pair (MetricX is stored
-  negated there, higher is better).
+  negated there, higher is better). A ``null`` — for a whole document (``"GEMBA-ESA-CMDA": null``)
+  or for one paragraph in the list — is a judge that returned nothing: the value is missing there and
+  the mean is over the paragraphs present, as the organisers' AutoRank averages; the reader counts
+  them (``null_paragraphs``, ``null_documents``). Text, booleans, NaN, infinities and numbers too
+  large to average are refused.
 
 A third, small file gives the categories when the scores do not: **system types CSV** with the
 header ``system, type`` (optionally ``lp`` first, when a system's category differs by pair).
@@ -236,6 +240,9 @@ def read_paragraph_scores(path: str | os.PathLike, lp: str | None = None,
     first_line: dict[str, int] = {}
     wanted: dict[str, tuple[str, ...]] = {}
     docs: dict[str, dict[str, tuple[int, int]]] = {}
+    # (pair, metric) -> [null paragraphs (a whole null document counts the paragraphs its other metrics
+    # score), documents with no score at all]
+    missing: dict[tuple[str, str], list[int]] = {}
     for lineno, raw in enumerate(text.split("\n"), start=1):
         if not raw.strip():
             continue
@@ -288,28 +295,47 @@ def read_paragraph_scores(path: str | os.PathLike, lp: str | None = None,
         for key, values in scores.items():
             metric = used.get(key, key)
             column = f"metric_scores.{key}"
+            if values is None:                      # the judge returned nothing for this document
+                if metric in need:
+                    nulls = missing.setdefault((pair, metric), [0, 0])
+                    nulls[0] += max((len(v) for v in scores.values() if isinstance(v, list)), default=0)
+                    nulls[1] += 1
+                continue
             if not isinstance(values, list) or not values:
-                raise InputError(f"{metric} must be a non-empty list with one score per paragraph", file=label,
-                                 line=lineno, column=column)
-            arr = np.asarray(values) if values[0] is not True and values[0] is not False else np.asarray([None])
-            if arr.dtype.kind not in "iuf" or arr.ndim != 1:
-                bad = next((v for v in values if not isinstance(v, (int, float)) or isinstance(v, bool)), values[0])
+                raise InputError(f"{metric} must be a non-empty list with one score per paragraph (or null)",
+                                 file=label, line=lineno, column=column)
+            bad = next((v for v in values if v is not None and (not isinstance(v, (int, float)) or isinstance(v, bool))),
+                       None)
+            if bad is not None:
                 raise InputError(f"{metric} holds {json.dumps(bad)}, not a number", file=label, line=lineno,
                                  column=column)
-            arr = arr.astype(float)
-            if not np.isfinite(arr).all():
+            arr = np.array([np.nan if v is None else v for v in values], dtype=float)
+            present = ~np.isnan(arr)
+            if not np.isfinite(arr[present]).all():
                 raise InputError(f"{metric} holds a value that is not finite", file=label, line=lineno, column=column)
             if metric in need:
                 lengths.add(len(values))
-                sums[pair, metric] = sums.get((pair, metric), 0.0) + float(arr.sum())
-                counts[pair, metric] = counts.get((pair, metric), 0) + len(values)
+                with np.errstate(over="ignore"):        # an overflow is refused just below
+                    sums[pair, metric] = sums.get((pair, metric), 0.0) + float(arr[present].sum())
+                counts[pair, metric] = counts.get((pair, metric), 0) + int(present.sum())
+                if not present.all():
+                    nulls = missing.setdefault((pair, metric), [0, 0])
+                    nulls[0] += int((~present).sum())
+                    nulls[1] += int(not present.any())
+                if not np.isfinite(sums[pair, metric]):
+                    raise InputError(f"{metric} holds values too large to average", file=label, line=lineno,
+                                     column=column)
         docs[pair][doc] = (lineno, tuple(sorted(lengths)))
     rows = []
-    for (pair, metric), total in sums.items():
-        rows.append({"lp": pair, "system": system, "metric": metric, "value": total / counts[pair, metric],
+    for (pair, metric) in dict.fromkeys(list(sums) + list(missing)):
+        present = counts.get((pair, metric), 0)
+        nulls = missing.get((pair, metric), [0, 0])
+        rows.append({"lp": pair, "system": system, "metric": metric,
+                     "value": sums[pair, metric] / present if present else np.nan,
                      "file": label, "line": first_line[pair], "column": f"metric_scores.{metric}",
-                     "paragraphs": counts[pair, metric], "documents": len(docs[pair])})
-    frame = pd.DataFrame(rows, columns=COLUMNS + ["paragraphs", "documents"])
+                     "paragraphs": present, "documents": len(docs[pair]), "null_paragraphs": nulls[0],
+                     "null_documents": nulls[1]})
+    frame = pd.DataFrame(rows, columns=COLUMNS + ["paragraphs", "documents", "null_paragraphs", "null_documents"])
     frame.attrs["documents"] = {pair: tuple(sorted((d, n) for d, (_, n) in found.items()))
                                 for pair, found in docs.items()}
     return frame

@@ -209,6 +209,19 @@ def segment_bootstrap_ci(
 # Paired bootstrap test on the difference of two metrics' correlations
 # --------------------------------------------------------------------------------------------
 
+def paired_pvalues(samples: np.ndarray) -> np.ndarray:
+    """One-sided paired bootstrap p-values from ``(K, B)`` resampled statistics (the same draws for
+    every row): ``p[a, b]`` = share of the draws, among those where both are defined, in which a is
+    not better than b (Δ* = s*_a − s*_b ≤ 0); small when a is better. NaN on the diagonal."""
+    samples = np.asarray(samples, dtype=float)
+    diff = samples[:, None, :] - samples[None, :, :]           # (K, K, B)
+    valid = ~np.isnan(diff)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = np.where(valid, diff <= 0, False).sum(-1) / valid.sum(-1)
+    np.fill_diagonal(p, np.nan)
+    return p
+
+
 def paired_bootstrap_matrix(
     human: np.ndarray,
     metrics: Mapping[str, np.ndarray],
@@ -234,10 +247,8 @@ def paired_bootstrap_matrix(
         samples = system_bootstrap_samples(human, metrics, n_resamples=n_resamples, seed=seed, stats=(stat,))[stat]
     else:
         samples = segment_bootstrap_samples(human, metrics, n_resamples=n_resamples, seed=seed, stats=(stat,))[stat]
+    p = paired_pvalues(samples)
     diff = samples[:, None, :] - samples[None, :, :]           # (K, K, B)
-    valid = ~np.isnan(diff)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p = np.where(valid, diff <= 0, False).sum(-1) / valid.sum(-1)
     lo, hi = percentile_interval(np.moveaxis(diff, -1, 0), alpha)
     _, stack = _as_stack(metrics)
     same = np.array([[np.array_equal(stack[i], stack[j], equal_nan=True) for j in range(len(names))]

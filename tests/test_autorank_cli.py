@@ -162,9 +162,17 @@ def test_refused_jsonl(capsys, now, tmp_path):
     broken(4, original[4].replace('"XCOMET-XL": [', '"XCOMET-XL": [NaN, ', 1))
     err = bad(capsys, *args)
     assert "line 5" in err and "NaN" in err
-    broken(4, original[4].replace('"XCOMET-XL": [', '"XCOMET-XL": [null, ', 1))
+    broken(4, original[4].replace('"XCOMET-XL": [', '"XCOMET-XL": ["high", ', 1))
     err = bad(capsys, *args)
-    assert "line 5" in err and "column 'metric_scores.XCOMET-XL'" in err
+    assert "line 5" in err and "column 'metric_scores.XCOMET-XL'" in err and "not a number" in err
+    broken(4, original[4].replace('"XCOMET-XL": [', '"XCOMET-XL": [true, ', 1))
+    assert "column 'metric_scores.XCOMET-XL'" in bad(capsys, *args)
+    broken(4, original[4].replace('"XCOMET-XL": [', '"XCOMET-XL": [1e400, ', 1))
+    assert "line 5" in bad(capsys, *args)
+    broken(4, original[4].replace('"XCOMET-XL": [', '"XCOMET-XL": [1e308, 1e308, ', 1))
+    assert "too large" in bad(capsys, *args)
+    broken(4, original[4].replace('"XCOMET-XL": [', '"XCOMET-XL": "null", "x": [', 1))
+    assert "column 'metric_scores.XCOMET-XL'" in bad(capsys, *args)
     obj = json.loads(original[6])
     del obj["metric_scores"]["GEMBA-ESA-CMDA"]
     broken(6, json.dumps(obj))
@@ -184,6 +192,44 @@ def test_refused_jsonl(capsys, now, tmp_path):
     shutil.copy(target, tmp_path / "GPT-4.1.jsonl")
     err = bad(capsys, *args, "--input", tmp_path / "GPT-4.1.jsonl")
     assert "twice" in err and "GPT-4.1" in err
+
+
+def test_null_scores_are_missing_values_and_counted(capsys, now, tmp_path):
+    """WMT25's files hold null where a judge returned nothing: the organisers average what is present.
+    The means are recomputed here from the JSON itself, skipping the nulls."""
+    folder = tmp_path / "scores"
+    shutil.copytree(now / "autorank25-en-it_IT", folder)
+    target = folder / "GPT-4.1.jsonl"
+    lines = target.read_text().splitlines()
+    docs = [json.loads(line) for line in lines]
+    whole = docs[3]["metric_scores"]
+    n_whole = len(whole["XCOMET-XL"])
+    whole["GEMBA-ESA-CMDA"] = None
+    docs[5]["metric_scores"]["XCOMET-XL"][0] = None
+    docs[5]["metric_scores"]["XCOMET-XL"][-1] = None
+    target.write_text("\n".join(json.dumps(d) for d in docs) + "\n")
+    args = ["--protocol", "wmt25", "--input", *sorted(folder.glob("*.jsonl")), "--lp", "en-it_IT", "--no-reference"]
+    code, out, err = run(capsys, *args, "--json")
+    assert code == 0
+    result = json.loads(out)
+    gpt = next(s for s in result["systems"] if s["system"] == "GPT-4.1")
+    for metric in ("GEMBA-ESA-CMDA", "XCOMET-XL"):
+        present = [v for d in docs if d["language_pair"] == "en-it_IT" for v in (d["metric_scores"][metric] or [])
+                   if v is not None]
+        assert gpt["metrics"][metric] == pytest.approx(sum(present) / len(present), rel=1e-12)
+    holes = {h["metric"]: h for h in result["null_scores"]}
+    assert holes["GEMBA-ESA-CMDA"]["null_documents"] == 1 and holes["GEMBA-ESA-CMDA"]["null_paragraphs"] == n_whole
+    assert holes["XCOMET-XL"]["null_paragraphs"] == 2 and holes["XCOMET-XL"]["null_documents"] == 0
+    assert all(h["system"] == "GPT-4.1" for h in result["null_scores"])
+    assert "null scores left out" in err and "GPT-4.1" in err
+    code, out, _ = run(capsys, *args)
+    assert code == 0 and "null scores left out: GPT-4.1 XCOMET-XL: 2 paragraph(s)" in out
+    # a system whose every score of a metric is null has no value of it: refused, naming it
+    for d in docs:
+        d["metric_scores"]["XCOMET-XL"] = None
+    target.write_text("\n".join(json.dumps(d) for d in docs) + "\n")
+    err = bad(capsys, *args)
+    assert "XCOMET-XL is missing for GPT-4.1" in err and "GPT-4.1.jsonl" in err
 
 
 def test_a_file_without_the_pair_is_left_out_with_a_note(capsys, now, tmp_path):

@@ -38,6 +38,8 @@ COMMANDS = [
     ["score", "--hyp", "FILE", "--ref", "FILE"],
     ["correlate", "--human", "FILE", "--metric-scores", "FILE", "--lp", "cs-en"],
     ["longitudinal", "--year", "A=FILE"],
+    ["span-eval", "--gold", "FILE", "--predictions", "A=FILE"],
+    ["error-free-eval", "--gold", "FILE", "--predictions", "A=FILE"],
 ]
 
 

@@ -48,13 +48,13 @@ def _note(text: str) -> None:
     print(f"mtlb autorank: {text}", file=sys.stderr)
 
 
-def _read_files(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
-    """(values, types, pairs) from --input."""
+def _read_files(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame, list[str], dict[str, list[dict]]]:
+    """(values, types, pairs, null scores per pair) from --input."""
     import pandas as pd
     from metrics.autorank import metrics_for
     from metrics.autorank_inputs import combine, read_paragraph_scores, read_system_metrics
 
-    values, types, skipped, documents = [], [], [], {}
+    values, types, skipped, documents, nulls = [], [], [], {}, {}
     def wanted(pair: str) -> tuple[str, ...]:
         return metrics_for(args.protocol, pair, not args.no_reference)
     for path in args.input:
@@ -66,6 +66,12 @@ def _read_files(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame, l
                 continue
             for pair, docs in frame.attrs["documents"].items():
                 documents.setdefault(pair, {})[path] = docs
+            holes = frame[(frame["null_paragraphs"] > 0) | (frame["null_documents"] > 0)]
+            for row in holes.itertuples():
+                nulls.setdefault(row.lp, []).append({"system": row.system, "metric": row.metric,
+                                                     "null_paragraphs": int(row.null_paragraphs),
+                                                     "null_documents": int(row.null_documents),
+                                                     "paragraphs_used": int(row.paragraphs)})
             values.append(frame)
         else:
             frame, kinds = read_system_metrics(path)
@@ -92,7 +98,12 @@ def _read_files(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame, l
     combined = combine(values)
     kinds = pd.concat(types, ignore_index=True) if types else pd.DataFrame(columns=["lp", "system", "category"])
     pairs = list(dict.fromkeys(combined["lp"])) if args.lp is None else [args.lp]
-    return combined, kinds, pairs
+    for pair, holes in nulls.items():
+        listed = "; ".join(f"{h['system']} {h['metric']}: {h['null_paragraphs']} paragraph(s)"
+                           + (f", {h['null_documents']} whole document(s)" if h["null_documents"] else "")
+                           for h in holes)
+        _note(f"{pair}: null scores left out, each mean is over the paragraphs present ({listed})")
+    return combined, kinds, pairs, nulls
 
 
 def _categories(args: argparse.Namespace, kinds: pd.DataFrame, lp: str, systems: list[str]) -> dict[str, str | None]:
@@ -136,14 +147,14 @@ def _from_files(args: argparse.Namespace) -> list[dict]:
     from metrics.autorank import metrics_for, rank_pair
     from metrics.autorank_inputs import metric_table
 
-    values, kinds, pairs = _read_files(args)
+    values, kinds, pairs, nulls = _read_files(args)
     results = []
     for lp in pairs:
         metrics = metrics_for(args.protocol, lp, not args.no_reference)
         table = metric_table(values, lp, metrics)
         cats = _categories(args, kinds, lp, list(map(str, table.index))) if args.select else None
         try:
-            results.append(rank_pair(args.protocol, lp, table, cats))
+            results.append({**rank_pair(args.protocol, lp, table, cats), "null_scores": nulls.get(lp, [])})
         except InputError as exc:
             first = values[values["lp"] == lp].iloc[0]
             raise exc.with_file(str(first["file"])) from None
@@ -187,6 +198,9 @@ def _print(result: dict, select: bool, human: bool) -> None:
     metrics = list(result["systems"][0]["metrics"]) if result["systems"] else []
     print(f"{result['lp']}: AutoRank ({result['protocol']}) over {', '.join(metrics)}")
     print_table(frame, floatfmt="{:.4f}")
+    for hole in result.get("null_scores") or []:
+        print(f"null scores left out: {hole['system']} {hole['metric']}: {hole['null_paragraphs']} paragraph(s)"
+              + (f" ({hole['null_documents']} whole document(s))" if hole["null_documents"] else ""))
     if select and result.get("selection"):
         chosen = sum(bool(r["human_eval"]) for r in result["selection"])
         print(f"selected for human evaluation: {chosen} of {len(result['selection'])}")

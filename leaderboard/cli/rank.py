@@ -216,11 +216,14 @@ def documents_of(args: argparse.Namespace, lps) -> tuple[dict | None, str | None
 
 
 def run_waves(args: argparse.Namespace) -> int:
-    """The wmt25 protocol: two ratings per item, from wave tables (README: Input formats)."""
+    """The wmt25 protocol: two ratings per item, from wave tables (README: Input formats) or the WMT25
+    human-evaluation JSON lines release (``.jsonl``: each rating's wave is its order)."""
     import pandas as pd
     from ..human.waves import rank_waves
+    from ..ingest.humeval_jsonl import read_humeval_jsonl, waves_frame
     from ..ingest.waves import read_waves
-    frames = [read_waves(path, lp=args.lp) for path in args.input]
+    frames = [waves_frame(read_humeval_jsonl(path, lp=args.lp)) if str(path).lower().endswith((".jsonl", ".jsonl.gz"))
+              else read_waves(path, lp=args.lp) for path in args.input]
     frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     if len(frames) > 1:
         dup = frame.duplicated(["lp", "system", "segment", "wave"]).to_numpy()

@@ -19,7 +19,7 @@ from .appraise import COLUMN_NAMES, N_COLUMNS, _lang
 from .textio import csv_rows, read_text
 
 SPAN_COLUMNS = ("campaign", "lp", "system", "segment", "rater", "category", "severity", "span_start", "span_end",
-                "line")
+                "line", "item_type", "doc")
 FIELD = "error spans (field 10)"
 #: the largest character offset kept (a 32-bit integer column)
 MAX_OFFSET = 2**31 - 1
@@ -36,7 +36,9 @@ def _offset(value, label: str, line: int) -> int | None:
 
 
 def read_esa_spans(path: str, campaign: str, name: str | None = None) -> pd.DataFrame:
-    """Every error span of an Appraise export (columns :data:`SPAN_COLUMNS`; ``span_end`` exclusive)."""
+    """Every error span of an Appraise export (columns :data:`SPAN_COLUMNS`; ``span_end`` exclusive;
+    ``item_type`` the row's Appraise type: TGT for a system's output, BAD for its degraded copy, …;
+    ``doc`` the row's document id, with Appraise's marks such as ``#dup``)."""
     label = name or str(path)
     text = read_text(path, label, nul_ok=False)
     out = []
@@ -67,5 +69,6 @@ def read_esa_spans(path: str, campaign: str, name: str | None = None) -> pd.Data
                 raise InputError("a span has no severity", file=label, line=i, column=FIELD)
             out.append((campaign, lp, rec["system"].strip(), rec["item"].strip(), rec["annotator"].strip(),
                         span.get("error_type"),
-                        severity, start, None if end is None else end + 1, i))
+                        severity, start, None if end is None else end + 1, i, rec["type"].strip().upper(),
+                        rec["doc"].strip()))
     return pd.DataFrame(out, columns=list(SPAN_COLUMNS))

@@ -196,7 +196,8 @@ def contract(result: dict, select: bool, human: bool) -> dict:
     """The ``mtlb autorank --json`` form of a result (:func:`metrics.autorank.rank_pair` or
     :func:`testset_autorank`): ``{lp, systems: [{system, autorank, metrics}]}``; with ``select`` each
     system also has type, human_eval, past_cutoff and reason, with ``human`` human_rank [lo, hi] and
-    human_score (None when the published ranking lacks the system)."""
+    human_score (None when the published ranking lacks the system); ``null_scores`` lists, per system and
+    metric, the null paragraph scores left out of the means (only when there were any)."""
     extra = {row["system"]: row for row in result.get("selection") or []} if select else {}
     people = {row["system"]: row for row in result.get("human") or []} if human else {}
     systems = []
@@ -211,7 +212,10 @@ def contract(result: dict, select: bool, human: bool) -> dict:
             row["human_rank"] = None if h is None else [h["rank_lo"], h["rank_hi"]]
             row["human_score"] = None if h is None else h["score"]
         systems.append(row)
-    return {"lp": result["lp"], "systems": systems}
+    out = {"lp": result["lp"], "systems": systems}
+    if result.get("null_scores"):
+        out["null_scores"] = result["null_scores"]
+    return out
 
 
 def flat_table(rows: list[dict]) -> pd.DataFrame:

@@ -88,17 +88,29 @@ def save_mqm(store: Store, campaign: str, errors: pd.DataFrame, *, file_name: st
 
 
 def esa_span_writer(spans: pd.DataFrame, assessment: str = "esa", outputs: pd.DataFrame | None = None):
-    """An ``also`` callback for :meth:`Store.load_judgments` that stores the upload's ESA spans.
+    """An ``also`` callback for :meth:`Store.load_judgments` that stores the upload's ESA spans: those
+    marked in the systems' outputs (Appraise TGT rows) of usable documents. The spans of degraded
+    quality-control copies (BAD) mark errors planted in another text, and those of a repeated rating (CHK,
+    or a rating in a document the campaign marked unusable: ``#incomplete``, ``#dup``) would merge, under
+    the same rater and output, with the rating that counts; neither is stored (their judgments are).
 
     ``assessment`` labels the spans (``esa``; ``cesa`` for Pearmut's contrastive ESA). ``outputs``
     (lp, system, segment, source, target): the rated texts, stored where the campaign has none for that
     (system, segment) yet, so that the spans can be shown on them.
     """
+    from ..human.selection import UNUSABLE_DOC_MARKS
+
     def write(conn: Connection, campaign: str, cid: int, import_id: int) -> None:
         if outputs is not None and len(outputs):
             _write_outputs(conn, outputs[outputs["campaign"] == campaign] if "campaign" in outputs else outputs,
                            cid, import_id)
         part = spans[spans["campaign"] == campaign]
+        if "item_type" in part.columns:
+            part = part[part["item_type"] == "TGT"]
+        if "doc" in part.columns:
+            doc = part["doc"].astype(str)
+            part = part[~np.logical_or.reduce([doc.str.contains(mark, regex=False).to_numpy()
+                                               for mark in UNUSABLE_DOC_MARKS])]
         lps = dict(conn.execute(select(m.language_pairs.c.lp, m.language_pairs.c.id)
                                 .where(m.language_pairs.c.campaign_id == cid)).all())
         for lp, rows in part.groupby("lp", sort=True):

@@ -56,12 +56,19 @@ def human_from_mqm(errors: pd.DataFrame, lp: str, weights: str = "google-mqm") -
                          "score": -seg["mqm"].to_numpy(dtype=float)})
 
 
-def human_from_judgments(frame: pd.DataFrame, lp: str, score: str = "raw") -> pd.DataFrame:
-    """(system, segment, score): mean raw (or z) per (system, segment) of SYSTEM / REPEAT items."""
+def human_from_judgments(frame: pd.DataFrame, lp: str, score: str = "raw", rating: str = "mean") -> pd.DataFrame:
+    """(system, segment, score): mean raw (or z) per (system, segment) of SYSTEM / REPEAT items; with
+    ``rating="first"`` only the first SYSTEM judgment of each (system, segment) in the frame's order (the
+    first rating: the gold mt-metrics-eval calls ``esa-human1``)."""
     if score not in ("raw", "z"):
         raise InputError(f"human score must be raw or z, not {score!r}", column="human-score")
+    if rating not in ("mean", "first"):
+        raise InputError(f"judgment files give the mean or the first rating, not {rating!r} (waves need the "
+                         "WMT25 release or a wave table)", column="human-rating")
     part = frame[(frame["lp"].astype(str) == lp) & frame["item_type"].isin(["SYSTEM", "REPEAT"])]
     part = part[part[score].notna()]
+    if rating == "first":
+        part = part[part["item_type"] == "SYSTEM"].drop_duplicates(["system", "segment"], keep="first")
     if part.empty:
         raise InputError(f"no SYSTEM judgments with a {score} score for language pair {lp!r}", column=score)
     seg = part.groupby(["system", "segment"], sort=True)[score].mean().reset_index()
