@@ -1,0 +1,297 @@
+"""Significance for campaigns collected with adaptive allocation: the WMT26 rule, fast, and a test
+that stays valid whatever the allocation (docs/method/allocation.md#significance-under-adaptive-allocation).
+
+* :func:`wmt26_pair_tests` / :func:`wmt26_better` — WMT26's rule on item x model score matrices (NaN
+  where a model has no score for an item; several annotations already averaged per item): model a
+  is significantly better than b when a's mean item score is higher and the paired t-test on the
+  items both have (``scipy.stats.ttest_rel(..., nan_policy="omit")``) *or* Student's unpaired
+  t-test (``ttest_ind``) gives a two-sided p below alpha. Vectorised over pairs and over a leading
+  runs axis; p-values equal scipy's.
+* :func:`clusters_from_better` — the WMT26 cluster lines: below sorted position i when every model
+  above is significantly better than every model below.
+* **Anytime-valid paired test** (``anytime-paired``): for each pair (a, b), the pages (one annotator,
+  one item, several models side by side) on which both were scored for the first time give one
+  observation each, x = mean over the page's segments of score(a) − score(b). If a and b are truly
+  equal (their scores exchangeable), x is symmetric around 0 given everything before it, whatever
+  rule chose the page, because neither translation had been scored before. Two one-sided
+  e-processes bet on the sign of x: K⁺ = Π (1 + λ⁺ ψ(x)), K⁻ = Π (1 − λ⁻ ψ(x)), with ψ(x) = x / c
+  clipped to [−1, 1], the scale c and the bets λ± ≥ 0 computed from earlier observations only. Each
+  is a non-negative martingale under the null, so by Ville's inequality the chance that it ever
+  reaches 2/alpha is at most alpha/2: the claim "a better than b" (sup K⁺ ≥ 2/alpha) or "b better
+  than a" is false with probability at most alpha, under any allocation rule and when the data are
+  looked at after every page (optional stopping included).
+  :class:`PairEvidence` updates it page by page for many runs at once (the simulator);
+  :func:`paired_evidence_from_pages` computes it from a collected log (vectorised);
+  :func:`anytime_paired_ranking` ranks a judgment frame with it and WMT26's cluster rule.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.special import stdtr
+
+ALPHA = 0.05
+TEST_WMT26 = "wmt26"
+TEST_ANYTIME = "anytime-paired"
+TESTS = (TEST_WMT26, TEST_ANYTIME)
+
+# betting constants of the anytime test (any values keep it valid; these give it its power)
+SCALE_PRIOR = 10.0        # prior sd of a page difference (score points) ...
+SCALE_PRIOR_PAGES = 2.0   # ... worth this many pages
+SCALE_CLIP = 2.5          # psi(x) = x / (SCALE_CLIP * sd), clipped to [-1, 1]
+BET_PRIOR_VAR = 0.25      # prior variance of psi, worth one page (keeps early bets small)
+BET_MAX = 0.9             # largest bet
+
+
+# --- WMT26 t-tests -------------------------------------------------------------------------------
+
+def _two_sided_p(t: np.ndarray, df: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore"):
+        p = 2.0 * stdtr(df, -np.abs(t))
+    return np.where((df > 0) & ~np.isnan(t), p, np.nan)
+
+
+def t_tests_from_sums(n_a, sum_a, sumsq_a, n_b, sum_b, sumsq_b, n_pair, sum_d, sumsq_d
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """Two-sided p-values of Student's unpaired t-test (from each model's item count, sum and sum of
+    squares of item means) and of the paired t-test (from the count, sum and sum of squares of the
+    differences on the items both have); elementwise, NaN where a test is undefined."""
+    n_a, n_b, n_pair = (np.asarray(v, float) for v in (n_a, n_b, n_pair))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_a, mean_b = sum_a / n_a, sum_b / n_b
+        ss = np.maximum(sumsq_a - n_a * mean_a ** 2, 0.0) + np.maximum(sumsq_b - n_b * mean_b ** 2, 0.0)
+        df_u = n_a + n_b - 2
+        t_u = (mean_a - mean_b) / np.sqrt(ss / df_u * (1.0 / n_a + 1.0 / n_b))
+        d_mean = sum_d / n_pair
+        d_ss = np.maximum(sumsq_d - n_pair * d_mean ** 2, 0.0)
+        t_p = d_mean / np.sqrt(d_ss / (n_pair - 1) / n_pair)
+    return _two_sided_p(t_p, n_pair - 1.0), _two_sided_p(t_u, df_u)
+
+
+def wmt26_pair_tests(scores: np.ndarray, pairs: np.ndarray) -> dict[str, np.ndarray]:
+    """Paired and unpaired two-sided t-tests for the listed model pairs.
+
+    ``scores``: (items, models) or (runs, items, models), NaN = no score. ``pairs``: (P, 2) model
+    indices. Returns arrays (P,) or (runs, P): ``p_paired``, ``p_unpaired``, ``mean_a``, ``mean_b``
+    (each model's mean over its own items) and ``n_paired`` (items both have).
+    """
+    x = np.asarray(scores, float)
+    single = x.ndim == 2
+    if single:
+        x = x[None]
+    pairs = np.asarray(pairs, int).reshape(-1, 2)
+    have = ~np.isnan(x)
+    x0 = np.where(have, x, 0.0)
+    n = have.sum(axis=1)                                      # (runs, models)
+    s1 = x0.sum(axis=1)
+    s2 = (x0 ** 2).sum(axis=1)
+    a, b = pairs[:, 0], pairs[:, 1]
+    both = have[:, :, a] & have[:, :, b]                      # (runs, items, P)
+    d = np.where(both, x0[:, :, a] - x0[:, :, b], 0.0)
+    n_p = both.sum(axis=1)
+    p_paired, p_unpaired = t_tests_from_sums(n[:, a], s1[:, a], s2[:, a], n[:, b], s1[:, b], s2[:, b],
+                                             n_p, d.sum(axis=1), (d ** 2).sum(axis=1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = s1 / n
+    mean_a, mean_b = mean[:, a], mean[:, b]
+    out = {"p_paired": p_paired, "p_unpaired": p_unpaired, "mean_a": mean_a, "mean_b": mean_b, "n_paired": n_p}
+    return {k: v[0] for k, v in out.items()} if single else out
+
+
+def wmt26_better(scores: np.ndarray, alpha: float = ALPHA) -> tuple[np.ndarray, np.ndarray]:
+    """Each model's mean item score and the (models, models) matrix "row significantly better than
+    column" of the WMT26 rule, for an (items, models) matrix."""
+    x = np.asarray(scores, float)
+    m = x.shape[1]
+    i, j = np.triu_indices(m, 1)
+    res = wmt26_pair_tests(x, np.stack([i, j], axis=1))
+    sig = (res["p_paired"] < alpha) | (res["p_unpaired"] < alpha)
+    better = np.zeros((m, m), bool)
+    better[i, j] = sig & (res["mean_a"] > res["mean_b"])
+    better[j, i] = sig & (res["mean_b"] > res["mean_a"])
+    with np.errstate(invalid="ignore"):
+        means = np.nanmean(np.where(np.isnan(x).all(axis=0, keepdims=True), 0.0, x), axis=0)
+    means[np.isnan(x).all(axis=0)] = np.nan
+    return means, better
+
+
+def clusters_from_better(means: np.ndarray, better: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted order (best first, by mean) and each model's cluster number (1 = top) under the WMT26
+    line rule: a line below position i when every model above is better than every model below."""
+    means = np.asarray(means, float)
+    order = np.argsort(-np.nan_to_num(means, nan=-np.inf), kind="stable")
+    b = np.asarray(better, bool)[np.ix_(order, order)]
+    m = len(order)
+    # line after i: all of b[:i+1, i+1:] true
+    lines = np.array([b[: i + 1, i + 1:].all() for i in range(m - 1)], bool)
+    cluster_sorted = np.concatenate([[1], 1 + np.cumsum(lines)])
+    clusters = np.empty(m, int)
+    clusters[order] = cluster_sorted
+    return order, clusters
+
+
+# --- the anytime-valid paired test ---------------------------------------------------------------
+
+def _bet(x, n, sum_x2, sum_psi, sum_psi2):
+    """psi(x) and the bet for one observation from the sums of the earlier ones (elementwise)."""
+    scale = SCALE_CLIP * np.sqrt((sum_x2 + SCALE_PRIOR_PAGES * SCALE_PRIOR ** 2) / (n + SCALE_PRIOR_PAGES))
+    psi = np.clip(x / scale, -1.0, 1.0)
+    mean = sum_psi / (n + 1.0)
+    var = (sum_psi2 + BET_PRIOR_VAR) / (n + 1.0)
+    lam = np.clip(mean / (var + mean ** 2), -BET_MAX, BET_MAX)
+    return psi, lam
+
+
+def threshold(alpha: float = ALPHA) -> float:
+    """log e-value a one-sided process must reach for a two-sided claim at level alpha."""
+    return float(np.log(2.0 / alpha))
+
+
+@dataclass
+class PairEvidence:
+    """Running state of the anytime paired test for every pair, for many runs at once.
+
+    Arrays are (runs, models, models), indexed [a, b] with a < b; x = score(a) − score(b).
+    """
+
+    n: np.ndarray
+    sum_x2: np.ndarray
+    sum_psi: np.ndarray
+    sum_psi2: np.ndarray
+    log_up: np.ndarray      # log K+ (a better than b)
+    log_down: np.ndarray    # log K- (b better than a)
+    max_up: np.ndarray
+    max_down: np.ndarray
+
+    @classmethod
+    def empty(cls, runs: int, models: int) -> "PairEvidence":
+        z = lambda: np.zeros((runs, models, models))  # noqa: E731
+        return cls(z(), z(), z(), z(), z(), z(), z(), z())
+
+    def add(self, a: np.ndarray, b: np.ndarray, x: np.ndarray, mask: np.ndarray) -> None:
+        """One observation per run (runs where ``mask`` is False are skipped): pair (a, b), a < b."""
+        r = np.flatnonzero(mask)
+        a, b, x = a[r], b[r], x[r]
+        n = self.n[r, a, b]
+        psi, lam = _bet(x, n, self.sum_x2[r, a, b], self.sum_psi[r, a, b], self.sum_psi2[r, a, b])
+        self.log_up[r, a, b] += np.log1p(np.maximum(lam, 0.0) * psi)
+        self.log_down[r, a, b] += np.log1p(np.minimum(lam, 0.0) * psi)
+        self.max_up[r, a, b] = np.maximum(self.max_up[r, a, b], self.log_up[r, a, b])
+        self.max_down[r, a, b] = np.maximum(self.max_down[r, a, b], self.log_down[r, a, b])
+        self.n[r, a, b] = n + 1
+        self.sum_x2[r, a, b] += x * x
+        self.sum_psi[r, a, b] += psi
+        self.sum_psi2[r, a, b] += psi * psi
+
+    def better(self, alpha: float = ALPHA) -> np.ndarray:
+        """(runs, models, models) bool: row significantly better than column."""
+        t = threshold(alpha)
+        up = self.max_up >= t
+        down = self.max_down >= t
+        return up | np.swapaxes(down, 1, 2)
+
+    def decided(self, alpha: float = ALPHA) -> np.ndarray:
+        """(runs, models, models) bool, symmetric: the pair is separated (either direction)."""
+        b = self.better(alpha)
+        return b | np.swapaxes(b, 1, 2)
+
+
+def paired_evidence_from_pages(pages: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
+    """The anytime paired test from a log of page-level observations, in collection order.
+
+    ``pages``: one row per (page, model) with columns ``page`` (pages in collection order: the
+    order of first appearance), ``model``, ``score`` (the model's mean over the page's segments) and
+    ``fresh`` (True when none of the page's segments had been scored for this model before). One
+    row per pair of models (``a`` < ``b`` by name) with ``pages`` (observations), ``log_e_up`` /
+    ``log_e_down`` (largest log e-value reached for "a better" / "b better") and ``a_better`` /
+    ``b_better`` (the claims at ``alpha``).
+    """
+    frame = pages[pages["fresh"].astype(bool)]
+    page_order = {p: i for i, p in enumerate(pd.unique(pages["page"]))}
+    left = frame[["page", "model", "score"]]
+    pairs = left.merge(left, on="page", suffixes=("_a", "_b"))
+    pairs = pairs[pairs["model_a"].astype(str) < pairs["model_b"].astype(str)]
+    cols = ["a", "b", "pages", "log_e_up", "log_e_down", "a_better", "b_better"]
+    if pairs.empty:
+        return pd.DataFrame(columns=cols)
+    pairs = pairs.assign(order=pairs["page"].map(page_order)).sort_values(["model_a", "model_b", "order"],
+                                                                         kind="stable")
+    x = (pairs["score_a"] - pairs["score_b"]).to_numpy(float)
+    group = pairs.groupby(["model_a", "model_b"], sort=False).ngroup().to_numpy()
+    n, log_up, log_down = _sequential_evidence(x, group)
+    t = threshold(alpha)
+    keys = pairs[["model_a", "model_b"]].to_numpy()
+    out = pd.DataFrame({"a": keys[:, 0], "b": keys[:, 1], "up": log_up, "down": log_down, "n": n, "g": group})
+    agg = out.groupby("g", sort=False).agg(a=("a", "first"), b=("b", "first"), pages=("n", "max"),
+                                            log_e_up=("up", "max"), log_e_down=("down", "max"))
+    agg["log_e_up"] = agg["log_e_up"].clip(lower=0.0)
+    agg["log_e_down"] = agg["log_e_down"].clip(lower=0.0)
+    agg["a_better"] = agg["log_e_up"] >= t
+    agg["b_better"] = agg["log_e_down"] >= t
+    return agg.reset_index(drop=True)[cols]
+
+
+def _exclusive_cumsum(values: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """Sum of the earlier values of the same group (rows sorted by group, then time)."""
+    total = np.cumsum(values) - values
+    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    first = np.repeat(total[starts], np.diff(np.r_[starts, len(values)]))
+    return total - first
+
+
+def _sequential_evidence(x: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Observation counts (1-based) and running log K+ / log K- per row, rows grouped by pair."""
+    ones = np.ones_like(x)
+    n = _exclusive_cumsum(ones, group)
+    sum_x2 = _exclusive_cumsum(x * x, group)
+    # psi needs only the scale (from x), the bet needs the earlier psi: two passes
+    scale_only, _ = _bet(x, n, sum_x2, np.zeros_like(x), np.zeros_like(x))
+    psi = scale_only
+    sum_psi = _exclusive_cumsum(psi, group)
+    sum_psi2 = _exclusive_cumsum(psi * psi, group)
+    _, lam = _bet(x, n, sum_x2, sum_psi, sum_psi2)
+    up = np.log1p(np.maximum(lam, 0.0) * psi)
+    down = np.log1p(np.minimum(lam, 0.0) * psi)
+    log_up = _exclusive_cumsum(up, group) + up
+    log_down = _exclusive_cumsum(down, group) + down
+    return n + 1, log_up, log_down
+
+
+def judgment_pages(frame: pd.DataFrame, page: str = "hit") -> pd.DataFrame:
+    """Page-level observations of a judgment frame (canonical columns ``segment``, ``system``,
+    ``raw``; a page is a value of ``page``, e.g. one submitted cESA page), in file order: per page
+    and system the mean score and whether every segment of the page was new for that system."""
+    f = frame[["segment", "system", "raw", page]].rename(columns={page: "page"}).reset_index(drop=True)
+    # a row is stale when its segment was scored for the system on an earlier page (a repeat
+    # inside the same page is not)
+    first_page = f.groupby(["segment", "system"], sort=False)["page"].transform("first")
+    stale = first_page != f["page"]
+    grouped = f.assign(stale=stale).groupby(["page", "system"], sort=False)
+    out = grouped.agg(score=("raw", "mean"), stale=("stale", "any")).reset_index()
+    return pd.DataFrame({"page": out["page"], "model": out["system"], "score": out["score"],
+                         "fresh": ~out["stale"]})
+
+
+def anytime_paired_ranking(frame: pd.DataFrame, alpha: float = ALPHA, page: str = "hit") -> dict:
+    """Rank a cESA judgment frame with the anytime paired test and WMT26's cluster rule.
+
+    Means as WMT26 (annotations of one item averaged, then the mean over the model's items); a model
+    is significantly better than another when the anytime e-process of the pair says so. Returns
+    ``systems`` (system, mean, items, cluster; best first) and ``pairs`` (the evidence per pair).
+    """
+    item_means = frame.groupby(["segment", "system"])["raw"].mean().unstack("system")
+    names = list(item_means.columns)
+    means = item_means.mean(axis=0).to_numpy()
+    evidence = paired_evidence_from_pages(judgment_pages(frame, page), alpha)
+    index = {name: i for i, name in enumerate(names)}
+    better = np.zeros((len(names), len(names)), bool)
+    for row in evidence.itertuples(index=False):
+        better[index[row.a], index[row.b]] = row.a_better
+        better[index[row.b], index[row.a]] = row.b_better
+    order, clusters = clusters_from_better(means, better)
+    systems = [{"system": names[i], "mean": float(means[i]), "items": int(item_means.iloc[:, i].notna().sum()),
+                "cluster": int(clusters[i])} for i in order]
+    return {"test": TEST_ANYTIME, "alpha": alpha, "systems": systems, "pairs": evidence.to_dict("records")}

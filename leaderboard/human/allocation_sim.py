@@ -1,0 +1,390 @@
+"""Comparing allocation rules on simulated cESA campaigns (docs/method/allocation.md#the-comparison).
+
+:func:`simulate_rule` runs many campaigns of one :class:`~leaderboard.human.cesa_sim.Scenario` under
+one rule at once, page by page, in lockstep: each step every run asks the rule for an item and k
+models, simulates the annotator's page, and updates what the rule sees (every answer) and what the
+analysis sees (answers of sessions that passed their attention checks, added when the session
+ends). After each session the ranking tests run: the WMT26 rule and the anytime paired test. A run
+*recovers the top cluster* under a test when that test's first cluster is exactly the true top
+cluster (models sorted by their mean item score, WMT26's line rule). ``judgments_95`` is the number
+of judgments (segment scores of counted pages, careless annotators' included; averaged over the
+runs at that checkpoint) from which on at least 95% of the runs recover it; the false-claim rate is
+the share of truly equal pairs the test declares significantly different, at that point.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+
+from .adaptive_tests import ALPHA, TEST_ANYTIME, TEST_WMT26, TESTS, PairEvidence, t_tests_from_sums
+from .allocation import NONE, AllocationRule, AllocationState, get_rule
+from .cesa_sim import Scenario, attention_checks, draw_runs, make_scenario, page_scores
+
+#: the test each rule is reported with: WMT26's rule for the rules WMT26 could have used, the
+#: anytime test for ours (built for it)
+REPORTED_TEST = {"uniform": TEST_WMT26, "running-rank": TEST_WMT26, "race": TEST_ANYTIME}
+TARGET_SHARE = 0.95
+
+
+@dataclass
+class RuleRun:
+    """Checkpoint-by-checkpoint results of one rule on many runs of one scenario."""
+
+    rule: str
+    runs: int
+    judgments: np.ndarray                       # (checkpoints, runs)
+    pages: np.ndarray                           # (checkpoints,)
+    recovered: dict[str, np.ndarray]            # test -> (checkpoints, runs) bool
+    false_claims: dict[str, np.ndarray]         # test -> (checkpoints, runs) tied pairs declared different
+    wrong_direction: dict[str, np.ndarray]      # test -> (checkpoints, runs) claims against the true order
+    n_ties: int
+    excluded_sessions: float                    # share of sessions dropped by the attention checks
+    seconds: float
+    stopped: str = ""
+    extra: dict = field(default_factory=dict)
+
+    def mean_judgments(self) -> np.ndarray:
+        return self.judgments.mean(axis=1)
+
+    def point_95(self, test: str, share: float = TARGET_SHARE) -> int | None:
+        """Checkpoint index from which on at least ``share`` of the runs recover the top cluster."""
+        ok = self.recovered[test].mean(axis=1) >= share
+        if not ok.size or not ok[-1]:
+            return None
+        bad = np.flatnonzero(~ok)
+        return int(bad[-1] + 1) if bad.size else 0
+
+    def summary(self, test: str, share: float = TARGET_SHARE) -> dict:
+        """judgments_95, false-claim rates and the recovery curve's end for one test."""
+        c = self.point_95(test, share)
+        at = c if c is not None else len(self.pages) - 1
+        ties = max(self.n_ties, 1)
+        claims = self.false_claims[test]
+        return {
+            "test": test,
+            "judgments_95": None if c is None else int(round(float(self.mean_judgments()[c]))),
+            "pages_95": None if c is None else int(self.pages[c]),
+            "reached": c is not None,
+            "false_claim_rate": float(claims[at].sum() / (ties * self.runs)) if self.n_ties else 0.0,
+            "runs_with_false_claim": float((claims[at] > 0).mean()),
+            "false_claim_rate_end": float(claims[-1].sum() / (ties * self.runs)) if self.n_ties else 0.0,
+            "wrong_direction_claims_per_run": float(self.wrong_direction[test][at].mean()),
+            "recovered_share_end": float(self.recovered[test][-1].mean()),
+            "judgments_end": int(round(float(self.mean_judgments()[-1]))),
+        }
+
+
+def _page_means(scores: np.ndarray) -> np.ndarray:
+    """Mean over a page's segments per model (runs, k); NaN where a run has no score."""
+    have = ~np.isnan(scores)
+    n = have.sum(axis=1)
+    total = np.where(have, scores, 0.0).sum(axis=1)
+    return np.divide(total, n, out=np.full(n.shape, np.nan), where=n > 0)
+
+
+def _needed_pairs(scenario: Scenario) -> np.ndarray:
+    """Pairs the recovery and false-claim checks look at: top vs everyone, and the tied pairs."""
+    pairs = {tuple(sorted((t, o))) for t in scenario.top for o in range(scenario.n_models) if o != t}
+    pairs |= {tuple(p) for p in scenario.ties}
+    return np.array(sorted(pairs), int)
+
+
+def _judge(scenario: Scenario, pairs: np.ndarray, means: np.ndarray, better_pairs: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per run: top cluster recovered, tied pairs declared different, claims against the true order.
+
+    ``means`` (runs, models): the ranking's means; ``better_pairs`` (runs, P, 2): for each needed pair
+    (a, b), whether a is declared better than b and whether b is declared better than a.
+    """
+    runs = means.shape[0]
+    top = np.array(scenario.top)
+    t = len(top)
+    order = np.argsort(-np.nan_to_num(means, nan=-np.inf), axis=1, kind="stable")
+    first = np.sort(order[:, :t], axis=1)
+    recovered = (first == np.sort(top)[None]).all(axis=1)
+    index = {tuple(p): i for i, p in enumerate(pairs.tolist())}
+    others = [o for o in range(scenario.n_models) if o not in scenario.top]
+    for a in scenario.top:
+        for b in others:
+            i = index[tuple(sorted((a, b)))]
+            recovered &= better_pairs[:, i, 0] if a < b else better_pairs[:, i, 1]
+    if t > 1:   # no line inside the true top cluster
+        pos = np.argsort(order, axis=1)
+        sorted_top = top[np.argsort(pos[:, top], axis=1)]
+        for cut in range(1, t):
+            line = np.ones(runs, bool)
+            for hi in range(cut):
+                for lo in range(cut, t):
+                    a, b = sorted_top[:, hi], sorted_top[:, lo]
+                    ia = np.array([index[tuple(sorted((x, y)))] for x, y in zip(a, b)])
+                    flag = np.where(a < b, better_pairs[np.arange(runs), ia, 0], better_pairs[np.arange(runs), ia, 1])
+                    line &= flag
+            recovered &= ~line
+    ties = {tuple(p) for p in scenario.ties}
+    tie_idx = [index[p] for p in sorted(ties)]
+    false_claims = better_pairs[:, tie_idx, :].any(axis=2).sum(axis=1) if tie_idx else np.zeros(runs, int)
+    truth = scenario.true_means
+    wrong = np.zeros(runs, int)
+    for i, (a, b) in enumerate(pairs.tolist()):
+        if (a, b) in ties:
+            continue
+        if truth[a] < truth[b]:
+            wrong += better_pairs[:, i, 0]
+        elif truth[b] < truth[a]:
+            wrong += better_pairs[:, i, 1]
+    return recovered, false_claims, wrong
+
+
+def simulate_rule(scenario: Scenario, rule: AllocationRule, runs: int, seed: int, *,
+                  max_judgments: int | None = None, tests: Sequence[str] = TESTS, alpha: float = ALPHA,
+                  stop_share: float | None = TARGET_SHARE, confirm: float = 0.25,
+                  progress: Callable[[int], None] | None = None, keep_items: bool = False) -> RuleRun:
+    """Run ``runs`` campaigns of ``scenario`` under ``rule`` (see the module docstring).
+
+    Stops at ``max_judgments`` (mean over runs; default 2,500 per system), when no run has anything
+    left to hand out, or — with ``stop_share`` — once every test in ``tests`` has had at least that
+    share of runs recovering the top cluster over the last ``confirm`` fraction of the judgments
+    (and at least 3 checkpoints). ``progress`` is called with the pages done so far. ``keep_items``
+    keeps the final item x model means and running sums in ``extra`` (for checks).
+    """
+    started = time.perf_counter()
+    sc = scenario
+    rng = np.random.default_rng([seed, sc.seed, 2])
+    R, M, D, S, k = runs, sc.n_models, sc.n_docs, sc.n_segments, sc.k
+    max_judgments = max_judgments or 2500 * M
+    max_pages = int(math.ceil(max_judgments / k)) + sc.session_pages
+    sessions = max_pages // sc.session_pages + 2
+    draws = draw_runs(sc, R, sessions, rng)
+    r = np.arange(R)
+    # what the rule sees: every answer, at once
+    counts = np.zeros((R, D, M), np.int32)
+    slots = np.zeros((R, M))
+    items_done = np.zeros((R, M))
+    open_items = np.full((R, M), float(D))
+    model_n = np.zeros((R, M))
+    model_sum = np.zeros((R, M))
+    model_sumsq = np.zeros((R, M))
+    pair_n = np.zeros((R, M, M))
+    pair_sum = np.zeros((R, M, M))
+    pair_sumsq = np.zeros((R, M, M))
+    decided = np.zeros((R, M, M), bool)
+    # what the analysis sees: answers of sessions that passed their checks, added at session end
+    evidence = PairEvidence.empty(R, M)
+    item_sum = np.zeros((R, S, M), np.float32)
+    item_n = np.zeros((R, S, M), np.int16)
+    pairs = _needed_pairs(sc)
+    pa, pb = pairs[:, 0], pairs[:, 1]
+    it_n = np.zeros((R, M))
+    it_s1 = np.zeros((R, M))
+    it_s2 = np.zeros((R, M))
+    pn = np.zeros((R, len(pairs)))
+    pd1 = np.zeros((R, len(pairs)))
+    pd2 = np.zeros((R, len(pairs)))
+
+    judgments = np.zeros(R)
+    alive = np.ones(R, bool)
+    pool = np.broadcast_to(np.arange(D) < sc.pool_docs, (R, D))
+    eligible = np.ones((R, D), bool)
+    sizes = np.broadcast_to(sc.doc_lengths, (R, D))
+    seg_start = sc.seg_start
+    width = int(sc.doc_lengths.max())
+    iu = [(i, j) for i in range(k) for j in range(i + 1, k)]
+
+    buffer: list[tuple] = []
+    n_checks = np.zeros(R, int)
+    n_fail = np.zeros(R, int)
+    excluded = kept = 0
+    log_j, log_p = [], []
+    log_rec = {t: [] for t in tests}
+    log_fc = {t: [] for t in tests}
+    log_wd = {t: [] for t in tests}
+    streak_start: dict[str, tuple | None] = {t: None for t in tests}
+    stopped = "max_judgments"
+    page = 0
+
+    def item_means(seg, model):
+        n = item_n[r[:, None, None], seg[:, :, None], model]
+        total = item_sum[r[:, None, None], seg[:, :, None], model]
+        return np.where(n > 0, total / np.maximum(n, 1), 0.0), n > 0
+
+    def feed(rec, keep):
+        docs, models, scores, fresh, active = rec
+        mask = active & keep
+        if not mask.any():
+            return
+        seg = np.minimum(seg_start[np.where(docs >= 0, docs, 0)][:, None] + np.arange(width)[None, :], S - 1)
+        valid = ~np.isnan(scores) & mask[:, None, None]                  # (R, width, k)
+        seg_ok = valid.any(axis=2)                                        # (R, width)
+        pa_b = np.broadcast_to(pa, (R, len(pa)))[:, None, :]
+        pb_b = np.broadcast_to(pb, (R, len(pb)))[:, None, :]
+        ma0, ha0 = item_means(seg, pa_b)
+        mb0, hb0 = item_means(seg, pb_b)
+        old_mean, old_has = item_means(seg, models[:, None, :])
+        rr = np.broadcast_to(r[:, None, None], scores.shape)[valid]
+        ss = np.broadcast_to(seg[:, :, None], scores.shape)[valid]
+        mm = np.broadcast_to(models[:, None, :], scores.shape)[valid]
+        item_sum[rr, ss, mm] += scores[valid]
+        item_n[rr, ss, mm] += 1
+        new_mean, _ = item_means(seg, models[:, None, :])
+        np.add.at(it_n, (rr, mm), (~old_has)[valid])
+        np.add.at(it_s1, (rr, mm), (new_mean - old_mean)[valid])
+        np.add.at(it_s2, (rr, mm), (new_mean ** 2 - old_mean ** 2)[valid])
+        ma1, ha1 = item_means(seg, pa_b)
+        mb1, hb1 = item_means(seg, pb_b)
+        both0 = ha0 & hb0 & seg_ok[:, :, None]
+        both1 = ha1 & hb1 & seg_ok[:, :, None]
+        d0 = np.where(both0, ma0 - mb0, 0.0)
+        d1 = np.where(both1, ma1 - mb1, 0.0)
+        pn[:] += both1.sum(axis=1) - both0.sum(axis=1)
+        pd1[:] += d1.sum(axis=1) - d0.sum(axis=1)
+        pd2[:] += (d1 ** 2).sum(axis=1) - (d0 ** 2).sum(axis=1)
+        means = _page_means(np.where(valid, scores, np.nan))
+        for i, j in iu:
+            a, b = models[:, i], models[:, j]
+            lo, hi = np.minimum(a, b), np.maximum(a, b)
+            x = np.where(a < b, means[:, i] - means[:, j], means[:, j] - means[:, i])
+            evidence.add(lo, hi, x, mask & fresh[:, i] & fresh[:, j])
+
+    def checkpoint():
+        log_j.append(judgments.copy())
+        log_p.append(page)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = it_s1 / it_n
+        for test in tests:
+            if test == TEST_WMT26:
+                p_paired, p_unpaired = t_tests_from_sums(it_n[:, pa], it_s1[:, pa], it_s2[:, pa], it_n[:, pb],
+                                                         it_s1[:, pb], it_s2[:, pb], pn, pd1, pd2)
+                sig = (p_paired < alpha) | (p_unpaired < alpha)
+                a_up = sig & (means[:, pa] > means[:, pb])
+                b_up = sig & (means[:, pb] > means[:, pa])
+            else:
+                better = evidence.better(alpha)
+                a_up = better[:, pa, pb]
+                b_up = better[:, pb, pa]
+            rec, fc, wd = _judge(sc, pairs, means, np.stack([a_up, b_up], axis=2))
+            log_rec[test].append(rec)
+            log_fc[test].append(fc)
+            log_wd[test].append(wd)
+
+    while True:
+        state = AllocationState(
+            models=sc.models, item_model_counts=counts, model_counts=model_n, model_sums=model_sum,
+            model_sumsq=model_sumsq, coldstart_items=pool, eligible_items=eligible, slot_cap=sc.slot_cap,
+            pair_counts=pair_n, pair_sums=pair_sum, pair_sumsq=pair_sumsq, pair_decided=decided,
+            item_sizes=sizes, model_slots=slots, model_items_done=items_done, model_open_items=open_items)
+        items, models = rule.choose_many(state, k, rng)
+        items = np.where(alive, items, NONE)
+        alive &= items != NONE
+        session = page // sc.session_pages
+        m_safe = np.where(models >= 0, models, 0)
+        d_safe = np.where(items >= 0, items, 0)
+        scores = page_scores(sc, draws, items, m_safe, session, rng)
+        before = counts[r[:, None], d_safe[:, None], m_safe]
+        fresh = before == 0
+        if alive.any():
+            ra = r[alive]
+            w = alive[:, None].astype(float)
+            counts[ra[:, None], d_safe[alive][:, None], m_safe[alive]] += 1
+            slots[r[:, None], m_safe] += w
+            items_done[r[:, None], m_safe] += w * fresh
+            open_items[r[:, None], m_safe] -= w * (before == sc.slot_cap - 1)
+            seg_scores = np.where(np.isnan(scores), 0.0, scores)
+            n_seg = sc.doc_lengths[d_safe] * alive
+            model_n[r[:, None], m_safe] += n_seg[:, None]
+            model_sum[r[:, None], m_safe] += seg_scores.sum(axis=1)
+            model_sumsq[r[:, None], m_safe] += (seg_scores ** 2).sum(axis=1)
+            pm = np.nan_to_num(_page_means(scores))
+            for i, j in iu:
+                a, b = m_safe[:, i], m_safe[:, j]
+                dx = np.where(alive, pm[:, i] - pm[:, j], 0.0)
+                pair_n[r, a, b] += alive
+                pair_n[r, b, a] += alive
+                pair_sum[r, a, b] += dx
+                pair_sum[r, b, a] -= dx
+                pair_sumsq[r, a, b] += dx * dx
+                pair_sumsq[r, b, a] += dx * dx
+            judgments += n_seg * k
+        has_check = (rng.random(R) < sc.check_prob) & alive
+        passed = attention_checks(sc, draws, session, rng)
+        n_checks += has_check
+        n_fail += has_check & ~passed
+        buffer.append((items, m_safe, scores, fresh, alive.copy()))
+        page += 1
+        if progress is not None:
+            progress(page)
+        end_of_session = page % sc.session_pages == 0
+        finished = not alive.any() or judgments.mean() >= max_judgments
+        if end_of_session or finished:
+            keep = ~((n_fail >= 1) & (2 * n_fail >= n_checks))
+            active_session = np.any([b[4] for b in buffer], axis=0)
+            excluded += int((~keep & active_session).sum())
+            kept += int((keep & active_session).sum())
+            for rec in buffer:
+                feed(rec, keep)
+            buffer.clear()
+            n_checks[:] = 0
+            n_fail[:] = 0
+            decided = evidence.decided(alpha)
+            checkpoint()
+            if stop_share is not None:
+                done = True
+                for test in tests:
+                    share = float(log_rec[test][-1].mean())
+                    if share >= stop_share:
+                        if streak_start[test] is None:
+                            streak_start[test] = (len(log_p) - 1, float(judgments.mean()))
+                        c0, j0 = streak_start[test]
+                        done &= (judgments.mean() >= j0 * (1 + confirm)) and (len(log_p) - 1 - c0 >= 3)
+                    else:
+                        streak_start[test] = None
+                        done = False
+                if done:
+                    stopped = "recovered"
+                    break
+            if finished:
+                stopped = "no items left" if not alive.any() else "max_judgments"
+                break
+    ses = excluded + kept
+    extra = {}
+    if keep_items:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            extra = {"item_means": np.where(item_n > 0, item_sum / item_n, np.nan), "pairs": pairs,
+                     "it_n": it_n, "it_s1": it_s1, "it_s2": it_s2, "pn": pn, "pd1": pd1, "pd2": pd2,
+                     "counts": counts, "slots": slots, "model_n": model_n, "model_sum": model_sum, "decided": decided, "pair_n": pair_n, "items_done": items_done, "open_items": open_items}
+    return RuleRun(
+        rule=rule.name, runs=R, judgments=np.array(log_j), pages=np.array(log_p),
+        recovered={t: np.array(v) for t, v in log_rec.items()},
+        false_claims={t: np.array(v) for t, v in log_fc.items()},
+        wrong_direction={t: np.array(v) for t, v in log_wd.items()},
+        n_ties=len(sc.ties), excluded_sessions=excluded / ses if ses else 0.0,
+        seconds=time.perf_counter() - started, stopped=stopped, extra=extra)
+
+
+def compare_rules(rules: Sequence[str], n_systems: int, runs: int, seed: int, *,
+                  scenario: Scenario | None = None, max_judgments: int | None = None,
+                  rule_params: dict[str, dict] | None = None, tests: Sequence[str] = TESTS,
+                  progress: Callable[[str, int], None] | None = None, **scenario_args) -> dict:
+    """Simulate every rule on the same scenario; per rule its reported test's ``judgments_95`` and
+    ``false_claim_rate``, and the same numbers under every test (``by_test``)."""
+    sc = scenario or make_scenario(n_systems, seed, **scenario_args)
+    out = {"scenario": sc.describe(), "runs": runs, "seed": seed, "alpha": ALPHA,
+           "target_share": TARGET_SHARE, "rules": {}}
+    for name in rules:
+        rule = get_rule(name, **(rule_params or {}).get(name, {}))
+        result = simulate_rule(sc, rule, runs, seed, max_judgments=max_judgments, tests=tests,
+                               progress=None if progress is None else (lambda p, n=name: progress(n, p)))
+        reported = REPORTED_TEST.get(name, TEST_ANYTIME)
+        by_test = {t: result.summary(t) for t in tests}
+        main = by_test[reported]
+        out["rules"][name] = {
+            "test": reported, "judgments_95": main["judgments_95"], "false_claim_rate": main["false_claim_rate"],
+            "reached": main["reached"], "by_test": by_test, "stopped": result.stopped,
+            "excluded_sessions": round(result.excluded_sessions, 4), "seconds": round(result.seconds, 2),
+            "seconds_per_run": round(result.seconds / runs, 4),
+        }
+    return out
