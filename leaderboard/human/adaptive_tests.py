@@ -44,6 +44,7 @@ SCALE_PRIOR_PAGES = 2.0   # ... worth this many pages
 SCALE_CLIP = 2.5          # psi(x) = x / (SCALE_CLIP * sd), clipped to [-1, 1]
 BET_PRIOR_VAR = 0.25      # prior variance of psi, worth one page (keeps early bets small)
 BET_MAX = 0.9             # largest bet
+SCORE_RANGE = 100.0       # scores lie in [0, 100], so a page difference in [-100, 100]
 
 
 # --- WMT26 t-tests -------------------------------------------------------------------------------
@@ -135,10 +136,14 @@ def clusters_from_better(means: np.ndarray, better: np.ndarray) -> tuple[np.ndar
 
 # --- the anytime-valid paired test ---------------------------------------------------------------
 
-def _bet(x, n, sum_x2, sum_psi, sum_psi2):
-    """psi(x) and the bet for one observation from the sums of the earlier ones (elementwise)."""
+def _bet(x, n, sum_x2, sum_psi, sum_psi2, linear=False):
+    """psi(x) and the bet for one observation from the sums of the earlier ones (elementwise).
+
+    ``linear``: psi = x / 100 (a page from a random item: its mean is 0 under the null, it need not
+    be symmetric); otherwise x over a scale learnt from earlier pages, clipped (a fresh page:
+    symmetric under the null)."""
     scale = SCALE_CLIP * np.sqrt((sum_x2 + SCALE_PRIOR_PAGES * SCALE_PRIOR ** 2) / (n + SCALE_PRIOR_PAGES))
-    psi = np.clip(x / scale, -1.0, 1.0)
+    psi = np.where(linear, x / SCORE_RANGE, np.clip(x / scale, -1.0, 1.0))
     mean = sum_psi / (n + 1.0)
     var = (sum_psi2 + BET_PRIOR_VAR) / (n + 1.0)
     lam = np.clip(mean / (var + mean ** 2), -BET_MAX, BET_MAX)
@@ -158,6 +163,7 @@ class PairEvidence:
     """
 
     n: np.ndarray
+    sum_x: np.ndarray
     sum_x2: np.ndarray
     sum_psi: np.ndarray
     sum_psi2: np.ndarray
@@ -169,22 +175,33 @@ class PairEvidence:
     @classmethod
     def empty(cls, runs: int, models: int) -> "PairEvidence":
         z = lambda: np.zeros((runs, models, models))  # noqa: E731
-        return cls(z(), z(), z(), z(), z(), z(), z(), z())
+        return cls(z(), z(), z(), z(), z(), z(), z(), z(), z())
 
-    def add(self, a: np.ndarray, b: np.ndarray, x: np.ndarray, mask: np.ndarray) -> None:
-        """One observation per run (runs where ``mask`` is False are skipped): pair (a, b), a < b."""
+    def add(self, a: np.ndarray, b: np.ndarray, x: np.ndarray, mask: np.ndarray,
+            linear: np.ndarray | bool = False) -> None:
+        """One observation per run (runs where ``mask`` is False are skipped): pair (a, b), a < b;
+        ``linear`` where the page's item was drawn at random and a slot was annotated before."""
         r = np.flatnonzero(mask)
         a, b, x = a[r], b[r], x[r]
+        linear = np.broadcast_to(linear, mask.shape)[r]
         n = self.n[r, a, b]
-        psi, lam = _bet(x, n, self.sum_x2[r, a, b], self.sum_psi[r, a, b], self.sum_psi2[r, a, b])
+        psi, lam = _bet(x, n, self.sum_x2[r, a, b], self.sum_psi[r, a, b], self.sum_psi2[r, a, b], linear)
         self.log_up[r, a, b] += np.log1p(np.maximum(lam, 0.0) * psi)
         self.log_down[r, a, b] += np.log1p(np.minimum(lam, 0.0) * psi)
         self.max_up[r, a, b] = np.maximum(self.max_up[r, a, b], self.log_up[r, a, b])
         self.max_down[r, a, b] = np.maximum(self.max_down[r, a, b], self.log_down[r, a, b])
         self.n[r, a, b] = n + 1
+        self.sum_x[r, a, b] += x
         self.sum_x2[r, a, b] += x * x
         self.sum_psi[r, a, b] += psi
         self.sum_psi2[r, a, b] += psi * psi
+
+    def strengths(self, anchor: np.ndarray) -> np.ndarray:
+        """(runs, models) least-squares strengths from the pairs' observations (see
+        :func:`pair_strengths`), anchored to ``anchor`` (e.g. the models' means)."""
+        n = self.n + np.swapaxes(self.n, 1, 2)
+        sums = self.sum_x - np.swapaxes(self.sum_x, 1, 2)
+        return pair_strengths(n, sums, anchor)
 
     def better(self, alpha: float = ALPHA) -> np.ndarray:
         """(runs, models, models) bool: row significantly better than column."""
@@ -199,21 +216,45 @@ class PairEvidence:
         return b | np.swapaxes(b, 1, 2)
 
 
+def pair_strengths(n: np.ndarray, sums: np.ndarray, anchor: np.ndarray, weight: float = 0.01) -> np.ndarray:
+    """Least-squares strengths theta with theta_a - theta_b fitting every observed page difference.
+
+    ``n`` (..., models, models): observations per pair (symmetric); ``sums``: their sum of a − b
+    (antisymmetric); ``anchor`` (..., models): values each theta is pulled towards with ``weight``
+    (per model, as if that many observations), so models without observations keep a place and the
+    fit has a unique solution. The order used by the anytime protocol: differences on one page are
+    free of the annotator's leniency, which the models' means are not.
+    """
+    n = np.asarray(n, float)
+    lap = -n.copy()
+    idx = np.arange(n.shape[-1])
+    lap[..., idx, idx] = n.sum(axis=-1) + weight
+    anchor = np.nan_to_num(np.asarray(anchor, float))
+    rhs = np.asarray(sums, float).sum(axis=-1) + weight * anchor
+    return np.linalg.solve(lap, rhs[..., None])[..., 0]
+
+
 def paired_evidence_from_pages(pages: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
     """The anytime paired test from a log of page-level observations, in collection order.
 
     ``pages``: one row per (page, model) with columns ``page`` (pages in collection order: the
-    order of first appearance), ``model``, ``score`` (the model's mean over the page's segments) and
-    ``fresh`` (True when none of the page's segments had been scored for this model before). One
+    order of first appearance), ``model``, ``score`` (the model's mean over the page's segments),
+    ``fresh`` (True when none of the page's segments had been scored for this model before) and,
+    optionally, ``random_item`` (the page's item was drawn at random: :class:`Choice`). A pair
+    counts on a page when both models are fresh there, or when the item was drawn at random. One
     row per pair of models (``a`` < ``b`` by name) with ``pages`` (observations), ``log_e_up`` /
     ``log_e_down`` (largest log e-value reached for "a better" / "b better") and ``a_better`` /
     ``b_better`` (the claims at ``alpha``).
     """
-    frame = pages[pages["fresh"].astype(bool)]
     page_order = {p: i for i, p in enumerate(pd.unique(pages["page"]))}
-    left = frame[["page", "model", "score"]]
+    frame = pages.assign(random_item=pages["random_item"].astype(bool) if "random_item" in pages
+                         else False, fresh=pages["fresh"].astype(bool))
+    left = frame[["page", "model", "score", "fresh", "random_item"]]
     pairs = left.merge(left, on="page", suffixes=("_a", "_b"))
-    pairs = pairs[pairs["model_a"].astype(str) < pairs["model_b"].astype(str)]
+    both_fresh = pairs["fresh_a"] & pairs["fresh_b"]
+    pairs = pairs[(pairs["model_a"].astype(str) < pairs["model_b"].astype(str))
+                  & (both_fresh | pairs["random_item_a"])]
+    pairs = pairs.assign(linear=~(pairs["fresh_a"] & pairs["fresh_b"]))
     cols = ["a", "b", "pages", "log_e_up", "log_e_down", "a_better", "b_better"]
     if pairs.empty:
         return pd.DataFrame(columns=cols)
@@ -221,7 +262,7 @@ def paired_evidence_from_pages(pages: pd.DataFrame, alpha: float = ALPHA) -> pd.
                                                                          kind="stable")
     x = (pairs["score_a"] - pairs["score_b"]).to_numpy(float)
     group = pairs.groupby(["model_a", "model_b"], sort=False).ngroup().to_numpy()
-    n, log_up, log_down = _sequential_evidence(x, group)
+    n, log_up, log_down = _sequential_evidence(x, group, pairs["linear"].to_numpy(bool))
     t = threshold(alpha)
     keys = pairs[["model_a", "model_b"]].to_numpy()
     out = pd.DataFrame({"a": keys[:, 0], "b": keys[:, 1], "up": log_up, "down": log_down, "n": n, "g": group})
@@ -242,17 +283,17 @@ def _exclusive_cumsum(values: np.ndarray, group: np.ndarray) -> np.ndarray:
     return total - first
 
 
-def _sequential_evidence(x: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _sequential_evidence(x: np.ndarray, group: np.ndarray, linear: np.ndarray
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Observation counts (1-based) and running log K+ / log K- per row, rows grouped by pair."""
     ones = np.ones_like(x)
     n = _exclusive_cumsum(ones, group)
     sum_x2 = _exclusive_cumsum(x * x, group)
-    # psi needs only the scale (from x), the bet needs the earlier psi: two passes
-    scale_only, _ = _bet(x, n, sum_x2, np.zeros_like(x), np.zeros_like(x))
-    psi = scale_only
+    # psi needs only the scale (from earlier x), the bet needs the earlier psi: two passes
+    psi, _ = _bet(x, n, sum_x2, np.zeros_like(x), np.zeros_like(x), linear)
     sum_psi = _exclusive_cumsum(psi, group)
     sum_psi2 = _exclusive_cumsum(psi * psi, group)
-    _, lam = _bet(x, n, sum_x2, sum_psi, sum_psi2)
+    _, lam = _bet(x, n, sum_x2, sum_psi, sum_psi2, linear)
     up = np.log1p(np.maximum(lam, 0.0) * psi)
     down = np.log1p(np.minimum(lam, 0.0) * psi)
     log_up = _exclusive_cumsum(up, group) + up

@@ -12,10 +12,12 @@ docs/method/allocation.md explains the rules and compares them. Three rules sit 
   the race when the test separates it; once the leader is separated from everyone below it, the
   next boundary is raced (docs/method/allocation.md#our-rule-race).
 
-Items (the unit handed out: a document in WMT26 campaigns) are chosen alike by every rule: the one
-where the most of the chosen models still have an open slot (fewer than ``slot_cap`` annotations),
-then the fewest annotations of the chosen models, then (``race`` only, when the caller gives item
-sizes) the shortest, then the first.
+Items (the unit handed out: a document in WMT26 campaigns): ``uniform`` and ``running-rank`` take
+the one where the most of the chosen models still have an open slot (fewer than ``slot_cap``
+annotations), then the fewest annotations of the chosen models, then the first (Pearmut's order).
+``race`` takes the shortest item none of the chosen models has been annotated on; when there is
+none, it draws an item uniformly at random (and says so in the :class:`Choice`), which keeps the
+anytime test valid on translations annotated before.
 
 Rules are pure numpy and take no store. :meth:`AllocationRule.choose` decides for one campaign;
 :meth:`AllocationRule.choose_many` decides for many independent campaigns at once (every array of
@@ -26,9 +28,11 @@ seconds; ``choose`` is ``choose_many`` on one run, so both follow one code path.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Callable, Protocol
+from typing import Callable, NamedTuple, Protocol
 
 import numpy as np
+
+from .adaptive_tests import pair_strengths
 
 #: marks "nothing to hand out" in the arrays returned by ``choose_many``
 NONE = -1
@@ -126,16 +130,27 @@ def validate_state(state: AllocationState, k: int) -> None:
             raise ValueError(f"{name} must have shape {lead + (n_models, n_models)}")
 
 
+class Choice(NamedTuple):
+    """One decision: the item, the k models (sorted indices) and whether the item was drawn uniformly
+    at random among the items having those models, independently of every score so far (the
+    anytime test can then use the page even when its translations were annotated before; the
+    caller stores this flag with the assignment)."""
+
+    item: int
+    models: tuple[int, ...]
+    random_item: bool = False
+
+
 class AllocationRule(Protocol):
     name: str
 
-    def choose(self, state: AllocationState, k: int, rng: np.random.Generator
-               ) -> tuple[int, tuple[int, ...]] | None:
-        """Next item index and the k model indices to show on it; None when nothing is left."""
+    def choose(self, state: AllocationState, k: int, rng: np.random.Generator) -> Choice | None:
+        """Next item and the k models to show on it; None when nothing is left."""
 
     def choose_many(self, state: AllocationState, k: int, rng: np.random.Generator
-                    ) -> tuple[np.ndarray, np.ndarray]:
-        """Per run: item index (runs,) and model indices (runs, k); ``NONE`` (-1) where nothing is left."""
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per run: item index (runs,), model indices (runs, k) and the random-item flag (runs,);
+        ``NONE`` (-1) where nothing is left."""
 
 
 # --- shared pieces -------------------------------------------------------------------------------
@@ -181,37 +196,62 @@ def _running_means(state: AllocationState) -> np.ndarray:
     return np.divide(state.model_sums, counts, out=np.zeros(counts.shape, float), where=counts > 0)
 
 
-def choose_items(state: AllocationState, models: np.ndarray, scope: np.ndarray, *,
-                 prefer_short: bool = False) -> np.ndarray:
+def _chosen_counts(state: AllocationState, models: np.ndarray) -> np.ndarray:
+    """item_model_counts of the chosen models, (runs, k, items)."""
+    counts = state.item_model_counts
+    runs = np.arange(counts.shape[0])[:, None]
+    return counts[runs, :, models]
+
+
+def choose_items(state: AllocationState, models: np.ndarray, scope: np.ndarray) -> np.ndarray:
     """Per run, the item for the chosen ``models`` (runs, k) among the items in ``scope`` (runs, items).
 
     The item where the most chosen models have an open slot; ties: fewest annotations of the chosen
-    models, then (``prefer_short``) fewest segments, then the first. Items lacking a translation
-    of a chosen model are skipped; ``NONE`` when no item has an open slot for them.
+    models, then the first. Items lacking a translation of a chosen model are skipped; ``NONE`` when
+    no item has an open slot for them.
     """
-    counts = state.item_model_counts
-    runs = np.arange(counts.shape[0])[:, None]
-    chosen = counts[runs, :, models].transpose(0, 2, 1) if models.shape[1] else counts[:, :, :0]
-    # chosen: (runs, items, k)
-    present = (chosen >= 0).all(axis=2)
-    open_n = ((chosen >= 0) & (chosen < state.slot_cap)).sum(axis=2)
-    total = np.where(chosen >= 0, chosen, 0).sum(axis=2)
-    n_items = counts.shape[1]
-    # one integer key, larger is better: open slots, then fewer annotations, then shorter, then first
-    key = open_n.astype(np.int64) * (1 << 40) - total.astype(np.int64) * (1 << 20)
-    if prefer_short and state.item_sizes is not None:
-        key -= np.minimum(state.item_sizes, (1 << 20) - 1).astype(np.int64)
+    chosen = _chosen_counts(state, models)
+    if chosen.shape[2] == 0:
+        return np.full(chosen.shape[0], NONE)
+    present = (chosen >= 0).all(axis=1)
+    open_n = ((chosen >= 0) & (chosen < state.slot_cap)).sum(axis=1)
+    total = np.maximum(chosen, 0).sum(axis=1)
+    # one integer key, larger is better: open slots, then fewer annotations, then the first item
+    key = open_n.astype(np.int64) * (1 << 40) - total
     valid = scope & present & (open_n > 0)
-    key = np.where(valid, key, np.iinfo(np.int64).min)
+    key[~valid] = np.iinfo(np.int64).min
     best = key.argmax(axis=1)  # argmax takes the first of equal keys
-    best = np.where(valid[np.arange(len(best)), best], best, NONE)
-    return best if n_items else np.full(counts.shape[0], NONE)
+    return np.where(valid[np.arange(len(best)), best], best, NONE)
 
 
-def _finish(items: np.ndarray, models: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def choose_fresh_or_random(state: AllocationState, models: np.ndarray, scope: np.ndarray,
+                           rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Per run, the shortest item (then the first) on which none of the chosen models was annotated
+    yet; when there is none, an item drawn uniformly at random among the items of ``scope`` that have
+    all chosen models (whatever their counts). Returns the items and whether each was drawn at random.
+    """
+    chosen = _chosen_counts(state, models)
+    runs, _, n_items = chosen.shape
+    if n_items == 0:
+        return np.full(runs, NONE), np.zeros(runs, bool)
+    present = (chosen >= 0).all(axis=1) & scope
+    fresh = (chosen == 0).all(axis=1) & scope
+    sizes = np.zeros(n_items) if state.item_sizes is None else np.asarray(state.item_sizes, float)
+    fresh_key = np.where(fresh, -sizes, -np.inf)
+    best = fresh_key.argmax(axis=1)
+    has_fresh = fresh.any(axis=1)
+    drawn = np.where(present, rng.random((runs, n_items)), -1.0).argmax(axis=1)
+    can_draw = present.any(axis=1)
+    items = np.where(has_fresh, best, np.where(can_draw, drawn, NONE))
+    return items, ~has_fresh & can_draw
+
+
+def _finish(items: np.ndarray, models: np.ndarray, random_item: np.ndarray | None = None
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     models = np.sort(models, axis=1)
     models[items == NONE] = NONE
-    return items, models
+    random_item = np.zeros(len(items), bool) if random_item is None else random_item & (items != NONE)
+    return items, models, random_item
 
 
 def _single(rule: "AllocationRule", state: AllocationState, k: int, rng: np.random.Generator
@@ -220,10 +260,10 @@ def _single(rule: "AllocationRule", state: AllocationState, k: int, rng: np.rand
         raise ValueError("choose takes one campaign; use choose_many for a runs axis")
     if (np.asarray(state.item_model_counts) < -1).any():
         raise ValueError("item_model_counts holds values below -1")
-    items, models = rule.choose_many(state.as_batch(), k, rng)
+    items, models, random_item = rule.choose_many(state.as_batch(), k, rng)
     if items[0] == NONE:
         return None
-    return int(items[0]), tuple(int(m) for m in models[0])
+    return Choice(int(items[0]), tuple(int(m) for m in models[0]), bool(random_item[0]))
 
 
 def _scope(state: AllocationState) -> np.ndarray:
@@ -252,6 +292,7 @@ class UniformRule:
         # open models first, least loaded first, ties at random
         keys = np.where(model_open, 1e12, 0.0) - load - noise
         models = _top_k(keys, k)
+        models = np.sort(models, axis=1)
         return _finish(choose_items(state, models, scope), models)
 
 
@@ -312,6 +353,7 @@ class RunningRankRule:
         keys = np.where(cold[:, None], cold_key, warm_key)
         models = _top_k(keys, k)
         pool = scope & np.where(cold[:, None], np.asarray(state.coldstart_items, bool), True)
+        models = np.sort(models, axis=1)
         return _finish(choose_items(state, models, pool), models)
 
 
@@ -322,7 +364,10 @@ class RaceRule:
     """Race for the cluster boundaries, top first (docs/method/allocation.md#our-rule-race).
 
     Cold start: the k models with the fewest annotated items until each has ``coldstart``, from the
-    priority pool. Then per decision: peel off, from the top of the running-mean order, every leader
+    priority pool. Models are ordered by their strength: a least-squares fit of the page-level
+    differences of the pairs shown together (free of annotators' leniency and of careless pages'
+    level), anchored to the running means with weight ``anchor`` per model (so that a model with no
+    shared page still has a place). Then per decision: peel off, from the top of that order, every leader
     the ranking test already separates from all models below it; the first leader that is not
     separated from everyone below is shown with the k − 1 challengers still unseparated from it that
     have shared the fewest pages with it (ties at random): a round-robin race in which a challenger
@@ -330,18 +375,31 @@ class RaceRule:
     hard it is to separate. Too few challengers: topped up with the models closest below the leader.
     Pairs are *separated* when ``pair_decided`` says so, or, without it, when the mean page-level
     difference of the pair is at least ``z_decided`` standard errors from 0 (its sd shrunk towards
-    ``prior_sd`` with ``prior_pages`` pseudo-pages). Items: open slots first, then fewest
-    annotations, then the shortest (short documents give the most comparisons per judgment).
+    ``prior_sd`` with ``prior_pages`` pseudo-pages). Items: the shortest on which none of the
+    chosen models was annotated (short documents give the most comparisons per judgment); when none
+    is left, one drawn at random (:func:`choose_fresh_or_random`); slot caps do not apply then.
     """
 
     coldstart: int = 3
     z_decided: float = 3.0
+    anchor: float = 0.01
     prior_sd: float = 12.0
     prior_pages: float = 2.0
     name: str = "race"
 
     def choose(self, state, k, rng):
         return _single(self, state, k, rng)
+
+    def _strength(self, state: AllocationState) -> np.ndarray:
+        """Each model's strength from the page-level differences of the pairs shown together (least
+        squares: theta_a - theta_b fits every shared page), anchored weakly to the running means.
+
+        Differences on one page are free of the annotator's leniency and of a careless annotator's
+        level, which the running means are not; without pair statistics, the running means."""
+        means = _running_means(state)
+        if state.pair_counts is None or state.pair_sums is None:
+            return means
+        return pair_strengths(state.pair_counts, state.pair_sums, means, self.anchor)
 
     def _decided(self, state: AllocationState) -> np.ndarray:
         if state.pair_decided is not None:
@@ -367,7 +425,7 @@ class RaceRule:
         u = rng.random((runs, n_models))
         cold_key = np.where(model_open, 1e9, 0.0) - items_done - u
 
-        means = _running_means(state)
+        means = self._strength(state)
         decided = self._decided(state) | np.eye(n_models, dtype=bool)[None]
         shared = np.zeros((runs, n_models, n_models)) if state.pair_counts is None \
             else np.asarray(state.pair_counts, float)
@@ -403,7 +461,8 @@ class RaceRule:
             models[settled] = spare[settled]
         models = np.where(cold[:, None], _top_k(cold_key, k), models)
         pool = scope & np.where(cold[:, None], np.asarray(state.coldstart_items, bool), True)
-        return _finish(choose_items(state, models, pool, prefer_short=True), models)
+        items, random_item = choose_fresh_or_random(state, models, pool, rng)
+        return _finish(items, models, random_item)
 
 
 RULES: dict[str, Callable[..., AllocationRule]] = {
