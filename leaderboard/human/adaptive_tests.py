@@ -136,16 +136,24 @@ def clusters_from_better(means: np.ndarray, better: np.ndarray) -> tuple[np.ndar
 
 # --- the anytime-valid paired test ---------------------------------------------------------------
 
-def _bet(x, n, sum_x2, sum_psi, sum_psi2, linear=False):
-    """psi(x) and the bet for one observation from the sums of the earlier ones (elementwise).
+def _bet(x, n, sum_x2, sum_psi, sum_psi2, linear=False, hint=None):
+    """psi(x) and the bet for one observation from what was known before it (elementwise).
 
     ``linear``: psi = x / 100 (a page from a random item: its mean is 0 under the null, it need not
-    be symmetric); otherwise x over a scale learnt from earlier pages, clipped (a fresh page:
-    symmetric under the null)."""
-    scale = SCALE_CLIP * np.sqrt((sum_x2 + SCALE_PRIOR_PAGES * SCALE_PRIOR ** 2) / (n + SCALE_PRIOR_PAGES))
+    be symmetric); otherwise x over a scale learnt from the pair's earlier pages, clipped (a fresh
+    page: symmetric under the null). The bet is the growth-optimal fraction for the expected psi:
+    from ``hint`` (the pair's difference estimated from every earlier observation of every pair,
+    :func:`pair_strengths`) when given, else from the pair's own earlier psi values."""
+    rms = np.sqrt((sum_x2 + SCALE_PRIOR_PAGES * SCALE_PRIOR ** 2) / (n + SCALE_PRIOR_PAGES))
+    scale = SCALE_CLIP * rms
     psi = np.where(linear, x / SCORE_RANGE, np.clip(x / scale, -1.0, 1.0))
-    mean = sum_psi / (n + 1.0)
-    var = (sum_psi2 + BET_PRIOR_VAR) / (n + 1.0)
+    if hint is None:
+        mean = sum_psi / (n + 1.0)
+        var = (sum_psi2 + BET_PRIOR_VAR) / (n + 1.0)
+    else:
+        unit = np.where(linear, SCORE_RANGE, scale)
+        mean = np.asarray(hint, float) / unit
+        var = (rms / unit) ** 2
     lam = np.clip(mean / (var + mean ** 2), -BET_MAX, BET_MAX)
     return psi, lam
 
@@ -177,15 +185,24 @@ class PairEvidence:
         z = lambda: np.zeros((runs, models, models))  # noqa: E731
         return cls(z(), z(), z(), z(), z(), z(), z(), z(), z())
 
+    def hints(self) -> np.ndarray:
+        """(runs, models, models): every pair's difference (row − column) as the least-squares
+        strengths of all observations so far put it; the bets of the next page follow it."""
+        theta = self.strengths(np.zeros(self.n.shape[:2]))
+        return theta[:, :, None] - theta[:, None, :]
+
     def add(self, a: np.ndarray, b: np.ndarray, x: np.ndarray, mask: np.ndarray,
-            linear: np.ndarray | bool = False) -> None:
+            linear: np.ndarray | bool = False, hint: np.ndarray | None = None) -> None:
         """One observation per run (runs where ``mask`` is False are skipped): pair (a, b), a < b;
-        ``linear`` where the page's item was drawn at random and a slot was annotated before."""
+        ``linear`` where the page's item was drawn at random and a slot was annotated before;
+        ``hint``: the expected a − b before this page (:meth:`hints`), else the pair's own history."""
         r = np.flatnonzero(mask)
         a, b, x = a[r], b[r], x[r]
         linear = np.broadcast_to(linear, mask.shape)[r]
+        hint = None if hint is None else np.asarray(hint)[r]
         n = self.n[r, a, b]
-        psi, lam = _bet(x, n, self.sum_x2[r, a, b], self.sum_psi[r, a, b], self.sum_psi2[r, a, b], linear)
+        psi, lam = _bet(x, n, self.sum_x2[r, a, b], self.sum_psi[r, a, b], self.sum_psi2[r, a, b], linear,
+                        hint)
         self.log_up[r, a, b] += np.log1p(np.maximum(lam, 0.0) * psi)
         self.log_down[r, a, b] += np.log1p(np.minimum(lam, 0.0) * psi)
         self.max_up[r, a, b] = np.maximum(self.max_up[r, a, b], self.log_up[r, a, b])
@@ -242,7 +259,8 @@ def paired_evidence_from_pages(pages: pd.DataFrame, alpha: float = ALPHA) -> pd.
     ``fresh`` (True when none of the page's segments had been scored for this model before) and,
     optionally, ``random_item`` (the page's item was drawn at random: :class:`Choice`). A pair
     counts on a page when both models are fresh there, or when the item was drawn at random. One
-    row per pair of models (``a`` < ``b`` by name) with ``pages`` (observations), ``log_e_up`` /
+    row per pair of models (``a`` < ``b`` by name) with ``pages`` (observations),
+    ``mean_difference`` (their mean of a − b), ``log_e_up`` /
     ``log_e_down`` (largest log e-value reached for "a better" / "b better") and ``a_better`` /
     ``b_better`` (the claims at ``alpha``).
     """
@@ -255,18 +273,22 @@ def paired_evidence_from_pages(pages: pd.DataFrame, alpha: float = ALPHA) -> pd.
     pairs = pairs[(pairs["model_a"].astype(str) < pairs["model_b"].astype(str))
                   & (both_fresh | pairs["random_item_a"])]
     pairs = pairs.assign(linear=~(pairs["fresh_a"] & pairs["fresh_b"]))
-    cols = ["a", "b", "pages", "log_e_up", "log_e_down", "a_better", "b_better"]
+    cols = ["a", "b", "pages", "mean_difference", "log_e_up", "log_e_down", "a_better", "b_better"]
     if pairs.empty:
         return pd.DataFrame(columns=cols)
-    pairs = pairs.assign(order=pairs["page"].map(page_order)).sort_values(["model_a", "model_b", "order"],
-                                                                         kind="stable")
-    x = (pairs["score_a"] - pairs["score_b"]).to_numpy(float)
+    pairs = pairs.assign(order=pairs["page"].map(page_order), x=pairs["score_a"] - pairs["score_b"])
+    pairs = pairs.assign(hint=_page_hints(pairs))
+    pairs = pairs.sort_values(["model_a", "model_b", "order"], kind="stable")
+    x = pairs["x"].to_numpy(float)
     group = pairs.groupby(["model_a", "model_b"], sort=False).ngroup().to_numpy()
-    n, log_up, log_down = _sequential_evidence(x, group, pairs["linear"].to_numpy(bool))
+    n, log_up, log_down = _sequential_evidence(x, group, pairs["linear"].to_numpy(bool),
+                                               pairs["hint"].to_numpy(float))
     t = threshold(alpha)
     keys = pairs[["model_a", "model_b"]].to_numpy()
-    out = pd.DataFrame({"a": keys[:, 0], "b": keys[:, 1], "up": log_up, "down": log_down, "n": n, "g": group})
+    out = pd.DataFrame({"a": keys[:, 0], "b": keys[:, 1], "up": log_up, "down": log_down, "n": n, "g": group,
+                        "x": x})
     agg = out.groupby("g", sort=False).agg(a=("a", "first"), b=("b", "first"), pages=("n", "max"),
+                                            mean_difference=("x", "mean"),
                                             log_e_up=("up", "max"), log_e_down=("down", "max"))
     agg["log_e_up"] = agg["log_e_up"].clip(lower=0.0)
     agg["log_e_down"] = agg["log_e_down"].clip(lower=0.0)
@@ -283,17 +305,46 @@ def _exclusive_cumsum(values: np.ndarray, group: np.ndarray) -> np.ndarray:
     return total - first
 
 
-def _sequential_evidence(x: np.ndarray, group: np.ndarray, linear: np.ndarray
+def _page_hints(pairs: pd.DataFrame, block: int = 512) -> np.ndarray:
+    """For each observation (rows with model_a, model_b, x, order), a − b as the least-squares
+    strengths of every observation on earlier pages put it (:meth:`PairEvidence.hints`)."""
+    names = pd.unique(pd.concat([pairs["model_a"], pairs["model_b"]]).astype(str))
+    index = {name: i for i, name in enumerate(names)}
+    m = len(names)
+    a = pairs["model_a"].astype(str).map(index).to_numpy()
+    b = pairs["model_b"].astype(str).map(index).to_numpy()
+    page = pairs["order"].to_numpy()
+    x = pairs["x"].to_numpy(float)
+    pages = np.unique(page)
+    where = np.searchsorted(pages, page)
+    hints = np.empty(len(x))
+    n_run = np.zeros((m, m))
+    s_run = np.zeros((m, m))
+    for start in range(0, len(pages), block):
+        stop = min(start + block, len(pages))
+        sel = (where >= start) & (where < stop)
+        k = where[sel] - start
+        n_inc = np.zeros((stop - start, m, m))
+        s_inc = np.zeros((stop - start, m, m))
+        for (i, j, sign) in ((a[sel], b[sel], 1.0), (b[sel], a[sel], -1.0)):
+            np.add.at(n_inc, (k, i, j), 1.0)
+            np.add.at(s_inc, (k, i, j), sign * x[sel])
+        n_before = n_run + np.cumsum(n_inc, axis=0) - n_inc
+        s_before = s_run + np.cumsum(s_inc, axis=0) - s_inc
+        theta = pair_strengths(n_before, s_before, np.zeros((stop - start, m)))
+        hints[sel] = theta[k, a[sel]] - theta[k, b[sel]]
+        n_run += n_inc.sum(axis=0)
+        s_run += s_inc.sum(axis=0)
+    return hints
+
+
+def _sequential_evidence(x: np.ndarray, group: np.ndarray, linear: np.ndarray, hint: np.ndarray
                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Observation counts (1-based) and running log K+ / log K- per row, rows grouped by pair."""
-    ones = np.ones_like(x)
-    n = _exclusive_cumsum(ones, group)
+    n = _exclusive_cumsum(np.ones_like(x), group)
     sum_x2 = _exclusive_cumsum(x * x, group)
-    # psi needs only the scale (from earlier x), the bet needs the earlier psi: two passes
-    psi, _ = _bet(x, n, sum_x2, np.zeros_like(x), np.zeros_like(x), linear)
-    sum_psi = _exclusive_cumsum(psi, group)
-    sum_psi2 = _exclusive_cumsum(psi * psi, group)
-    _, lam = _bet(x, n, sum_x2, sum_psi, sum_psi2, linear)
+    zeros = np.zeros_like(x)
+    psi, lam = _bet(x, n, sum_x2, zeros, zeros, linear, hint)
     up = np.log1p(np.maximum(lam, 0.0) * psi)
     down = np.log1p(np.minimum(lam, 0.0) * psi)
     log_up = _exclusive_cumsum(up, group) + up
@@ -319,20 +370,36 @@ def judgment_pages(frame: pd.DataFrame, page: str = "hit") -> pd.DataFrame:
 def anytime_paired_ranking(frame: pd.DataFrame, alpha: float = ALPHA, page: str = "hit") -> dict:
     """Rank a cESA judgment frame with the anytime paired test and WMT26's cluster rule.
 
-    Means as WMT26 (annotations of one item averaged, then the mean over the model's items); a model
-    is significantly better than another when the anytime e-process of the pair says so. Returns
-    ``systems`` (system, mean, items, cluster; best first) and ``pairs`` (the evidence per pair).
+    ``frame``: canonical judgment columns ``segment``, ``system``, ``raw`` and the page column
+    (one value per submitted page, rows in collection order), optionally ``random_item``. Each
+    model's mean as WMT26 computes it (annotations of one item averaged, then the mean over the
+    model's items) is reported; models are *ordered* by their paired strength (least squares on the
+    page differences the test uses, :func:`pair_strengths`), because with adaptive allocation a
+    mean depends on which annotators and documents a model happened to get. A model is
+    significantly better than another when the pair's e-process says so; cluster lines follow
+    WMT26's rule on that order. Returns ``systems`` (system, mean, strength, items, cluster; best
+    first) and ``pairs`` (the evidence per pair).
     """
     item_means = frame.groupby(["segment", "system"])["raw"].mean().unstack("system")
     names = list(item_means.columns)
     means = item_means.mean(axis=0).to_numpy()
-    evidence = paired_evidence_from_pages(judgment_pages(frame, page), alpha)
+    pages = judgment_pages(frame, page)
+    if "random_item" in frame.columns:
+        flags = frame.groupby(page, sort=False)["random_item"].first()
+        pages = pages.assign(random_item=pages["page"].map(flags).fillna(False).astype(bool))
+    evidence = paired_evidence_from_pages(pages, alpha)
     index = {name: i for i, name in enumerate(names)}
-    better = np.zeros((len(names), len(names)), bool)
+    m = len(names)
+    better = np.zeros((m, m), bool)
+    n = np.zeros((m, m))
+    sums = np.zeros((m, m))
     for row in evidence.itertuples(index=False):
-        better[index[row.a], index[row.b]] = row.a_better
-        better[index[row.b], index[row.a]] = row.b_better
-    order, clusters = clusters_from_better(means, better)
-    systems = [{"system": names[i], "mean": float(means[i]), "items": int(item_means.iloc[:, i].notna().sum()),
-                "cluster": int(clusters[i])} for i in order]
+        i, j = index[row.a], index[row.b]
+        better[i, j], better[j, i] = row.a_better, row.b_better
+        n[i, j] = n[j, i] = row.pages
+        sums[i, j], sums[j, i] = row.pages * row.mean_difference, -row.pages * row.mean_difference
+    strength = pair_strengths(n, sums, means)
+    order, clusters = clusters_from_better(strength, better)
+    systems = [{"system": names[i], "mean": float(means[i]), "strength": float(strength[i]),
+                "items": int(item_means.iloc[:, i].notna().sum()), "cluster": int(clusters[i])} for i in order]
     return {"test": TEST_ANYTIME, "alpha": alpha, "systems": systems, "pairs": evidence.to_dict("records")}

@@ -291,12 +291,13 @@ def simulate_rule(scenario: Scenario, rule: AllocationRule, runs: int, seed: int
         pd1[:] += d1.sum(axis=1) - d0.sum(axis=1)
         pd2[:] += (d1 ** 2).sum(axis=1) - (d0 ** 2).sum(axis=1)
         means = _page_means(np.where(valid, scores, np.nan))
+        hints = evidence.hints()
         for i, j in iu:
             a, b = models[:, i], models[:, j]
             lo, hi = np.minimum(a, b), np.maximum(a, b)
             x = np.where(a < b, means[:, i] - means[:, j], means[:, j] - means[:, i])
             both_fresh = fresh[:, i] & fresh[:, j]
-            evidence.add(lo, hi, x, mask & (both_fresh | drawn), linear=~both_fresh)
+            evidence.add(lo, hi, x, mask & (both_fresh | drawn), linear=~both_fresh, hint=hints[r, lo, hi])
 
     def checkpoint():
         log_j.append(judgments.copy())
