@@ -12,7 +12,8 @@ docs/method/allocation.md#the-simulated-campaign describes the model; in short:
   distribution; the ``pool_docs`` shortest come first (WMT26's priority pool of short documents).
 * **Scores**: one page shows a document's segments in ``k`` translations to one annotator;
   ``score = clip(round(mu + doc + segment + bias + nu + sysdoc + noise), 0, 100)`` with the parts of
-  :mod:`~leaderboard.human.esa_fit`. A translation's own parts (``nu``, ``sysdoc``) are fixed for
+  :mod:`~leaderboard.human.esa_fit`; ``nu`` and ``noise`` both take the fitted left-skewed residual
+  shape (a missed or a marked major error moves a score far down, rarely up). A translation's own parts (``nu``, ``sysdoc``) are fixed for
   the run (a second annotation of the same output sees the same translation); they come from a
   counter-based hash of (run, segment, model), so nothing of size runs x segments x models is stored.
 * **Annotators** work one after another in sessions of ``session_pages`` pages, each with a bias,
@@ -111,7 +112,7 @@ def expected_scores(latent: np.ndarray, spreads: np.ndarray, fit: EsaFit, seed: 
     table = _shape_table(fit)
     common = (rng.normal(0, fit.doc_sd, draws) + rng.normal(0, fit.segment_sd, draws)
               + rng.normal(0, fit.annotator_sd, draws) + rng.normal(0, fit.system_doc_sd, draws)
-              + _noise_sd(fit, rng.standard_normal(draws)) * rng.standard_normal(draws))
+              + _noise_sd(fit, rng.standard_normal(draws)) * _shape_draw(rng.random(draws), table))
     own = _shape_draw(rng.random(draws), table)
     out = np.empty(len(latent))
     for m, (mu, sp) in enumerate(zip(latent, spreads)):
@@ -270,7 +271,7 @@ def page_scores(scenario: Scenario, draws: RunDraws, docs: np.ndarray, models: n
     latent = (scenario.latent_means[m][:, None, :] + draws.doc[r, d][:, None, None]
               + draws.segment[r[:, None], seg][:, :, None] + draws.bias[:, session][:, None, None]
               + own + sysdoc[:, None, :]
-              + draws.noise[:, session][:, None, None] * rng.standard_normal(own.shape))
+              + draws.noise[:, session][:, None, None] * _shape_draw(rng.random(own.shape), draws.shape))
     careless = draws.careless[:, session]
     random_scores = draws.careless_centre[:, session][:, None, None] + CARELESS_SD * rng.standard_normal(own.shape)
     scores = np.clip(np.round(np.where(careless[:, None, None], random_scores, latent)), 0, 100)
