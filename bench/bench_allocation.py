@@ -5,8 +5,8 @@ Three parts, each printed as one JSON object (docs/method/allocation.md holds th
 * ``decision``: milliseconds per decision of each rule (``choose``) on a campaign of 40 models with
   50,000 stored answers (scores), and the time to build the rule's state from those answers with
   numpy (what the service does from its store), median of 200 decisions.
-* ``one_run``: seconds for one simulated 20-system campaign under each rule, until it recovers the
-  true top cluster (or its judgment cap).
+* ``one_run``: seconds (wall and CPU) for one simulated 20-system campaign under each rule, until
+  its reported test recovers the true top cluster (or its judgment cap).
 * ``compare``: ``mtlb allocation-sim`` for each seed and size given (judgments_95 and false-claim
   rates per rule and test); with ``--out DIR`` each result is also written to
   ``DIR/allocation-<systems>-seed<seed>.json``.
@@ -92,11 +92,13 @@ def bench_one_run(systems: int = 20, seed: int = 1) -> dict:
     out = {"bench": "allocation-one-run", "systems": systems, "seed": seed, "rules": {}}
     for name in RULES:
         rule = get_rule(name)
-        t = time.perf_counter()
-        res = simulate_rule(sc, rule, 1, seed)
-        seconds = time.perf_counter() - t
-        out["rules"][name] = {"seconds": round(seconds, 2), "pages": int(res.pages[-1]),
-                              "judgments": int(res.judgments[-1, 0]), "stopped": res.stopped}
+        t, cpu = time.perf_counter(), time.process_time()
+        res = simulate_rule(sc, rule, 1, seed, confirm=0.0, patience=1.0)
+        seconds, cpu = time.perf_counter() - t, time.process_time() - cpu
+        out["rules"][name] = {"seconds": round(seconds, 2), "cpu_seconds": round(cpu, 2),
+                              "pages": int(res.pages[-1]), "judgments": int(res.judgments[-1, 0]),
+                              "stopped": res.stopped}
+    out["load_average"] = [round(x, 2) for x in os.getloadavg()]
     return out
 
 

@@ -182,15 +182,16 @@ def _judge(scenario: Scenario, pairs: np.ndarray, means: np.ndarray, better_pair
 def simulate_rule(scenario: Scenario, rule: AllocationRule, runs: int, seed: int, *,
                   max_judgments: int | None = None, alpha: float = ALPHA,
                   stop_share: float | None = TARGET_SHARE, stop_alpha: float = STOP_ALPHA,
-                  confirm: float = 0.25, progress: Callable[[int], None] | None = None,
-                  keep_items: bool = False) -> RuleRun:
+                  confirm: float = 0.25, patience: float = 3.0, reported: str | None = None,
+                  progress: Callable[[int], None] | None = None, keep_items: bool = False) -> RuleRun:
     """Run ``runs`` campaigns of ``scenario`` under ``rule`` (see the module docstring).
 
     Stops at ``max_judgments`` (mean over runs; default 1,500 per system), when no run has anything
-    left to hand out, or — with ``stop_share`` — once both the anytime test (at ``alpha``) and the
-    WMT26 rule at ``stop_alpha`` (the strictest level the calibration looks at) have had at least
-    that share of runs recovering the top cluster over the last ``confirm`` fraction of the
-    judgments (and at least 3 checkpoints). ``progress`` is called with the pages done so far.
+    left to hand out, or — with ``stop_share`` — once the ``reported`` test (default: the rule's,
+    :data:`REPORTED_TEST`) has had at least that share of runs recovering the top cluster over the
+    last ``confirm`` fraction of the judgments (and at least 3 checkpoints) and, for the other
+    numbers, either the WMT26 rule at ``stop_alpha`` (the strictest level the calibration looks at)
+    has too or the judgments have reached ``patience`` times the reported test's 95% point. ``progress`` is called with the pages done so far.
     ``keep_items`` keeps the final item x model means and running sums in ``extra`` (for checks).
     """
     started = time.perf_counter()
@@ -246,7 +247,9 @@ def simulate_rule(scenario: Scenario, rule: AllocationRule, runs: int, seed: int
     n_fail = np.zeros(R, int)
     excluded = kept = 0
     log_j, log_p, log_means, log_pmin, log_any, log_strength = [], [], [], [], [], []
-    streak: dict[str, tuple | None] = {"any": None, "wmt26": None}
+    streak: dict[str, tuple | None] = {"main": None, "strict": None}
+    main_test = reported or REPORTED_TEST.get(rule.name, TEST_ANYTIME)
+    point_main = None
     stopped = "max_judgments"
     page = 0
 
@@ -382,14 +385,22 @@ def simulate_rule(scenario: Scenario, rule: AllocationRule, runs: int, seed: int
             decided = evidence.decided(alpha)
             checkpoint()
             if stop_share is not None:
-                rec_any = _judge(sc, pairs, log_strength[-1], log_any[-1])[0].mean()
-                wm = log_pmin[-1] < stop_alpha
-                up = wm & (log_means[-1][:, pa] > log_means[-1][:, pb])
-                down = wm & (log_means[-1][:, pb] > log_means[-1][:, pa])
-                rec_wmt = _judge(sc, pairs, log_means[-1], np.stack([up, down], axis=2))[0].mean()
-                done_any = sustained("any", rec_any)
-                done_wmt = sustained("wmt26", rec_wmt)
-                if done_any and done_wmt:
+                def wmt_share(level):
+                    sig = log_pmin[-1] < level
+                    up = sig & (log_means[-1][:, pa] > log_means[-1][:, pb])
+                    down = sig & (log_means[-1][:, pb] > log_means[-1][:, pa])
+                    return _judge(sc, pairs, log_means[-1], np.stack([up, down], axis=2))[0].mean()
+                if main_test == TEST_ANYTIME:
+                    share_main = _judge(sc, pairs, log_strength[-1], log_any[-1])[0].mean()
+                else:
+                    share_main = wmt_share(alpha)
+                done_main = sustained("main", share_main)
+                if done_main and point_main is None:
+                    point_main = streak["main"][1]
+                if not done_main:
+                    point_main = None
+                done_strict = sustained("strict", wmt_share(stop_alpha))
+                if done_main and (done_strict or judgments.mean() >= patience * point_main):
                     stopped = "recovered"
                     break
             if finished:
