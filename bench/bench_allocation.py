@@ -11,7 +11,10 @@ Three parts, each printed as one JSON object (docs/method/allocation.md holds th
   rates per rule and test); with ``--out DIR`` each result is also written to
   ``DIR/allocation-<systems>-seed<seed>.json``.
 
-Usage: python bench/bench_allocation.py [decision] [one_run] [compare --systems 20 40 --seeds 1 2 --runs 200]
+* ``table``: the markdown table of docs/method/allocation.md from the comparison files.
+
+Usage: python bench/bench_allocation.py [decision] [one_run] [compare --systems 20 40 --seeds 1 2
+--runs 200 --out bench/results] [table]
 """
 
 from __future__ import annotations
@@ -122,10 +125,40 @@ def bench_compare(systems: list[int], seeds: list[int], runs: int, out_dir: str 
     return results
 
 
+def table(results_dir: str) -> str:
+    """The method docs' table (markdown) from the comparison files in ``results_dir``."""
+    rows = ["| systems | seed | runs | rule | test | judgments_95 | false-claim rate | "
+            "× running-rank (WMT26) | × running-rank (calibrated) |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    files = sorted(Path(results_dir).glob("allocation-*-seed*.json"),
+                   key=lambda p: tuple(int(x) for x in p.stem.replace("allocation-", "").split("-seed")))
+    for path in files:
+        res = json.loads(path.read_text(encoding="utf-8"))
+        rr = res["rules"].get("running-rank", {}).get("by_test", {})
+        ref_raw = rr.get("wmt26", {}).get("judgments_95")
+        ref_cal = rr.get("wmt26-calibrated", {}).get("judgments_95")
+        for name, rule in res["rules"].items():
+            for test, s in rule["by_test"].items():
+                if test == "wmt26-calibrated":
+                    label = f"WMT26 at α = {s['alpha']:g} (calibrated)"
+                elif test == "wmt26":
+                    label = "WMT26"
+                else:
+                    label = "anytime paired"
+                if test == rule["test"]:
+                    label = f"**{label}**"
+                j = s["judgments_95"]
+                ratio = (lambda ref: f"{j / ref:.2f}" if j and ref else "–")
+                rows.append(f"| {res['scenario']['systems']} | {res['seed']} | {res['runs']} | {name} | {label} | "
+                            f"{j if j is not None else 'not reached'} | {s['false_claim_rate']:.3f} | "
+                            f"{ratio(ref_raw)} | {ratio(ref_cal)} |")
+    return "\n".join(rows)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("parts", nargs="*", default=["decision", "one_run"],
-                        choices=["decision", "one_run", "compare"])
+                        choices=["decision", "one_run", "compare", "table"])
     parser.add_argument("--systems", type=int, nargs="+", default=[20, 40])
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--runs", type=int, default=200)
@@ -137,6 +170,8 @@ def main() -> None:
         print(json.dumps(bench_one_run()), flush=True)
     if "compare" in args.parts:
         bench_compare(args.systems, args.seeds, args.runs, args.out)
+    if "table" in args.parts:
+        print(table(args.out or str(Path(__file__).parent / "results")))
 
 
 if __name__ == "__main__":

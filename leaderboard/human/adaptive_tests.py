@@ -9,20 +9,23 @@ that stays valid whatever the allocation (docs/method/allocation.md#significance
   runs axis; p-values equal scipy's.
 * :func:`clusters_from_better` — the WMT26 cluster lines: below sorted position i when every model
   above is significantly better than every model below.
-* **Anytime-valid paired test** (``anytime-paired``): for each pair (a, b), the pages (one annotator,
-  one item, several models side by side) on which both were scored for the first time give one
-  observation each, x = mean over the page's segments of score(a) − score(b). If a and b are truly
-  equal (their scores exchangeable), x is symmetric around 0 given everything before it, whatever
-  rule chose the page, because neither translation had been scored before. Two one-sided
-  e-processes bet on the sign of x: K⁺ = Π (1 + λ⁺ ψ(x)), K⁻ = Π (1 − λ⁻ ψ(x)), with ψ(x) = x / c
-  clipped to [−1, 1], the scale c and the bets λ± ≥ 0 computed from earlier observations only. Each
-  is a non-negative martingale under the null, so by Ville's inequality the chance that it ever
-  reaches 2/alpha is at most alpha/2: the claim "a better than b" (sup K⁺ ≥ 2/alpha) or "b better
-  than a" is false with probability at most alpha, under any allocation rule and when the data are
-  looked at after every page (optional stopping included).
+* **Anytime-valid paired test** (``anytime-paired``): for each pair (a, b), a page (one annotator,
+  one item, several models side by side) gives one observation x = mean over the page's segments of
+  score(a) − score(b) when both translations were scored there for the first time (if a and b are
+  truly equal, x is then symmetric around 0 given everything before it, whatever rule chose the
+  page), or when the page's item was drawn uniformly at random (x then has mean 0 given the past
+  when a and b are equal on average over the test set's items). Two one-sided e-processes bet on
+  the sign of x: K⁺ = Π (1 + λ⁺ ψ(x)), K⁻ = Π (1 − λ⁻ ψ(x)), ψ(x) = x / c clipped to [−1, 1] on a
+  fresh page and x / 100 on a random item, the scale c and the bets λ± ≥ 0 fixed from earlier
+  observations only (the bets follow the pair's difference as the least-squares strengths of all
+  earlier observations of all pairs put it). Each is a non-negative martingale under the null, so
+  by Ville's inequality the chance that it ever reaches 2/alpha is at most alpha/2: the claim "a
+  better than b" (sup K⁺ ≥ 2/alpha) or "b better than a" is false with probability at most alpha,
+  under any allocation rule and when the data are looked at after every page.
   :class:`PairEvidence` updates it page by page for many runs at once (the simulator);
   :func:`paired_evidence_from_pages` computes it from a collected log (vectorised);
-  :func:`anytime_paired_ranking` ranks a judgment frame with it and WMT26's cluster rule.
+  :func:`anytime_paired_ranking` ranks a judgment frame with it, models ordered by their paired
+  strengths (:func:`pair_strengths`), cluster lines by WMT26's rule.
 """
 
 from __future__ import annotations

@@ -426,14 +426,16 @@ def compare_rules(rules: Sequence[str], n_systems: int, runs: int, seed: int, *,
                   rule_params: dict[str, dict] | None = None,
                   progress: Callable[[str, int], None] | None = None, **scenario_args) -> dict:
     """Simulate every rule on the same scenario. Per rule: the reported test's ``judgments_95`` and
-    ``false_claim_rate``, and under ``by_test`` the WMT26 rule, the calibrated WMT26 yardstick and
-    the anytime test."""
+    ``false_claim_rate``, under ``by_test`` the WMT26 rule, the calibrated WMT26 yardstick and the
+    anytime test, and under ``vs_running_rank`` the reported ``judgments_95`` over running-rank's
+    under the WMT26 rule and under the calibrated yardstick."""
     sc = scenario or make_scenario(n_systems, seed, **scenario_args)
     out = {"scenario": sc.describe(), "runs": runs, "seed": seed, "alpha": ALPHA,
            "target_share": TARGET_SHARE, "rules": {}}
     for name in rules:
         rule = get_rule(name, **(rule_params or {}).get(name, {}))
         result = simulate_rule(sc, rule, runs, seed, max_judgments=max_judgments,
+                               reported=REPORTED_TEST.get(name, TEST_ANYTIME),
                                progress=None if progress is None else (lambda p, n=name: progress(n, p)))
         by_test = {TEST_WMT26: result.summary(TEST_WMT26), TEST_WMT26_CALIBRATED: result.calibrated(),
                    TEST_ANYTIME: result.summary(TEST_ANYTIME)}
@@ -445,4 +447,11 @@ def compare_rules(rules: Sequence[str], n_systems: int, runs: int, seed: int, *,
             "excluded_sessions": round(result.excluded_sessions, 4), "seconds": round(result.seconds, 2),
             "seconds_per_run": round(result.seconds / runs, 4),
         }
+    reference = out["rules"].get("running-rank", {}).get("by_test", {})
+    for res in out["rules"].values():
+        mine = res["judgments_95"]
+        res["vs_running_rank"] = {
+            test: (round(mine / reference[test]["judgments_95"], 3)
+                   if mine and reference.get(test, {}).get("judgments_95") else None)
+            for test in (TEST_WMT26, TEST_WMT26_CALIBRATED)}
     return out
