@@ -43,11 +43,12 @@ from synth_release import HEADER, LANGS, synth_frame  # noqa: E402
 CAMPAIGNS = ("day1-news", "day1-social", "day1-speech", "day1-literary")
 DISTINCT, REPEATS = 13, 7
 JUDGMENTS_PER_FILE = 3000
+EARLIER = 500  # judgments stored before the loads in the "used" cases
 
 
-def write_release_pair(folder: Path, src: str, seed: int) -> tuple[Path, Path]:
+def write_release_pair(folder: Path, src: str, seed: int, n: int = JUDGMENTS_PER_FILE) -> tuple[Path, Path]:
     """A WMT release file ``ad-<src>en-good-stnd.csv`` (z-scores) and its worker mean/sd print-out."""
-    frame = synth_frame(n_judgments=JUDGMENTS_PER_FILE, n_lps=1, n_systems=8, segments_per_lp=400, seed=seed)
+    frame = synth_frame(n_judgments=n, n_lps=1, n_systems=8, segments_per_lp=400, seed=seed)
     frame["Input.src"] = src
     # raw slider scores first, then each worker's mean / sd and z as the organisers compute them
     raw = np.clip(np.round(55 + 18 * frame["score"].to_numpy()), 0, 100)
@@ -171,13 +172,14 @@ def check_concurrent_loads(url: str, tmp_path: Path, *, used: bool) -> None:
     env.pop("MTLB_DATA_DIR", None)
     annotators = None
     engine = None
-    if used:  # a store in use: judgments stored, and annotators answering while the loads run
+    if used:  # a store in use: judgments stored, and annotators answering while the loads run; fewer
+        # stored than a load brings, so that the loads may still build the keys after their rows
         engine = make_engine(url, pool_size=8, max_overflow=0, pool_timeout=300)
         ensure_schema(engine)
         store = Store(engine=engine)
         first = (tmp_path / "earlier" / "day0")
         first.mkdir(parents=True)
-        stnd, stats = write_release_pair(first, "hr", seed=99)
+        stnd, stats = write_release_pair(first, "hr", seed=99, n=EARLIER)
         store.load_judgments(read_judgments(stnd, "wmt-stnd", worker_stats=stats, campaign="day0"),
                              file_name=stnd.name, input_format="wmt-stnd")
         annotators = Annotators(store, start_annotation(store, tmp_path))
@@ -236,7 +238,7 @@ def check_concurrent_loads(url: str, tmp_path: Path, *, used: bool) -> None:
                                                       func.count(m.collect_answers.c.judgment_id))).one()
         collected = store.judgments("crowd-day1")
         assert n_answers == len(answered) == n_linked == len(collected)
-        assert len(store.judgments("day0")) == JUDGMENTS_PER_FILE
+        assert len(store.judgments("day0")) == EARLIER
     print(f"\n{url.split(':')[0]} ({'used, annotators answering' if used else 'fresh'}): "
           f"{len(results)} ingests in {seconds:.1f} s"
           + (f", {len(annotators.log)} answers meanwhile" if annotators is not None else ""))
@@ -276,3 +278,65 @@ def test_twenty_first_loads_into_a_new_sqlite_file(tmp_path):
 @pytest.mark.slow(weight=2)
 def test_twenty_loads_into_a_used_sqlite_file_while_annotators_answer(tmp_path):
     check_concurrent_loads(f"sqlite:///{tmp_path / 'day1.sqlite'}", tmp_path, used=True)
+
+
+#: the real releases of ../shared/data: (file, worker stats or None); detected formats wmt-stnd and appraise
+REAL_FILES = [("wmt22-toen-da/ad-csen-good-stnd.csv", "wmt22-toen-da/ad-csen-trk-mean-sd.txt"),
+              ("wmt22-toen-da/ad-deen-good-stnd.csv", "wmt22-toen-da/ad-deen-trk-mean-sd.txt"),
+              ("wmt22-toen-da/ad-lven-good-stnd.csv", "wmt22-toen-da/ad-lven-trk-mean-sd.txt"),
+              ("wmt21-toen-da/ad-csen-good-stnd.csv", "wmt21-toen-da/ad-csen-trk-mean-sd.txt"),
+              ("wmt21-toen-da/ad-deen-good-stnd.csv", "wmt21-toen-da/ad-deen-trk-mean-sd.txt"),
+              ("wmt24-esa/esa_generalMT2024_wave3.csv", None),
+              ("wmt-now/esa_generalMT2024_wave2.en-cs.csv", None)]
+
+
+@pytest.mark.slow(weight=3)
+def test_twenty_loads_of_real_wmt_releases_into_a_new_postgres_database(shared, fresh_pg_database, tmp_path):
+    """The issue's case: WMT release files (the WMT21/22 DA releases with their worker statistics, two
+    WMT24 ESA Appraise exports with error spans) loaded at once into a database never used before: 13
+    distinct loads (every file into the campaign of its folder, six of them also into a second campaign)
+    and 7 repeats (byte-identical copies into the same campaign), all started together."""
+    from leaderboard.ingest import detect_format
+
+    def args(name: str, stats: str | None, campaign: str, path: Path | None = None) -> list[str]:
+        return ["ingest", str(path or shared / name), *(["--worker-stats", str(shared / stats)] if stats else []),
+                "--campaign", campaign]
+
+    loads = [(name, stats, name.split("/")[0]) for name, stats in REAL_FILES]
+    loads += [(name, stats, "second-look") for name, stats in REAL_FILES[:6]]
+    distinct = [args(*load) for load in loads]
+    again = [loads[i] for i in (0, 1, 3, 4, 5, 6, 7)]  # the last one: a repeat into the second campaign
+    repeats = []
+    for k, (name, stats, campaign) in enumerate(again):
+        copy = tmp_path / f"copy{k}-{Path(name).name}"
+        shutil.copyfile(shared / name, copy)
+        repeats.append(args(name, stats, campaign, copy))
+    assert len(distinct) == DISTINCT and len(repeats) == REPEATS
+    content = [(campaign, name) for name, _, campaign in loads + again]  # what each command stores
+    commands = distinct + repeats
+    order = np.random.default_rng(11).permutation(len(commands))
+    env = {**os.environ, "DATABASE_URL": fresh_pg_database, "MTLB_AUTO_MIGRATE": "1"}
+    env.pop("MTLB_DATA_DIR", None)
+    results = dict(zip(order.tolist(), run_together([commands[i] for i in order], tmp_path, env)))
+    for r in results.values():
+        assert "Traceback" not in r.stderr, r.stderr[-3000:]
+    wrong = [(Path(commands[i][1]).name, r.returncode, r.stderr.strip().splitlines()[-1:])
+             for i, r in results.items() if r.returncode not in (0, 2)
+             or (r.returncode == 2 and "already imported into campaign" not in r.stderr)]
+    assert not wrong, f"loads that neither stored nor were refused as repeats: {wrong}"
+    # per (campaign, file): exactly one load stored, the others refused as already imported
+    by_content: dict[tuple[str, str], list[int]] = {}
+    for i, key in enumerate(content):
+        by_content.setdefault(key, []).append(results[i].returncode)
+    assert len(by_content) == DISTINCT
+    assert all(sorted(codes) == [0] + [2] * (len(codes) - 1) for codes in by_content.values()), by_content
+    store = Store(fresh_pg_database)
+    for campaign in sorted({c for c, _ in by_content}):
+        names = [name for c, name in by_content if c == campaign]
+        expected = sum(len(read_judgments(shared / name, detect_format(shared / name),
+                                          worker_stats=dict(REAL_FILES)[name] and shared / dict(REAL_FILES)[name],
+                                          campaign=campaign)) for name in names)
+        assert len(store.imports(campaign)) == len(names)
+        assert len(store.judgments(campaign)) == expected, campaign
+    assert plain(schema_of(store)) == migrated_schema(fresh_pg_database, tmp_path)
+    store.engine.dispose()
