@@ -44,6 +44,7 @@ CAMPAIGNS = ("day1-news", "day1-social", "day1-speech", "day1-literary")
 DISTINCT, REPEATS = 13, 7
 JUDGMENTS_PER_FILE = 3000
 EARLIER = 500  # judgments stored before the loads in the "used" cases
+START_TIMEOUT = 600  # seconds for twenty processes to import everything on a busy two-core machine
 
 
 def write_release_pair(folder: Path, src: str, seed: int, n: int = JUDGMENTS_PER_FILE) -> tuple[Path, Path]:
@@ -187,10 +188,10 @@ def check_concurrent_loads(url: str, tmp_path: Path, *, used: bool) -> None:
     if annotators is not None:
         with annotators:
             time.sleep(0.5)  # they are answering before the loads start
-            results = run_together([commands[i] for i in order], tmp_path, env)
+            results = run_together([commands[i] for i in order], tmp_path, env, start_timeout=START_TIMEOUT)
             time.sleep(0.5)
     else:
-        results = run_together([commands[i] for i in order], tmp_path, env)
+        results = run_together([commands[i] for i in order], tmp_path, env, start_timeout=START_TIMEOUT)
     seconds = time.perf_counter() - clock
 
     outcome = {tuple(commands[i][1:]): r for i, r in zip(order, results)}
@@ -317,7 +318,7 @@ def test_twenty_loads_of_real_wmt_releases_into_a_new_postgres_database(shared, 
     order = np.random.default_rng(11).permutation(len(commands))
     env = {**os.environ, "DATABASE_URL": fresh_pg_database, "MTLB_AUTO_MIGRATE": "1"}
     env.pop("MTLB_DATA_DIR", None)
-    results = dict(zip(order.tolist(), run_together([commands[i] for i in order], tmp_path, env)))
+    results = dict(zip(order.tolist(), run_together([commands[i] for i in order], tmp_path, env, start_timeout=START_TIMEOUT)))
     for r in results.values():
         assert "Traceback" not in r.stderr, r.stderr[-3000:]
     wrong = [(Path(commands[i][1]).name, r.returncode, r.stderr.strip().splitlines()[-1:])

@@ -171,9 +171,13 @@ def _spy_fast_path(monkeypatch) -> list[int]:
     return entered
 
 
-def test_postgres_load_waits_for_nobody_to_take_the_fast_path(pg_url, monkeypatch):
-    """While another transaction reads judgments, a load that could rebuild the keys loads the ordinary
-    way at once (it would wait for that reader, and two such loads for each other); alone, it rebuilds."""
+@pytest.mark.parametrize("holder", ["SELECT count(*) FROM judgments",  # a reader of judgments
+                                    # an annotator's answer being stored (the lock its insert takes)
+                                    "LOCK TABLE collect_answers IN ROW EXCLUSIVE MODE"])
+def test_postgres_load_waits_for_nobody_to_take_the_fast_path(pg_url, monkeypatch, holder):
+    """While another transaction uses judgments or the answers pointing at it, a load that could rebuild
+    the keys loads the ordinary way at once (it would wait for that transaction, and two such loads for
+    each other); alone, it rebuilds."""
     import threading
 
     entered = _spy_fast_path(monkeypatch)
@@ -181,7 +185,7 @@ def test_postgres_load_waits_for_nobody_to_take_the_fast_path(pg_url, monkeypatc
     first = validate_judgments(small_campaign(seed=0).assign(campaign="c"))
     reader = store.engine.connect()
     reading = reader.begin()
-    reader.execute(text("SELECT count(*) FROM judgments"))  # holds the table's ACCESS SHARE lock until it ends
+    reader.execute(text(holder))  # held until the transaction ends
     done: list = []
     load = threading.Thread(target=lambda: done.append(
         store.load_judgments(first, file_name="a.csv", input_format="canonical")))
