@@ -412,8 +412,8 @@ def _judgments_to_itself(conn: Connection, n_rows: int, handed_out: int) -> bool
 
 def _index_after_possible(conn: Connection, n_rows: int) -> bool:
     """Whether :func:`_index_after` may still say yes although more ids than ``n_rows`` were handed
-    out before: only after deletions (retracted imports, reset HITs), which the planner's live-row
-    estimate shows without a lock on the table."""
+    out before: only after deletions (retracted imports, reset HITs), which the server's count of live
+    rows (its statistics, a little behind) shows without a lock on the table."""
     live = conn.exec_driver_sql(
         "SELECT coalesce(n_live_tup, 0) FROM pg_stat_user_tables WHERE relid = 'judgments'::regclass").scalar()
     return live is not None and n_rows >= int(live)
