@@ -151,3 +151,27 @@ def test_log_in_page_of_a_store_that_is_no_demo(tmp_path, monkeypatch):
     at = run_app("login.py")
     assert not at.info
     assert any("created by an administrator on the command line" in c.value for c in at.caption)
+
+
+def test_demo_accounts_are_listed_and_can_be_removed(tmp_path, capsys):
+    """`mtlb user list` marks the demo accounts; `mtlb user remove` takes one away (with what the Log in
+    page would show of it), and refuses a team's account."""
+    url = f"sqlite:///{tmp_path / 's.sqlite'}"
+    store = Store(url)
+    demo_loaded(store)
+    accounts = ensure_demo_accounts(store)["accounts"]
+    capsys.readouterr()
+    assert main(["user", "list", "--database-url", url]) == 0
+    listing = capsys.readouterr().out
+    assert "demo account" in listing.splitlines()[0]
+    assert all(line.rstrip().endswith("yes") for line in listing.splitlines()[1:])
+    organiser = accounts[0]
+    assert main(["user", "remove", organiser["name"], "--database-url", url, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"name": organiser["name"], "role": "organiser", "removed": True}
+    assert authenticate(store, organiser["name"], organiser["password"]) is None
+    assert [a["name"] for a in ensure_demo_accounts(store)["accounts"]] == [accounts[1]["name"]]
+    from leaderboard.outputs.service import add_team
+    add_team(store, "team-x", verified=True)
+    assert main(["user", "remove", "team-x", "--database-url", url]) == 2
+    assert "only organiser and metric-developer accounts" in capsys.readouterr().err
+    assert main(["user", "remove", "nobody", "--database-url", url]) == 2
