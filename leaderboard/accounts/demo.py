@@ -16,12 +16,13 @@ from .auth import hash_password, verify_password
 
 #: user name → role of the demo accounts
 DEMO_ACCOUNTS: dict[str, str] = {"demo-organiser": "organiser", "demo-metrics": "metric-developer"}
-PASSWORD_LENGTH = 16  # letters and digits: about 95 bits
-_ALPHABET = string.ascii_letters + string.digits
+PASSWORD_LENGTH = 16  # about 92 bits
+# letters and digits that cannot be misread when typed from the screen (no 0/O/o, 1/l/I)
+_ALPHABET = "".join(c for c in string.ascii_letters + string.digits if c not in "0Oo1lI")
 
 
 def new_password() -> str:
-    """A random password of letters and digits (nothing a shell or a form would change)."""
+    """A random password of letters and digits (nothing a shell or a form would change, none alike)."""
     return "".join(secrets.choice(_ALPHABET) for _ in range(PASSWORD_LENGTH))
 
 
