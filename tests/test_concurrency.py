@@ -64,7 +64,9 @@ def campaign_files(folder: Path) -> tuple[list[Path], list[Path]]:
     return distinct, dups
 
 
-def run_together(commands: list[list[str]], tmp: Path, env: dict) -> list[subprocess.CompletedProcess]:
+def run_together(commands: list[list[str]], tmp: Path, env: dict,
+                 start_timeout: float = 120) -> list[subprocess.CompletedProcess]:
+    """Run ``mtlb`` commands in processes released together once all have started (``start_timeout`` s)."""
     go = tmp / f"go-{uuid.uuid4().hex}"
     procs = []
     for k, cmd in enumerate(commands):
@@ -72,7 +74,7 @@ def run_together(commands: list[list[str]], tmp: Path, env: dict) -> list[subpro
         procs.append((ready, subprocess.Popen([sys.executable, "-c", BARRIER, str(ready), str(go), *cmd],
                                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                               env=env)))
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + start_timeout
     while not all(r.exists() or p.poll() is not None for r, p in procs):
         assert time.monotonic() < deadline, "processes did not start"
         time.sleep(0.02)

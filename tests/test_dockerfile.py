@@ -29,7 +29,9 @@ def test_dockerfile_structure():
     cmd = [line for line in lines if line.startswith("CMD ")][-1]  # the last CMD is the one that runs
     assert cmd == 'CMD ["mtlb-start"]'
     start = (ROOT / "docker" / "start-app.sh").read_text()
-    assert "mtlb demo\n" in start and "MTLB_NO_DEMO" in start
+    # the demo without demo accounts: the container listens on every address, and the Log in page shows
+    # a demo account's password to every visitor
+    assert "mtlb demo --no-accounts\n" in start and "MTLB_NO_DEMO" in start
     # the README's start: pages warmed before the server listens, on the container's address and port
     assert 'exec mtlb serve --port "${MTLB_PORT:-8501}" --address "${MTLB_ADDRESS:-0.0.0.0}"' in start
 

@@ -144,8 +144,10 @@ def test_installed_cli_finds_the_packaged_demo_and_reads_passwords(installed, de
     assert counts[("WMT22 cs-en (demo)", "cs-en")] == 25070
     users = json.loads(_mtlb(installed, demo_store, "user", "list", "--json").stdout)
     from leaderboard.publish.demo import DEMO_TEAMS  # the demo's shared task signs its teams up
-    assert sorted((u["name"], u["role"]) for u in users) == sorted(
-        [("mdev", "metric-developer"), ("olga", "organiser")] + [(team, "team") for team in DEMO_TEAMS])
+    # the installed `mtlb demo` gave its store the demo accounts (made before olga and mdev were added)
+    assert sorted((u["name"], u["role"], u["demo"]) for u in users) == sorted(
+        [("mdev", "metric-developer", False), ("olga", "organiser", False), ("demo-metrics", "metric-developer", True),
+         ("demo-organiser", "organiser", True)] + [(team, "team", False) for team in DEMO_TEAMS])
     # the password given through the environment works for publishing (and it checks the role)
     published = json.loads(_mtlb(installed, demo_store, "publish", "--campaign", "WMT22 cs-en (demo)", "--user",
                                  "olga", "--json", MTLB_PASSWORD=USERS["organiser"][1]).stdout)["published"]

@@ -4,6 +4,7 @@ migrated, and still refuses a judgment that is already stored, on both back ends
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 
 import pandas as pd
@@ -156,3 +157,71 @@ def test_sqlite_checks_foreign_keys_again_after_a_load(tmp_path):
             assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
             with pytest.raises(Exception, match="FOREIGN KEY"):
                 conn.exec_driver_sql("INSERT INTO workers (campaign_id, name) VALUES (999, 'nobody')")
+
+
+def _spy_fast_path(monkeypatch) -> list[int]:
+    """Counts the loads that drop and rebuild the judgments' keys."""
+    entered: list[int] = []
+    rebuild = loader._indexes_built_after
+
+    def counted(conn, n_rows, *args, **kwargs):
+        entered.append(n_rows)
+        return rebuild(conn, n_rows, *args, **kwargs)
+    monkeypatch.setattr(loader, "_indexes_built_after", counted)
+    return entered
+
+
+@pytest.mark.parametrize("holder", ["SELECT count(*) FROM judgments",  # a reader of judgments
+                                    # an annotator's answer being stored (the lock its insert takes)
+                                    "LOCK TABLE collect_answers IN ROW EXCLUSIVE MODE"])
+def test_postgres_load_waits_for_nobody_to_take_the_fast_path(pg_url, monkeypatch, holder):
+    """While another transaction uses judgments or the answers pointing at it, a load that could rebuild
+    the keys loads the ordinary way at once (it would wait for that transaction, and two such loads for
+    each other); alone, it rebuilds."""
+    import threading
+
+    entered = _spy_fast_path(monkeypatch)
+    store = Store(pg_url)
+    first = validate_judgments(small_campaign(seed=0).assign(campaign="c"))
+    reader = store.engine.connect()
+    reading = reader.begin()
+    reader.execute(text(holder))  # held until the transaction ends
+    done: list = []
+    load = threading.Thread(target=lambda: done.append(
+        store.load_judgments(first, file_name="a.csv", input_format="canonical")))
+    load.start()
+    load.join(120)
+    alive = load.is_alive()
+    with store.engine.connect() as conn:  # nothing of the load's is left waiting or held
+        waiting = conn.execute(text("SELECT count(*) FROM pg_locks WHERE NOT granted")).scalar()
+    reading.rollback()
+    reader.close()
+    load.join(120)
+    assert not alive, "the load waited for the reader's transaction"
+    assert waiting == 0 and done and done[0]["judgments"] == len(first)
+    assert entered == []  # the ordinary path, although the table was empty
+    bigger = validate_judgments(small_campaign(seed=1, n_workers=8).assign(campaign="d"))
+    store.load_judgments(bigger, file_name="b.csv", input_format="canonical")
+    assert entered == [len(bigger)]  # alone and larger than what is stored: keys built after the rows
+    assert len(store.judgments("c")) == len(first) and len(store.judgments("d")) == len(bigger)
+
+
+def test_postgres_fast_load_holds_the_table_until_its_commit(pg_url, monkeypatch):
+    """A load that rebuilds the keys holds judgments and the answers pointing at it exclusively."""
+    seen: list = []
+    store = Store(pg_url)
+    rebuild = loader._indexes_built_after
+
+    @contextlib.contextmanager
+    def observed(conn, n_rows, *args, **kwargs):
+        with rebuild(conn, n_rows, *args, **kwargs):
+            yield
+            with create_engine(pg_url).connect() as other:  # what the server says about this transaction
+                seen.extend(other.execute(text(
+                    "SELECT c.relname, l.mode FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
+                    "WHERE l.pid = :pid AND l.granted AND c.relname IN ('judgments', 'collect_answers')"),
+                    {"pid": conn.exec_driver_sql("SELECT pg_backend_pid()").scalar()}).all())
+    monkeypatch.setattr(loader, "_indexes_built_after", observed)
+    store.load_judgments(validate_judgments(small_campaign(seed=0).assign(campaign="c")), file_name="a.csv",
+                         input_format="canonical")
+    assert {("collect_answers", "AccessExclusiveLock"), ("judgments", "AccessExclusiveLock")} <= set(seen)

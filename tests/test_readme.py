@@ -1,10 +1,17 @@
-"""The README is a tutorial that works verbatim: its command blocks run, in order, on the shared data.
+"""The README is a tutorial that works verbatim on a fresh clone: its command blocks run, in order, on
+what the repository ships, and never change the store the app serves.
 
 Conventions of README.md (also written in an HTML comment at the top of its *Command line* section):
 
 * every fenced ```` ```bash ```` block is executed, top to bottom, each in a fresh ``bash`` with
-  ``set -euo pipefail`` (so a block defines the shell variables it uses), all blocks against one
-  fresh store (``MTLB_DATA_DIR`` in a temporary folder, no ``DATABASE_URL``, ``MTLB_PASSWORD`` set);
+  ``set -euo pipefail`` (so a block defines the shell variables it uses); each block starts by
+  pointing ``MTLB_DATA_DIR`` at the tutorial's own store under ``out/``, so the store the app serves
+  (here a store with one campaign, given as ``MTLB_DATA_DIR`` to the commands) is never changed, which
+  the test checks; ``MTLB_PASSWORD`` is set, no ``DATABASE_URL``;
+* the blocks read only files of the repository (the package's demo data, ``data/``): no path leaves
+  the checkout (``../``), the mirror they run in has nothing beside it, and ``MTLB_SHARED_DATA``
+  points nowhere, so an example that needs the development data (``../shared``) fails here as it
+  would on an outside user's clone;
 * ```` ```sh ```` and ```` ```console ```` blocks are shown, never run (servers, docker, installs);
   other shell-like languages are refused, so a typo cannot silently turn a command block off;
 * a ```` ```json output ```` block placed after a ```` ```bash ```` block (prose may come between)
@@ -16,9 +23,9 @@ Conventions of README.md (also written in an HTML comment at the top of its *Com
   order for as many elements as written (``null`` stands for any value).
 
 Commands run from a mirror of the repository root (a temporary folder of symbolic links to every
-top-level entry, next to a ``shared/data`` link), so relative paths resolve exactly as from the
-checkout while the files a block writes (``out/...``) land in the temporary folder. The whole run
-must leave ``git status`` unchanged.
+top-level entry, alone in its parent folder), so relative paths resolve exactly as from the checkout
+while the files a block writes (``out/...``) land in the temporary folder. The whole run must leave
+``git status`` unchanged.
 """
 
 from __future__ import annotations
@@ -174,24 +181,40 @@ def value_errors(doc: object, actual: object, where: str = "$") -> list[str]:
 
 
 # ---- running the blocks ----------------------------------------------------------------------
-def mirror_checkout(tmp: Path, shared: Path) -> Path:
-    """A folder that resolves every README path like the repository root, but is written to in tmp."""
-    root = tmp / "checkout"
-    root.mkdir()
+def mirror_checkout(tmp: Path) -> Path:
+    """A folder that resolves every README path like the repository root, but is written to in tmp.
+
+    Nothing lies beside it: a path to the development data (``../shared/data``) finds nothing."""
+    root = tmp / "clone" / "checkout"
+    root.mkdir(parents=True)
     for entry in ROOT.iterdir():
         if entry.name != "out":
             (root / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
-    (tmp / "shared").mkdir()
-    (tmp / "shared" / "data").symlink_to(shared, target_is_directory=True)
     return root
 
 
-def command_env(store: Path) -> dict[str, str]:
+def command_env(served: Path, tmp: Path) -> dict[str, str]:
+    """The environment of the README's commands: ``served`` is the store the app would serve."""
     env = {k: v for k, v in os.environ.items() if not (k.startswith("MTLB_") or k == "DATABASE_URL")}
-    env.update(MTLB_DATA_DIR=str(store), MTLB_PASSWORD=PASSWORD, PYTHONUNBUFFERED="1",
+    env.update(MTLB_DATA_DIR=str(served), MTLB_PASSWORD=PASSWORD, PYTHONUNBUFFERED="1",
+               MTLB_SHARED_DATA=str(tmp / "no-shared-data"),
                PATH=os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")]))
     env.pop("PYTHONPATH", None)
     return env
+
+
+def served_store(folder: Path) -> tuple[str, list]:
+    """The store the app serves in the test (``folder``/mtlb.sqlite, one campaign): its bytes' digest
+    and what it holds (campaigns, published versions, accounts)."""
+    import hashlib
+
+    from leaderboard.storage import Store
+    path = folder / "mtlb.sqlite"
+    store = Store(f"sqlite:///{path}")
+    held = [sorted(store.campaigns()["campaign"]), len(store.snapshots()),
+            sorted(r[0] for r in store.engine.connect().exec_driver_sql("SELECT name FROM users"))]
+    store.engine.dispose()
+    return hashlib.sha256(path.read_bytes()).hexdigest(), held
 
 
 def run_block(block: Block, cwd: Path, env: dict[str, str]) -> tuple[str, str]:
@@ -296,12 +319,29 @@ def test_help_examples_use_the_readme_campaign_names():
                 assert glob.glob(str(ROOT / path)), f"`mtlb --help` example names a missing file: {path}"
 
 
+def test_readme_blocks_stay_in_the_repository():
+    """No command block reads a file outside the checkout (an outside user's clone has nothing beside it)."""
+    blocks = [b for b in parse_blocks(README.read_text(encoding="utf-8")) if b.lang == RUN]
+    outside = [f"README.md line {b.line}: {line.strip()}" for b in blocks for line in b.code.splitlines()
+               if re.search(r"(^|[\s=:'\"])\.\./", line) or "shared/data" in line]
+    assert not outside, "README commands that need files outside the repository:\n" + "\n".join(outside)
+    own_store = "export MTLB_DATA_DIR=$PWD/out/store"
+    assert all(b.code.lstrip().startswith(own_store) for b in blocks), \
+        [b.line for b in blocks if not b.code.lstrip().startswith(own_store)]
+
+
 @pytest.mark.slow(weight=10)  # the longest test: started first
-def test_readme_commands_run_in_order(shared, tmp_path):
+def test_readme_commands_run_in_order(tmp_path):
+    """Every block, in order, from a clone with nothing beside it; the app's store stays as it was."""
     blocks = parse_blocks(README.read_text(encoding="utf-8"))
     outputs = documented_outputs(blocks)
-    cwd = mirror_checkout(tmp_path, shared)
-    env = command_env(tmp_path / "store")
+    cwd = mirror_checkout(tmp_path)
+    served = tmp_path / "served"
+    served.mkdir(mode=0o700)
+    from leaderboard.storage import Store
+    Store(f"sqlite:///{served / 'mtlb.sqlite'}").create_campaign("served-demo")
+    served_before = served_store(served), sorted(p.name for p in served.iterdir())
+    env = command_env(served, tmp_path)
     before = git_status()
     ran = 0
     for k, block in enumerate(blocks):
@@ -322,8 +362,10 @@ def test_readme_commands_run_in_order(shared, tmp_path):
             assert not errors, (f"README.md line {doc_block.line}: the documented output no longer matches "
                                 "what the command prints:\n" + "\n".join(errors[:20]))
     assert ran == sum(b.lang == RUN for b in blocks)
-    assert (tmp_path / "checkout" / "out").is_dir() or not any("out/" in b.code for b in blocks if b.lang == RUN)
+    assert (cwd / "out").is_dir() or not any("out/" in b.code for b in blocks if b.lang == RUN)
     # everything the commands write lands in out/: the mirror holds only links to the checkout besides it
-    written = sorted(e.name for e in (tmp_path / "checkout").iterdir() if not e.is_symlink() and e.name != "out")
+    written = sorted(e.name for e in cwd.iterdir() if not e.is_symlink() and e.name != "out")
     assert not written, f"README commands wrote outside out/: {written}"
     assert git_status() == before, "running the README's commands changed files of the repository"
+    assert (served_store(served), sorted(p.name for p in served.iterdir())) == served_before, \
+        "the README's commands changed the store the app serves"

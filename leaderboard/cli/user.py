@@ -26,7 +26,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     add.add_argument("--database-url", help="override DATABASE_URL")
     add_json_flag(add)
     add.set_defaults(func=run_add)
-    ls = actions.add_parser("list", help="list accounts (names and roles, never hashes)")
+    rm = actions.add_parser("remove", help="remove an organiser or metric-developer account",
+                            description="Remove the account with its sessions and upload tokens, e.g. a demo "
+                                        "account before a demo store is put to real use. Teams are not removed "
+                                        "here (their submissions would go with them).")
+    rm.add_argument("name")
+    rm.add_argument("--database-url", help="override DATABASE_URL")
+    add_json_flag(rm)
+    rm.set_defaults(func=run_remove)
+    ls = actions.add_parser("list", help="list accounts (names, roles, demo accounts; never hashes)")
     ls.add_argument("--database-url", help="override DATABASE_URL")
     add_json_flag(ls)
     ls.set_defaults(func=run_list)
@@ -120,16 +128,31 @@ def run_add(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_remove(args: argparse.Namespace) -> int:
+    from ..storage import Store
+
+    role = Store(args.database_url).remove_user(args.name)
+    if args.json:
+        print_json({"name": args.name, "role": role, "removed": True})
+    else:
+        print(f"removed {role} {args.name!r}")
+    return 0
+
+
 def list_users(store) -> pd.DataFrame:
-    """Names, roles and creation times of every account."""
+    """Names, roles and creation times of every account, and whether it is a demo account (made by
+    ``mtlb demo`` for a demo store, its password shown on that store's Log in page)."""
     import pandas as pd
     from sqlalchemy import select
 
+    from ..storage import demo_accounts
     from ..storage import models as m
     with store.engine.connect() as conn:
         rows = conn.execute(select(m.users.c.name, m.users.c.role, m.users.c.created_at)
                             .order_by(m.users.c.name)).all()
-    return pd.DataFrame(rows, columns=["name", "role", "created_at"])
+    users = pd.DataFrame(rows, columns=["name", "role", "created_at"])
+    users["demo"] = users["name"].isin(demo_accounts.names(store.engine))
+    return users
 
 
 def run_list(args: argparse.Namespace) -> int:
@@ -138,8 +161,9 @@ def run_list(args: argparse.Namespace) -> int:
     users = list_users(Store(args.database_url))
     if args.json:
         print_json([{**r, "created_at": str(r["created_at"])} for r in users.to_dict(orient="records")])
-    else:
-        print_table(users)
+    else:  # a demo account's password is printed by `mtlb demo` and shown on that store's Log in page
+        print_table(users.assign(demo=users["demo"].map({True: "yes", False: ""})).rename(
+            columns={"demo": "demo account"}))
     return 0
 
 

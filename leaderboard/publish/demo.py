@@ -16,6 +16,13 @@ scores page shows a leaderboard on first start.
 Both WMT excerpts ship the release's per-worker QC statistics of their workers (``ad-trk-stats``),
 shown on the Quality control page.
 
+``mtlb demo`` also gives a store that holds nothing but the demo an organiser and a metric-developer
+account (:func:`ensure_demo_accounts`), with passwords made for that store and shown by ``mtlb demo``
+and the store's Log in page. A store holding anything else (another campaign, another account) gets
+none: a password shown to every visitor must never open a store with real work in it. The app's own
+loading of the demo into an empty store (``state.ensure_demo``) makes no accounts, nor do the
+container and compose deployments, which run ``mtlb demo`` without them.
+
 ``leaderboard/demo_data/simulated/`` holds a campaign made by the crowd-worker simulator
 (:mod:`leaderboard.human.simulate`; the command that made it is in ``leaderboard/demo_data/README.md``): two language
 pairs judged by good, lenient, harsh and random-clicking workers, so the QC page shows workers
@@ -54,6 +61,29 @@ def demo_dir() -> Path:
     """Where the demo files are: ``MTLB_DEMO_DIR`` when set, else the package's ``demo_data``."""
     env = os.environ.get("MTLB_DEMO_DIR")
     return Path(env) if env else PACKAGED_DEMO_DIR
+
+
+def ensure_demo_accounts(store: Store) -> dict:
+    """The demo accounts of ``store``, created when the store holds only the demo and has none yet.
+
+    Returns ``{"accounts": [{"name", "role", "password"}], "not_created": None | why}``: a store that
+    already has demo accounts keeps them (none is added or changed); one holding anything beyond the
+    demo gets none, and ``not_created`` names what it holds.
+    """
+    from ..accounts import demo as demo_accounts
+    from ..storage import demo_accounts as stored
+
+    existing = demo_accounts.listed(store)
+    if existing:
+        return {"accounts": existing, "not_created": None}
+    held = stored.contents(store.engine)
+    other_campaigns = [c for c in held["campaigns"] if c not in (DEMO_CAMPAIGN, WMT21_CAMPAIGN, SIMULATED_CAMPAIGN)]
+    other_users = [u for u in held["users"] if u not in DEMO_TEAMS and u not in demo_accounts.DEMO_ACCOUNTS]
+    if other_campaigns or other_users:
+        what = [f"campaign {c!r}" for c in other_campaigns[:3]] + [f"account {u!r}" for u in other_users[:3]]
+        return {"accounts": [], "not_created": "this store holds more than the demo (" + ", ".join(what) + "), so "
+                "no account whose password is shown to every visitor is added to it"}
+    return {"accounts": demo_accounts.create(store), "not_created": None}
 
 
 def ensure_demo(store: Store, *, publish: bool = True) -> dict | None:

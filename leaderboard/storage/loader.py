@@ -4,7 +4,8 @@ Safe when several processes load at once: campaign, language-pair, worker, segme
 are inserted with ``ON CONFLICT DO NOTHING`` (in sorted order) and read back, so two processes
 creating the same name both get the one row. On PostgreSQL a transaction-level advisory lock per
 campaign serialises loads into the same campaign (loads into different campaigns run in parallel);
-on SQLite the first write takes the database's write lock, with the same effect.
+a load takes the locks of all its campaigns first, in name order, before it touches any table. On
+SQLite the first write takes the database's write lock, with the same effect.
 
 PostgreSQL bulk path: the judgment rows go in with one ``COPY`` in the binary format (built by
 :mod:`leaderboard.storage.pgbinary`). Their five foreign keys are checked set-based first —
@@ -18,9 +19,16 @@ Load first, index after: a load at least as large as the judgments already store
 table's keys and indexes and builds them again from the loaded rows before the commit (PostgreSQL:
 primary key, unique key and index, by a role that owns the table; SQLite: its index; its unique key
 is a table constraint that stays), see :func:`_index_after` for the measurements behind the rule.
-On PostgreSQL that load holds the table's ACCESS EXCLUSIVE lock until its commit, so other loads
-and readers of judgments wait for it. On SQLite, :meth:`Store.load_judgments` switches the per-row
-foreign-key checks off for the transaction and the loader counts each referenced row once instead.
+On PostgreSQL that needs the judgments table (and the tables whose foreign keys point at it) to
+itself: the load asks for their ``ACCESS EXCLUSIVE`` lock without waiting (``NOWAIT``), right before
+its ``COPY`` and after every other lock it takes, and only when nobody else is reading or writing
+judgments at that instant. When another load, a reader or an annotator's answer holds the table, the
+load takes the ordinary path (rows into the indexed table) instead: it never waits for that lock
+while holding others, so no two loads can deadlock over it. Once granted, the lock is held until the
+commit: other loads, readers and answers wait for that load, which itself waits for nobody. On
+SQLite, the write lock already gives the load the table to itself; :meth:`Store.load_judgments`
+switches the per-row foreign-key checks off for the transaction and the loader counts each
+referenced row once instead.
 """
 
 from __future__ import annotations
@@ -210,8 +218,12 @@ def store_judgments(conn: Connection, frame: pd.DataFrame, *, file_name: str, in
     Rows are stored grouped by language pair (in name order), in file order within each pair.
     """
     summary: dict[str, Any] = {"file": file_name, "judgments": 0, "campaigns": [], "lps": []}
-    for campaign, part in frame.groupby("campaign", sort=True):
-        cid = campaign_id_for_write(conn, str(campaign))
+    parts = list(frame.groupby("campaign", sort=True))
+    # every campaign's lock before anything else, in name order: a load never waits for a campaign's
+    # lock while it holds locks of the tables (see the module's docstring)
+    campaign_ids = {str(campaign): campaign_id_for_write(conn, str(campaign)) for campaign, _ in parts}
+    for campaign, part in parts:
+        cid = campaign_ids[str(campaign)]
         seen = conn.execute(select(m.imports.c.id, m.imports.c.file_name, m.imports.c.created_at)
                             .where(and_(m.imports.c.campaign_id == cid, m.imports.c.sha256 == sha256,
                                         m.imports.c.kind == "judgments"))).first()
@@ -308,8 +320,10 @@ def _copy_judgments_postgres(conn: Connection, out: pd.DataFrame, progress: Call
     driver = conn.connection.driver_connection
     with driver.cursor() as cur:
         _check_parents(conn, out, lock=True)
-        out = out.assign(id=_reserve_ids(conn, len(out)))[["id", *JUDGMENT_COLUMNS]]
-        rebuild = _index_after(conn, len(out)) and _owns_judgments(cur)
+        ids = _reserve_ids(conn, len(out))
+        out = out.assign(id=ids)[["id", *JUDGMENT_COLUMNS]]
+        # the last step that takes a lock: the table to itself, or the ordinary path (module docstring)
+        rebuild = _owns_judgments(cur) and _judgments_to_itself(conn, len(out), handed_out=int(ids[0]) - 1)
         key = [_sort_codes(out[c]) for c in ("position", "hit", "worker_id", "assessment", "lp_id")]
         out = out.iloc[np.lexsort(key)]
         skip_triggers = _may_skip_row_triggers(cur)
@@ -356,6 +370,53 @@ def _index_after(conn: Connection, n_rows: int) -> bool:
     """
     lo, hi = conn.execute(select(func.min(m.judgments.c.id), func.max(m.judgments.c.id))).one()
     return n_rows >= (0 if hi is None else hi - lo + 1)
+
+
+#: PostgreSQL's SQLSTATE for a lock that NOWAIT could not take at once (lock_not_available)
+_LOCK_NOT_AVAILABLE = "55P03"
+
+
+def _judgments_to_itself(conn: Connection, n_rows: int, handed_out: int) -> bool:
+    """On PostgreSQL: True when this load may drop and rebuild the judgments' keys (:func:`_index_after`)
+    and now holds the table, with the tables whose foreign keys point at it, in ``ACCESS EXCLUSIVE``
+    mode until its commit; False (holding nothing more) otherwise.
+
+    The lock is asked for with ``NOWAIT``, so the load never waits for it: when any other transaction
+    uses one of these tables at this instant (another load's rows, a reader, an annotator's answer),
+    it fails at once and the load takes the ordinary path. Were the load to wait instead, two loads
+    that both hold a weaker lock on judgments would each wait for the other (a deadlock). The rule of
+    :func:`_index_after` is read under the lock, where nobody can change the table; ``handed_out``
+    (the judgment ids handed out before this load's) bounds the stored rows from above, so a load
+    that cannot pass the rule does not take the lock at all.
+    """
+    from sqlalchemy.exc import OperationalError
+
+    if n_rows < handed_out and not _index_after_possible(conn, n_rows):
+        return False
+    tables = ["judgments", *sorted({fk.parent.table.name for other in m.metadata.tables.values()
+                                    for fk in other.foreign_keys if fk.column.table is m.judgments})]
+    savepoint = conn.begin_nested()  # rolled back, it releases what it locked
+    try:
+        conn.exec_driver_sql(f"LOCK TABLE {', '.join(tables)} IN ACCESS EXCLUSIVE MODE NOWAIT")
+    except OperationalError as exc:
+        if getattr(exc.orig, "sqlstate", None) != _LOCK_NOT_AVAILABLE:
+            raise
+        savepoint.rollback()
+        return False
+    if not _index_after(conn, n_rows):
+        savepoint.rollback()
+        return False
+    savepoint.commit()  # the locks stay with the transaction
+    return True
+
+
+def _index_after_possible(conn: Connection, n_rows: int) -> bool:
+    """Whether :func:`_index_after` may still say yes although more ids than ``n_rows`` were handed
+    out before: only after deletions (retracted imports, reset HITs), which the server's count of live
+    rows (its statistics, a little behind) shows without a lock on the table."""
+    live = conn.exec_driver_sql(
+        "SELECT coalesce(n_live_tup, 0) FROM pg_stat_user_tables WHERE relid = 'judgments'::regclass").scalar()
+    return live is not None and n_rows >= int(live)
 
 
 def _owns_judgments(cur) -> bool:

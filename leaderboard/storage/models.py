@@ -195,6 +195,16 @@ users = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
 )
 
+# the accounts `mtlb demo` made for a demo store, with their generated passwords: shown by `mtlb demo`
+# and on the Log in page of that store, and nowhere else (they exist in no other store)
+demo_accounts = Table(
+    "demo_accounts", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("user_id", ForeignKey("users.id", ondelete="CASCADE"), nullable=False, unique=True),
+    Column("password", String(200), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
 login_throttle = Table(
     "login_throttle", metadata,
     Column("id", Integer, primary_key=True),

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import Connection, Engine, and_, func, insert, select, update
+from sqlalchemy import Connection, Engine, and_, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from ..errors import InputError
@@ -506,6 +506,20 @@ class Store:
                                                     created_at=_now()))
         except self._integrity_errors:
             raise InputError(f"user {name!r} already exists") from None
+
+    def remove_user(self, name: str) -> str:
+        """Remove an organiser or metric-developer account (its sessions, upload tokens and demo record go
+        with it) and return its role; a team's account is refused (removing it would remove the team's
+        submissions)."""
+        with self.engine.begin() as conn:
+            row = conn.execute(select(m.users.c.id, m.users.c.role).where(m.users.c.name == name)).first()
+            if row is None:
+                raise InputError(f"no user named {name!r}")
+            if row.role not in ("organiser", "metric-developer"):
+                raise InputError(f"{name!r} is a {row.role} account; only organiser and metric-developer "
+                                 "accounts can be removed")
+            conn.execute(delete(m.users).where(m.users.c.id == row.id))
+        return row.role
 
     def add_upload_token(self, name: str, token_hash: str, label: str = "") -> None:
         """Store the hash of a new upload token for user ``name``."""

@@ -74,6 +74,32 @@ def ensure_demo() -> dict | None:
     return result
 
 
+@st.cache_data(show_spinner=False, max_entries=16)
+def _opens(password_hash: str, password: str) -> bool:
+    from ..accounts.auth import verify_password
+    return verify_password(password_hash, password)
+
+
+def demo_accounts() -> list[dict]:
+    """The demo accounts of this store that their kept password still opens (``{"name", "role",
+    "password"}``): made by ``mtlb demo`` for a store holding only the demo. Read on every call (one small
+    query), each password checked once per hash."""
+    import re
+
+    from ..storage import demo_accounts as stored
+    plain = re.compile(r"[A-Za-z0-9._-]+")  # shown inside code spans: nothing that could leave one
+    return [{k: a[k] for k in ("name", "role", "password")} for a in stored.accounts(get_store().engine)
+            if plain.fullmatch(a["name"]) and plain.fullmatch(a["password"])
+            and _opens(a["password_hash"], a["password"])]
+
+
+def is_demo_store() -> bool:
+    """True when this store holds the demo campaigns (loaded by `mtlb demo` or on the app's first start)."""
+    from ..publish.demo import DEMO_CAMPAIGN
+    listed = campaigns(store_url())
+    return not listed.empty and DEMO_CAMPAIGN in set(listed["campaign"])
+
+
 # ---- lists: keyed by the store's fingerprint ----------------------------------------------
 def store_version(url: str) -> tuple:
     """What is stored, in brief: changes with every import, publication or campaign change."""

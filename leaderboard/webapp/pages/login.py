@@ -16,6 +16,23 @@ def _client() -> str:
         return ""
 
 
+def _demo_accounts() -> None:
+    """The demo store's accounts with their passwords, when this store has them (made on the command line
+    for a store holding only the demo); else, on a demo the app loaded itself, how a demo gets them."""
+    accounts = state.demo_accounts()
+    if not accounts:
+        if state.is_demo_store():
+            st.info("This is the demo. A demo loaded from the command line (make run) gets an organiser and a "
+                    "metric-developer account, and this page then shows their passwords; this one was loaded by "
+                    "the app itself, which makes no accounts.", icon=":material/info:")
+        return
+    roles = {"organiser": "Organiser", "metric-developer": "Metric developer"}
+    lines = [f"- {roles.get(a['role'], md_escape(a['role']))}: user name **{md_escape(a['name'])}**, "
+             f"password **{md_escape(a['password'])}**" for a in accounts]
+    st.info("**Demo accounts.** This store is a demo: these accounts exist only in it, with passwords made for it "
+            "when the demo was loaded.\n\n" + "\n".join(lines), icon=":material/key:")
+
+
 def render() -> None:
     st.title("Log in")
     user = common.current_user()
@@ -25,8 +42,10 @@ def render() -> None:
             session.end()
             st.rerun()
         return
-    st.caption("Accounts (organiser or metric developer) are created by an administrator. Metric developers may "
-               "instead log in with the upload token an administrator gives them, on the **Upload token** tab.")
+    _demo_accounts()
+    st.caption("Accounts (organiser or metric developer) are created by an administrator on the command line (the "
+               "README's Publishing section says how). Metric developers may instead log in with the upload token "
+               "an administrator gives them, on the **Upload token** tab.")
     with_password, with_token = st.tabs(["Password", "Upload token"])
     with with_password, st.form("login", clear_on_submit=False):
         name = st.text_input("User name", key="login_name", autocomplete="username")
