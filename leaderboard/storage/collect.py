@@ -164,7 +164,8 @@ def _code() -> str:
 
 _COLLECT_COLUMNS = (c_.c.id, c_.c.lp_id, c_.c.import_id, c_.c.protocol, c_.c.assessment, c_.c.context,
                     c_.c.hit_size, c_.c.redundancy, c_.c.seed, c_.c.timeout_seconds, c_.c.status, c_.c.crowd_key,
-                    c_.c.code_pass, c_.c.code_fail, c_.c.created_at, m.language_pairs.c.lp,
+                    c_.c.code_pass, c_.c.code_fail, c_.c.created_at, c_.c.assignment, c_.c.settings,
+                    m.language_pairs.c.lp,
                     m.campaigns.c.name.label("campaign"), m.campaigns.c.id.label("campaign_id"))
 
 
@@ -330,8 +331,9 @@ def assignment(store: Store, assignment_id: int) -> dict[str, Any] | None:
 def latest_assignment(store: Store, annotator_id: int) -> dict[str, Any] | None:
     """The annotator's active assignment, else their newest one (None: never had a HIT)."""
     with store.engine.connect() as conn:
-        return _assignment_row(conn, and_(g_.c.annotator_id == annotator_id, g_.c.status == ACTIVE)) \
-            or _assignment_row(conn, g_.c.annotator_id == annotator_id)
+        main = g_.c.extra == False  # noqa: E712 - tutorials and checks of cESA are held beside the task
+        return _assignment_row(conn, and_(g_.c.annotator_id == annotator_id, g_.c.status == ACTIVE, main)) \
+            or _assignment_row(conn, and_(g_.c.annotator_id == annotator_id, main))
 
 
 def claim(store: Store, annotator_id: int, *, platform_assignment: str | None = None,
@@ -353,7 +355,8 @@ def claim(store: Store, annotator_id: int, *, platform_assignment: str | None = 
         status, timeout = conn.execute(select(c_.c.status, c_.c.timeout_seconds)
                                        .where(c_.c.id == ann.collect_id)).one()
         hold = now + timedelta(seconds=timeout)
-        active = _assignment_row(conn, and_(g_.c.annotator_id == annotator_id, g_.c.status == ACTIVE))
+        active = _assignment_row(conn, and_(g_.c.annotator_id == annotator_id, g_.c.status == ACTIVE,
+                                            g_.c.extra == False))  # noqa: E712
         if active is not None:
             kept = conn.execute(update(s_).where(and_(s_.c.id == active["slot_id"], s_.c.holder_id == annotator_id,
                                                       s_.c.done == False)).values(held_until=hold))  # noqa: E712
@@ -370,7 +373,7 @@ def claim(store: Store, annotator_id: int, *, platform_assignment: str | None = 
             raise InputError("this annotation campaign is stopped: no new HITs are handed out")
         had = select(g_.c.hit_id).where(g_.c.annotator_id == annotator_id)
         free = (select(s_.c.id, s_.c.hit_id, s_.c.holder_id).join(h_, h_.c.id == s_.c.hit_id)
-                .where(and_(h_.c.collect_id == ann.collect_id, s_.c.done == False,  # noqa: E712
+                .where(and_(h_.c.collect_id == ann.collect_id, s_.c.done == False, h_.c.kind == "task",  # noqa: E712
                             or_(s_.c.holder_id.is_(None), s_.c.held_until < now), s_.c.hit_id.not_in(had)))
                 .order_by(s_.c.slot, s_.c.hit_id).limit(1))
         if conn.dialect.name == "postgresql":
@@ -563,8 +566,9 @@ def progress(store: Store, collect_id: int) -> dict[str, Any]:
     with store.engine.connect() as conn:
         total, done = conn.execute(select(func.count(s_.c.id), func.coalesce(func.sum(
             case((s_.c.done, 1), else_=0)), 0)).join(h_, h_.c.id == s_.c.hit_id)
-            .where(h_.c.collect_id == collect_id)).one()
-        hits = conn.execute(select(func.count(h_.c.id)).where(h_.c.collect_id == collect_id)).scalar_one()
+            .where(and_(h_.c.collect_id == collect_id, h_.c.kind.in_(("task", "page"))))).one()
+        hits = conn.execute(select(func.count(h_.c.id)).where(and_(h_.c.collect_id == collect_id,
+                                                                   h_.c.kind.in_(("task", "page"))))).scalar_one()
     return {"slots": int(total), "slots_done": int(done), "hits": int(hits)}
 
 
@@ -578,7 +582,7 @@ def annotator_table(store: Store, collect_id: int) -> pd.DataFrame:
                               columns=["id", "name", "origin", "decision", "qc_pass", "qc_p", "qc_reason", "created_at"])
         hits = pd.DataFrame(conn.execute(select(g_.c.annotator_id, g_.c.status, func.count())
                                          .join(a_, a_.c.id == g_.c.annotator_id)
-                                         .where(a_.c.collect_id == collect_id)
+                                         .where(and_(a_.c.collect_id == collect_id, g_.c.extra == False))  # noqa: E712
                                          .group_by(g_.c.annotator_id, g_.c.status)).all(),
                             columns=["id", "status", "n"])
         times = pd.DataFrame(conn.execute(select(g_.c.annotator_id, r_.c.started_at, r_.c.ended_at)
@@ -644,7 +648,8 @@ def collected_answers(store: Store, collect_id: int) -> pd.DataFrame:
                 i_.c.doc, r_.c.raw, r_.c.spans, r_.c.started_at, r_.c.ended_at, g_.c.status, a_.c.qc_pass)
          .join(g_, g_.c.id == r_.c.assignment_id).join(a_, a_.c.id == g_.c.annotator_id)
          .join(i_, i_.c.id == r_.c.item_id).join(h_, h_.c.id == i_.c.hit_id)
-         .where(and_(h_.c.collect_id == collect_id, i_.c.position.is_not(None))).order_by(r_.c.id))
+         .where(and_(h_.c.collect_id == collect_id, i_.c.position.is_not(None), r_.c.final == True,  # noqa: E712
+                     h_.c.kind.in_(("task", "page")))).order_by(r_.c.id))
     with store.engine.connect() as conn:
         rows = conn.execute(q).all()
     return pd.DataFrame(rows, columns=["annotator", "origin", "hit", "position", "item_type", "system", "segment",
