@@ -602,7 +602,30 @@ def annotator_table(store: Store, collect_id: int) -> pd.DataFrame:
         per = pd.DataFrame(columns=["size", "median"])
     people["items_done"] = people["id"].map(per["size"]).fillna(0).astype(int)
     people["seconds_per_item"] = people["id"].map(per["median"]).astype(float)
+    held = held_hits(store, collect_id)
+    people["holding"] = people["name"].map(held.set_index("annotator")["hit"]) if len(held) else None
+    people["held_until"] = people["name"].map(held.set_index("annotator")["held_until"]) if len(held) else None
+    people["held_answers"] = people["name"].map(held.set_index("annotator")["answers"]).fillna(0).astype(int) \
+        if len(held) else 0
     return people.drop(columns=["id"])
+
+
+def held_hits(store: Store, collect_id: int, now: datetime | None = None) -> pd.DataFrame:
+    """HITs (pages) held now and why: annotator, hit, kind, held_until, answers (given in it so far), opened
+    (when the annotator got it). A HIT is held from the moment its link is opened (the annotator's first
+    item is shown) until it is done or the hold runs out; every stored answer renews the hold."""
+    now = now or _now()
+    answered = (select(r_.c.assignment_id, func.count(r_.c.id).label("n")).group_by(r_.c.assignment_id).subquery())
+    q = (select(a_.c.name, h_.c.name, h_.c.kind, s_.c.held_until, func.coalesce(answered.c.n, 0), g_.c.started_at)
+         .join(s_, s_.c.holder_id == a_.c.id).join(h_, h_.c.id == s_.c.hit_id)
+         .join(g_, and_(g_.c.slot_id == s_.c.id, g_.c.annotator_id == a_.c.id, g_.c.status == ACTIVE))
+         .outerjoin(answered, answered.c.assignment_id == g_.c.id)
+         .where(and_(a_.c.collect_id == collect_id, s_.c.done == False, s_.c.held_until >= now))  # noqa: E712
+         .order_by(s_.c.held_until))
+    with store.engine.connect() as conn:
+        rows = conn.execute(q).all()
+    frame = pd.DataFrame(rows, columns=["annotator", "hit", "kind", "held_until", "answers", "opened"])
+    return frame[frame["kind"].isin(["task", "page"])].drop_duplicates("annotator").reset_index(drop=True)
 
 
 def system_counts(store: Store, collect_id: int) -> pd.DataFrame:
