@@ -300,8 +300,9 @@ def run_status(args: argparse.Namespace) -> int:
         for name, why in zip(people["annotator"], held):
             if isinstance(why, str):
                 print(f"  {name}: {why}")
-    print()
-    print_table(view["systems"])
+    if not view["systems"].empty:
+        print()
+        print_table(view["systems"])
     return 0
 
 

@@ -74,6 +74,11 @@ def settings(annotator: Annotator) -> dict:
     return cdb.settings(annotator.collect)
 
 
+def settings_of(info: dict) -> dict:
+    """A campaign's cESA settings (models per item, caps, checks, special tokens, instructions, assets)."""
+    return cdb.settings(info)
+
+
 def unit_lang(annotator: Annotator) -> str:
     """The language the spans are cut by: the target's, or characters everywhere when word snapping is off."""
     return annotator.languages[1] if settings(annotator).get("word_level", True) else "zh"
@@ -114,7 +119,8 @@ def _page_view(store: Store, annotator: Annotator, assignment: dict, kind: str) 
                     "score": float(old.raw), "spans": to_tokens(old.spans, row["text"], lang)},
                 "_model": row["system"]})
         first = rows.iloc[0]
-        segments.append({"segment": str(segment), "source": first["source"], "note": first["note"],
+        note = first["note"] if isinstance(first["note"], str) and first["note"] else None
+        segments.append({"segment": str(segment), "source": first["source"], "note": note,
                          "rules": bool(first["meta"].get("rules")), "translations": translations})
     number = pages.index(page) + 1
     return Page("page", kind, int(assignment["id"]), assignment["hit"], page, str(part["doc"].iloc[0]), segments,

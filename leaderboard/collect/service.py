@@ -27,7 +27,11 @@ from ..errors import InputError
 from ..languages import script_direction, split_lp
 from ..storage import Store
 from ..storage import collect as db
-from .links import crowd_identity, token_hash, valid_token
+from .links import crowd_identity, crowd_preview, token_hash, valid_token
+
+
+def cdb_settings(info: dict) -> dict:
+    return json.loads(info.get("settings") or "{}")
 from .quality import check_annotator
 from .spans import to_offsets, to_tokens
 
@@ -133,12 +137,25 @@ def open_invitation(store: Store, token: str | None) -> Annotator:
     return Annotator(row["id"], row["name"], row["origin"], db.collection_by_id(store, row["collect_id"]))
 
 
-def open_crowd(store: Store, key: str | None, params: Mapping[str, str]) -> Annotator:
-    """The crowd annotator named by the link's worker id (created on first arrival)."""
+def crowd_campaign(store: Store, key: str | None) -> dict:
+    """The annotation campaign of a crowd link (refuses an unknown key)."""
     info = db.collection_by_crowd_key(store, str(key)) if key else None
     if info is None:
         raise InputError("this link does not belong to any annotation campaign")
+    return info
+
+
+def open_crowd(store: Store, key: str | None, params: Mapping[str, str]) -> Annotator | None:
+    """The crowd annotator named by the link's worker id (created on first arrival); None for a preview (no
+    worker id, or Mechanical Turk's preview): nothing is created or held."""
+    info = crowd_campaign(store, key)
+    if crowd_preview(params):
+        return None
     name, origin, platform_assignment = crowd_identity(params)
+    cap = cdb_settings(info).get("max_annotators")
+    if cap is not None and db.annotator(store, collect_id=info["id"], name=name) is None \
+            and db.annotator_count(store, info["id"]) >= int(cap):
+        raise InputError(f"this campaign has all the annotators it needs ({cap}); thank you for your interest")
     row = db.crowd_annotator(store, info["id"], name, origin)
     return Annotator(row["id"], row["name"], row["origin"], info, platform_assignment)
 

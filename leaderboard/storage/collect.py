@@ -272,6 +272,12 @@ def crowd_annotator(store: Store, collect_id: int, name: str, origin: str) -> di
     return annotator(store, collect_id=collect_id, name=name)
 
 
+def annotator_count(store: Store, collect_id: int) -> int:
+    """Annotators of an annotation campaign (invited or arrived)."""
+    with store.engine.connect() as conn:
+        return int(conn.execute(select(func.count()).select_from(a_).where(a_.c.collect_id == collect_id)).scalar_one())
+
+
 _ANNOTATOR_COLUMNS = (a_.c.id, a_.c.collect_id, a_.c.name, a_.c.worker_id, a_.c.origin, a_.c.decision,
                       a_.c.qc_pass, a_.c.qc_p, a_.c.qc_reason)
 

@@ -27,7 +27,11 @@ KEY = "annotate_answer"
 LANGUAGE_NAMES = {"cs": "Czech", "de": "German", "en": "English", "ja": "Japanese", "zh": "Chinese", "ru": "Russian",
                   "uk": "Ukrainian", "fr": "French", "es": "Spanish", "ar": "Arabic", "he": "Hebrew", "hi": "Hindi",
                   "is": "Icelandic", "ko": "Korean", "pl": "Polish", "it": "Italian", "pt": "Portuguese",
-                  "fa": "Persian", "ur": "Urdu", "tr": "Turkish", "lv": "Latvian", "et": "Estonian", "fi": "Finnish"}
+                  "fa": "Persian", "ur": "Urdu", "tr": "Turkish", "lv": "Latvian", "et": "Estonian", "fi": "Finnish",
+                  "eng": "English", "ces": "Czech", "deu": "German", "jpn": "Japanese", "zho": "Chinese",
+                  "rus": "Russian", "ukr": "Ukrainian", "ara": "Arabic", "arz": "Egyptian Arabic", "isl": "Icelandic",
+                  "kor": "Korean", "pol": "Polish", "ita": "Italian", "hin": "Hindi", "heb": "Hebrew", "spa": "Spanish",
+                  "fra": "French", "est": "Estonian", "sme": "Northern Sami", "tha": "Thai"}
 
 
 def requested() -> bool:
@@ -37,7 +41,7 @@ def requested() -> bool:
 
 
 def _language(code: str) -> str:
-    return LANGUAGE_NAMES.get(code, code)
+    return LANGUAGE_NAMES.get(code, LANGUAGE_NAMES.get(str(code).split("_")[0].lower(), code))
 
 
 def _annotator() -> service.Annotator:
@@ -52,9 +56,29 @@ def _annotator() -> service.Annotator:
             person = service.open_invitation(store, params[TOKEN_PARAM])
         else:
             person = service.open_crowd(store, params.get(CROWD_PARAM), params)
+            if person is None:  # a preview (no worker id yet): show the task, hold nothing
+                st.session_state["_ann_preview"] = service.crowd_campaign(store, params.get(CROWD_PARAM))
         st.session_state["_ann"] = person
         st.session_state["_ann_ident"] = ident
     return st.session_state["_ann"]
+
+
+def _preview() -> None:
+    """What a crowd worker sees before accepting the task (MTurk's preview sends no worker id): the task
+    described, nothing held, nothing stored."""
+    info = st.session_state.get("_ann_preview") or {}
+    src, tgt = (info.get("lp") or "-").split("-", 1) if "-" in (info.get("lp") or "") else ("?", "?")
+    st.markdown(f"#### Translation quality · {md_escape(_language(src.split('_')[0]))} → "
+                f"{md_escape(_language(tgt.split('_')[0]))}")
+    st.info("This is a preview of the task: accept it on the crowd platform to start. Nothing is held for you "
+            "and nothing is stored until you do.")
+    what = {"da": "read a translation and say on a 0–100 scale how well it expresses the meaning",
+            "esa": "mark the errors in each translation of a document (minor or major) and score it from 0 to 100",
+            "cesa": "compare several translations of each segment of a document side by side: mark their errors "
+                    "(minor or major) and score each from 0 to 100"}.get(info.get("protocol"), "")
+    if what:
+        st.markdown(md_escape(f"In this task you {what}. A short practice comes first; a completion code is "
+                              "shown at the end."))
 
 
 def _client_time(value: Any, fallback: datetime) -> datetime:
@@ -219,11 +243,21 @@ def render() -> None:
     except InputError as exc:
         st.error(md_escape(for_web(str(exc))))
         return
+    if person is None:
+        _preview()
+        return
     src, tgt = person.languages
     st.markdown(f"#### Translation quality · {md_escape(_language(src))} → {md_escape(_language(tgt))}")
     error = st.session_state.pop("_ann_error", None)
     if error:
         st.error(md_escape(for_web(error)))
+    if person.protocol == "cesa":
+        from . import cesa_view
+        try:
+            cesa_view.render(person)
+        except InputError as exc:
+            st.warning(md_escape(for_web(str(exc))))
+        return
     try:
         task = _task(person)
     except InputError as exc:
