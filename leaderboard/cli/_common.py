@@ -6,9 +6,10 @@ Light on purpose (standard library only at the top): every command imports it.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
-from typing import Any
+from typing import Any, Iterator
 
 from ..jsonable import to_jsonable
 
@@ -81,3 +82,15 @@ def fit_table(frame, width: int, *, gap: int = 2, min_width: int = 4) -> str:
     rows = [line(headers)]
     rows += [line([col[r] for col in cells]) for r in range(len(frame))]
     return "\n".join(rows)
+
+
+@contextlib.contextmanager
+def pearmut_flags() -> Iterator[None]:
+    """Name the options in the error of a Pearmut log whose language pair is unknown."""
+    from ..errors import InputError
+    try:
+        yield
+    except InputError as exc:
+        if exc.column == "lp" and "language pair of this log is unknown" in exc.message:
+            exc.message += " (--lp, or --campaign with such an id)"
+        raise

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..ingest import FORMATS, detect_format, raw_score_warnings, read_judgments
-from ._common import add_json_flag, print_json
+from ._common import add_json_flag, pearmut_flags, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -26,7 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="per-worker mean/sd print-out of the WMT release (raw = z*sd + mean)")
     p.add_argument("--campaign", help="store every judgment into this campaign, replacing campaign labels in the "
                                       "file (default: the file's labels, else its folder name)")
-    p.add_argument("--lp", help="keep only this language pair (or set it when the file has none)")
+    p.add_argument("--lp", help="keep only this language pair (or set it when the file has none; a Pearmut log's "
+                                "pair, default: the one its WMT26 campaign id names, eng_Latn---isl_Latn v3)")
     p.add_argument("--assessment", help="keep only this assessment (or set it when the file has none; "
                                         "default adequacy)")
     p.add_argument("--database-url", help="override DATABASE_URL")
@@ -77,10 +78,19 @@ def run(args: argparse.Namespace) -> int:
             raise InputError("MQM annotation files cannot be stored together with DA judgment files; "
                              "ingest them separately")
         return run_mqm(args)
-    frames, formats = [], []
+    frames, formats, logs = [], [], []
     for path in args.files:
         fmt = args.input_format or detect_format(path)
         formats.append(fmt)
+        if fmt == "pearmut":  # judgments, and the error spans and texts they were given on
+            from ..ingest.pearmut_log import DEFAULT_ASSESSMENT, read_pearmut_log
+            if args.worker_stats:
+                raise InputError("--worker-stats applies only to the WMT release format (wmt-stnd)", file=path)
+            with pearmut_flags():
+                logs.append(read_pearmut_log(path, campaign=args.campaign, lp=args.lp,
+                                             assessment=args.assessment or DEFAULT_ASSESSMENT))
+            frames.append(logs[-1].judgments)
+            continue
         frames.append(read_judgments(path, fmt, worker_stats=args.worker_stats, campaign=args.campaign,
                                      lp=args.lp, assessment=args.assessment))
     left_out = sum(int(f.attrs.get("rows_of_other_lps", 0)) for f in frames)
@@ -99,6 +109,15 @@ def run(args: argparse.Namespace) -> int:
             spans = spans[spans["lp"] == args.lp]
         n_spans = len(spans)
         also = esa_span_writer(spans) if n_spans else None
+    if logs:
+        import pandas as pd
+        from ..storage.expert import esa_span_writer
+        if also is not None:
+            raise InputError("Appraise exports and Pearmut logs cannot be stored in one call; ingest them separately")
+        spans = pd.concat([log.spans for log in logs], ignore_index=True)
+        texts = pd.concat([log.items.assign(campaign=log.campaign, lp=log.lp) for log in logs], ignore_index=True)
+        n_spans = len(spans)
+        also = esa_span_writer(spans, assessment=str(frames[0]["assessment"].iloc[0]), outputs=texts)
     store = Store(args.database_url)
     bar = tqdm(total=len(frame), unit="judgment", desc="storing", disable=None, file=sys.stderr)
     try:
@@ -123,6 +142,8 @@ def run(args: argparse.Namespace) -> int:
         "rows_of_other_assessments_left_out": other_assessments,
         "campaign_labels_replaced": replaced,
     }
+    if logs:  # what each Pearmut log held, counted and left out (resets, tutorials, attention checks)
+        result["pearmut"] = [log.report for log in logs] if len(logs) > 1 else logs[0].report
     for warning in warnings:
         print(f"mtlb ingest: warning: {warning}", file=sys.stderr)
     if args.json:
@@ -136,7 +157,23 @@ def run(args: argparse.Namespace) -> int:
             print(f"left out {other_assessments:,} judgments of other assessments (--assessment {args.assessment})")
         if replaced:
             print(f"the file's campaign label(s) {', '.join(replaced)} replaced by --campaign {args.campaign}")
+        for log in logs:
+            print(pearmut_summary(log.report))
     return 0
+
+
+def pearmut_summary(report: dict) -> str:
+    """One paragraph on what a Pearmut log held and what of it was left out."""
+    kinds = report["lines_by_kind"]
+    left = {k: v for k, v in report["segments_left_out"].items() if v}
+    text = (f"Pearmut log {report['campaign']}: {report['lines']} lines, {kinds['reset']} reset(s) voiding "
+            f"{report['voided_lines']} earlier line(s); left out: {kinds['tutorial']} tutorial, "
+            f"{kinds['attention_check']} attention-check, {kinds['goodbye']} goodbye page(s) and "
+            f"{kinds['no_item_id']} without item ids; {report['counted_lines']} page(s) counted, "
+            f"{report['error_spans']:,} error spans ({report['special_token_spans']} on special tokens)")
+    if left:
+        text += "; segments left out: " + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in left.items())
+    return text
 
 
 def _names(value: str | list[str]) -> str:

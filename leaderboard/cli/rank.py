@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..ingest import FORMATS, detect_format, read_judgments
-from ._common import add_json_flag, print_json, print_table
+from ._common import add_json_flag, pearmut_flags, print_json, print_table
 
 if TYPE_CHECKING:  # annotations only: pandas loads inside the functions
     import pandas as pd
@@ -29,8 +29,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     from ..human.clusters import CLUSTER_RULES
     from ..human.ranking import PROTOCOLS
     from ..human.significance import DEFAULT_SEED
-    p.add_argument("--input", nargs="+", action="extend", required=True, metavar="FILE",
-                   help="judgment file(s); several files are pooled (e.g. all language pairs of a year)")
+    p.add_argument("inputs", nargs="*", metavar="FILE",
+                   help="judgment file(s), as with --input (either or both)")
+    p.add_argument("--input", nargs="+", action="extend", default=[], metavar="FILE",
+                   help="judgment file(s); several files are pooled (e.g. all language pairs of a year, or one "
+                        "Pearmut log per pair)")
+    p.add_argument("--campaign", help="Pearmut logs: the campaign id, whose WMT26 form (eng_Latn---isl_Latn v3) names "
+                                      "the language pair (default: the log's file name, as Pearmut names it)")
     p.add_argument("--worker-stats", nargs="+", action="extend", metavar="FILE",
                    help="WMT release per-worker mean/sd file(s) giving raw scores back (one for all inputs "
                         "or one per input); default: the ad-<lp>-trk-mean-sd.txt beside a release file, "
@@ -117,7 +122,11 @@ def load(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str]]:
         ws = stats[0] if len(stats) == 1 else (stats[i] if stats else None)
         if ws is None and fmt == "wmt-stnd":
             ws = sibling_worker_stats(path)
-        frames.append(read_judgments(path, fmt, worker_stats=ws))
+        if fmt == "pearmut":  # a log names no language pair: --lp, else its WMT26 campaign id
+            with pearmut_flags():
+                frames.append(read_judgments(path, fmt, lp=args.lp, campaign=args.campaign, assessment=args.assessment))
+        else:
+            frames.append(read_judgments(path, fmt, worker_stats=ws))
         formats.append(fmt)
     return (concat_judgments(frames) if len(frames) > 1 else frames[0]), formats
 
@@ -232,6 +241,9 @@ def run_waves(args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from ..human.ranking import rank_judgments, resolve_qc
+    args.input = [*args.inputs, *args.input]
+    if not args.input:
+        raise InputError("give the judgment file(s) to rank (FILE ... or --input FILE ...)", column="input")
     if args.protocol == "wmt25":
         return run_waves(args)
     formats = [args.input_format or detect_format(path) for path in args.input]
@@ -252,8 +264,30 @@ def run(args: argparse.Namespace) -> int:
         lp=args.lp, assessment=args.assessment, exclude_systems=args.exclude_system,
         n_resamples=args.resamples, human_systems=human_overrides(args, frame["system"].unique()),
         documents=documents, documents_source=source)
+    if args.protocol == "wmt26":
+        return _print_wmt26(args, result)
     if args.json:
         print_json(result[0] if len(result) == 1 else result)
         return 0
     _print_rankings(result, {"ave": "{:.1f}", "ave_z": "{:.3f}"}, ["n", "n_all", "wins"])
+    return 0
+
+
+def _print_wmt26(args: argparse.Namespace, result: list[dict]) -> int:
+    """The wmt26 protocol's output: one pair as its ranking; several pairs as the rankings and the
+    cross-language table (each model's mean per pair)."""
+    from ..human.wmt26 import cross_language_dict, cross_language_table
+    table = cross_language_table({r["lp"] + ("" if r["assessment"] == "cesa" else f" {r['assessment']}"):
+                                  {s["system"]: s["mean"] for s in r["systems"]} for r in result})
+    if args.json:
+        print_json(result[0] if len(result) == 1 else {"rankings": result,
+                                                        "cross_language": cross_language_dict(table)})
+        return 0
+    _print_rankings(result, {"ave": "{:.2f}"}, ["items", "annotations", "wins"])
+    for ranking in result:
+        lines = ranking.get("cluster_lines_after") or []
+        print(f"{ranking['lp']}: cluster lines after " + (", ".join(lines) if lines else "no model"))
+    if len(result) > 1:
+        print("\nmean per language pair (pairs by their mean):")
+        print_table(table.round(2).reset_index())
     return 0

@@ -39,7 +39,14 @@ def target_language(lp: str) -> str:
 
 
 def uses_characters(lang: str) -> bool:
-    """True for languages whose words are not separated by spaces (handled by characters)."""
+    """True for languages whose words are not separated by spaces (handled by characters); a WMT26 code
+    naming its script decides by the script (``zho_Hant_TW``, ``tha_Thai``: yes; ``eng_Latn``: no)."""
+    from ..languages import parse_language, word_split_by_character
+    try:
+        if parse_language(lang).script is not None:
+            return word_split_by_character(lang)
+    except ValueError:
+        pass
     return lang.lower().split("_")[0] in CHARACTER_LANGUAGES
 
 

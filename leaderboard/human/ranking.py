@@ -35,6 +35,9 @@ Protocols (:data:`PROTOCOLS`; name them, never mix silently):
   Stouffer's Z (:func:`leaderboard.human.significance.stouffer_signed_rank_matrix`); a win needs
   p < alpha and the higher Ave; no worker QC; with ``--cluster-rule wmt24`` the organisers' clusters.
 - ``wmt25``: two ratings per item (:mod:`leaderboard.human.waves`; not on judgment frames).
+- ``wmt26``: the WMT26 cESA rule (:mod:`leaderboard.human.wmt26`): raw item means, sorted by their mean,
+  a two-sided paired or unpaired t-test with p < alpha, only a higher model can be better, strict
+  clusters; no worker QC.
 
 ``score="z" | "raw"`` overrides the score a protocol uses (and sorts by it).
 
@@ -69,6 +72,10 @@ from .significance import (DEFAULT_SEED, DEFAULT_TRIALS, approximate_randomisati
                            mwu_greater_matrix, mwu_greater_shared_matrix, score_matrix,
                            signed_rank_greater_matrix)
 from .standardise import ZERO_SD_OPTIONS, worker_z
+
+
+#: the test of the wmt26 protocol (leaderboard.human.wmt26.TEST; named here so that the table loads without scipy)
+WMT26_TEST = "wmt26-paired-or-unpaired-t"
 
 
 @dataclass(frozen=True)
@@ -116,6 +123,10 @@ PROTOCOLS: dict[str, Protocol] = {
                                       "systems and unusable documents, each rater's latest rating, mean over "
                                       "domains of per-domain means, two-sided Wilcoxon signed-rank per domain "
                                       "Stouffer-combined, a win needs p < alpha and the higher score"),
+    "wmt26": Protocol("wmt26", "raw", WMT26_TEST, alpha=0.05, cluster_rule="strict", qc="none",
+                      description="WMT26 cESA: per item the mean of its annotations, sort by the mean of item means, "
+                                  "A above B is better when a two-sided paired (common items) or unpaired t-test "
+                                  "gives p < alpha, a cluster line where every model above beats every model below"),
     "wmt25": Protocol("wmt25", "raw", "wave-signed-rank-greater", alpha=0.025, cluster_rule="wmt25", qc="none",
                       ranks="walk",
                       description="WMT25: two ESA ratings per item (wave 1, wave 2; input with a wave column), "
@@ -155,6 +166,9 @@ class Ranking:
             })
             if "h" in rec:
                 rows[-1]["h"] = _float(rec["h"])
+            for key in ("mean", "items", "annotations"):  # the wmt26 protocol's names (mean of item means, ...)
+                if key in rec:
+                    rows[-1][key] = _float(rec[key]) if key == "mean" else int(rec[key])
             if domain_means is not None:
                 rows[-1]["domains"] = {str(d): _float(v) for d, v in domain_means.iloc[i].items()}
         extra = {k: v for k, v in self.extra.items() if not k.startswith("_")}
@@ -319,6 +333,21 @@ def _test_matrix(protocol: Protocol, seg: pd.DataFrame, systems: Sequence[str], 
     raise ValueError(protocol.test)  # pragma: no cover
 
 
+def _wmt26_tests(seg: pd.DataFrame, table: pd.DataFrame, alpha: float) -> tuple[np.ndarray, dict[str, Any]]:
+    """The wmt26 protocol's comparisons (:mod:`leaderboard.human.wmt26`) of the systems of ``table`` (in
+    ranking order): the matrix the cluster and win rules read (the smaller of the two p-values of a
+    pair, above the diagonal only: a lower model is never better), the per-system names of the rule
+    added to ``table``, and the pairs for the JSON."""
+    from .wmt26 import PairRanking, pair_tests, significance
+    systems = table["system"].tolist()
+    tests = pair_tests(score_matrix(seg, systems, "raw"))
+    sig = significance(tests, alpha)
+    p = np.where(np.triu(np.ones(sig.shape, dtype=bool), k=1), tests.either(), np.nan)
+    table["mean"], table["items"], table["annotations"] = table["ave"], table["n"], table["n_all"]
+    view = PairRanking(None, table.assign(cluster=0), tests, sig, alpha).to_dict()
+    return p, {k: view[k] for k in ("pairs", "significantly_better", "cluster_lines_after")}
+
+
 def _system_table(seg: pd.DataFrame) -> pd.DataFrame:
     """Ave, Ave z, N, N.ALL per system; a numpy fast path when ``seg`` is sorted by system."""
     names = seg["system"].to_numpy(dtype=object)
@@ -361,9 +390,16 @@ def rank_group(seg: pd.DataFrame, *, lp: str, assessment: str, protocol: Protoco
             for col, name in (("raw", "ave"), ("z", "ave_z")):
                 table[name] = domain_macro_average(
                     means if col == column else domain_means(seg, table["system"].tolist(), domains, lp, col))
+    wmt26_extra = None
+    if protocol.test == WMT26_TEST:
+        from .wmt26 import model_means
+        table["ave"] = model_means(score_matrix(seg, table["system"].tolist(), "raw"))  # the plain mean, to the bit
     table = table.sort_values([key, "system"], ascending=[False, True], kind="mergesort").reset_index(drop=True)
     systems = table["system"].tolist()
-    p = _test_matrix(protocol, seg, systems, seed, trials, domains)
+    if protocol.test == WMT26_TEST:
+        p, wmt26_extra = _wmt26_tests(seg, table, alpha)
+    else:
+        p = _test_matrix(protocol, seg, systems, seed, trials, domains)
     if protocol.test == "signed-rank-domain-stouffer":
         p = directional(p, table[key].to_numpy(dtype=float))  # the test has no direction: the score gives it
     wins, losses = wins_losses(p, alpha)
@@ -382,7 +418,8 @@ def rank_group(seg: pd.DataFrame, *, lp: str, assessment: str, protocol: Protoco
     table["cluster_start"] = start
     table["cluster_end"] = end
     table["human"] = human_flags(systems, human_systems)
-    extra: dict[str, Any] = {"protocol": protocol.name, "alpha": alpha, "cluster_rule": cluster_rule}
+    extra: dict[str, Any] = {"protocol": protocol.name, "alpha": alpha, "cluster_rule": cluster_rule,
+                             **(wmt26_extra or {})}
     if means is not None:
         extra["domain_score"] = key
         extra["_domain_means"] = means.reindex(index=systems)

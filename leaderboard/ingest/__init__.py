@@ -17,7 +17,7 @@ from .textio import decode, read_bytes
 if TYPE_CHECKING:  # the readers import pandas: loaded when a file is read, not with the package
     import pandas as pd
 
-FORMATS: tuple[str, ...] = ("canonical", "wmt-stnd", "appraise", "wmt23", "mturk", "mqm")
+FORMATS: tuple[str, ...] = ("canonical", "wmt-stnd", "appraise", "wmt23", "mturk", "mqm", "pearmut")
 #: formats holding expert error annotations rather than DA judgments (read by leaderboard.expert)
 ANNOTATION_FORMATS: tuple[str, ...] = ("mqm",)
 
@@ -45,6 +45,9 @@ def detect_format(path: str | os.PathLike, name: str | None = None) -> str:
         # the 64 KB cut may split a multi-byte character; sniff on the complete lines only
         head = decode(raw[: raw.rfind(b"\n") + 1], label, nul_ok=False)
     head = head[: head.rfind("\n") + 1] or head
+    from .pearmut_log import looks_like_pearmut_log
+    if looks_like_pearmut_log(head):
+        return "pearmut"
     if looks_like_stnd(head):
         return "wmt-stnd"
     try:
@@ -86,7 +89,8 @@ def read_judgments(
       ``campaign`` column, MTurk's ``Input.campaign``) are replaced, and listed in
       ``attrs["campaigns_replaced"]``. Without it: the file's labels, else its folder name.
     * ``lp`` and ``assessment`` keep only the judgments of that language pair / assessment when
-      the file names them (the rest is counted in ``attrs["rows_of_other_lps"]`` /
+      the file names them (a Pearmut log names neither: ``lp`` is its pair, else the one its WMT26
+      campaign id names; ``assessment`` defaults to ``cesa``) (the rest is counted in ``attrs["rows_of_other_lps"]`` /
       ``attrs["rows_of_other_assessments"]``; a file holding none is refused) and set them when
       the file does not.
     """
@@ -116,6 +120,11 @@ def read_judgments(
     elif fmt == "wmt23":
         from .wmt23 import read_wmt23
         frame = read_wmt23(str(path), campaign=default_campaign, assessment=assessment, name=label)
+    elif fmt == "pearmut":
+        from .pearmut_log import DEFAULT_ASSESSMENT, read_pearmut_log
+        log = read_pearmut_log(path, campaign=campaign, lp=lp, assessment=assessment or DEFAULT_ASSESSMENT, name=label)
+        frame = log.judgments
+        frame.attrs["pearmut"] = log.report
     elif fmt == "mturk":
         frame = _mturk().read_mturk(str(path), campaign=default_campaign, name=label, assessment=assessment)
     else:
@@ -133,6 +142,8 @@ def read_judgments(
     # left out or relabelled on request (--lp, --assessment, --campaign): reported, not hidden
     result.attrs.update(rows_of_other_lps=other_lps, rows_of_other_assessments=other_assessments,
                         campaigns_replaced=replaced)
+    if "pearmut" in frame.attrs:
+        result.attrs["pearmut"] = frame.attrs["pearmut"]
     return result
 
 

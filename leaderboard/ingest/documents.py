@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from ..errors import InputError
+from ..languages import LANGUAGE_PAIR
 from ..naming import unsafe_char
 from .textio import read_text
 
@@ -21,11 +22,12 @@ from .textio import read_text
 FIELDS = ("domain (field 1)", "doc_id (field 2)")
 #: first-line field names that make it a column header, which the release's lists do not have
 _HEADER_NAMES = ({"domain"}, {"doc", "doc_id", "docid", "document", "document_id", "documentid"})
-_PAIR = re.compile(r"^([a-z]{2,3}(?:_[A-Za-z]{2,4})?)-([a-z]{2,3}(?:_[A-Za-z]{2,4})?)$")
+_PAIR = LANGUAGE_PAIR  # en-cs, en-it_IT, eng_Latn-zho_Hant_TW
 
 
 def lp_of_documents(path: str | os.PathLike) -> str | None:
-    """``en-cs.docs`` → ``en-cs`` (``en-it_IT.docs`` → ``en-it_IT``); None when the name is no pair."""
+    """``en-cs.docs`` → ``en-cs`` (``en-it_IT.docs`` → ``en-it_IT``, ``eng_Latn-isl_Latn.docs`` → ``eng_Latn-isl_Latn``);
+    None when the name is no pair."""
     stem = Path(path).name.split(".", 1)[0]
     return stem if _PAIR.match(stem) else None
 

@@ -52,7 +52,8 @@ SEVERITIES: tuple[str, ...] = ("major", "minor", "neutral", "no-error", "hotw-te
 ATTENTION_CHECK = "hotw-test"
 SIDE_BY_SIDE = "_with_"
 _SEVERITY_ALIASES = {"noerror": "no-error", "none": "no-error", "noerrors": "no-error", "hotwtest": "hotw-test"}
-_DOC_PAIR = re.compile(r":([a-z]{2,3}(?:_[A-Za-z]{2,4})?-[a-z]{2,3}(?:_[A-Za-z]{2,4})?)$")
+#: a document id ending in a language pair (``…:en-de``, ``…:en-zh_TW``, ``…:eng_Latn-zho_Hant_TW``)
+_DOC_PAIR = re.compile(r":([a-z]{2,3}(?:_[A-Za-z0-9]{2,4})*-[a-z]{2,3}(?:_[A-Za-z0-9]{2,4})*)$")
 #: a document id ending in something that is meant as a language pair (``…:xx-yy``), valid or not
 _DOC_PAIR_LIKE = re.compile(r":([^:\s]+-[^:\s]+)$")
 #: the largest segment number kept (a 32-bit integer column)

@@ -2,7 +2,8 @@
 
 File names follow ``<testset>.<lp>.<src|ref|hyp>.<name>.<lang>`` (``.gz`` allowed), e.g.
 ``generaltest2022.cs-en.hyp.Online-W.en`` or ``generaltest2022.cs-en.ref.B.en``; a source file has no
-name part (``generaltest2022.cs-en.src.cs``).
+name part (``generaltest2022.cs-en.src.cs``). Language codes may carry a script and region as WMT26's do
+(``wmt26.eng_Latn-zho_Hant_TW.hyp.SysA.zho_Hant_TW``).
 """
 
 from __future__ import annotations
@@ -12,10 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
+from ..languages import LANGUAGE_CODE
 from .textio import read_text
 
-_NAME = re.compile(r"^(?P<testset>[^.]+)\.(?P<lp>[a-z]{2,3}-[a-z]{2,3})\.(?P<kind>src|ref|hyp)"
-                   r"(?:\.(?P<name>.+))?\.(?P<lang>[a-z]{2,3})$")
+_NAME = re.compile(rf"^(?P<testset>[^.]+)\.(?P<lp>{LANGUAGE_CODE}-{LANGUAGE_CODE})\.(?P<kind>src|ref|hyp)"
+                   rf"(?:\.(?P<name>.+))?\.(?P<lang>{LANGUAGE_CODE})$")
 KINDS = {"src": "source", "ref": "reference", "hyp": "hypothesis"}
 
 

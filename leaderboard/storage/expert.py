@@ -17,6 +17,7 @@ from sqlalchemy import Connection, and_, func, insert, select
 from ..errors import InputError
 from . import models as m
 from .bulk import insert_frame
+from .loader import insert_ignore
 from .store import Store, _now
 
 ANNOTATION_COLUMNS = ["lp", "assessment", "system", "segment", "doc", "rater", "category", "severity", "span_start",
@@ -86,9 +87,17 @@ def save_mqm(store: Store, campaign: str, errors: pd.DataFrame, *, file_name: st
     return summary
 
 
-def esa_span_writer(spans: pd.DataFrame):
-    """An ``also`` callback for :meth:`Store.load_judgments` that stores the upload's ESA spans."""
+def esa_span_writer(spans: pd.DataFrame, assessment: str = "esa", outputs: pd.DataFrame | None = None):
+    """An ``also`` callback for :meth:`Store.load_judgments` that stores the upload's ESA spans.
+
+    ``assessment`` labels the spans (``esa``; ``cesa`` for Pearmut's contrastive ESA). ``outputs``
+    (lp, system, segment, source, target): the rated texts, stored where the campaign has none for that
+    (system, segment) yet, so that the spans can be shown on them.
+    """
     def write(conn: Connection, campaign: str, cid: int, import_id: int) -> None:
+        if outputs is not None and len(outputs):
+            _write_outputs(conn, outputs[outputs["campaign"] == campaign] if "campaign" in outputs else outputs,
+                           cid, import_id)
         part = spans[spans["campaign"] == campaign]
         lps = dict(conn.execute(select(m.language_pairs.c.lp, m.language_pairs.c.id)
                                 .where(m.language_pairs.c.campaign_id == cid)).all())
@@ -102,7 +111,7 @@ def esa_span_writer(spans: pd.DataFrame):
             seg_ids = rows["segment"].astype(str).map(segments)
             keep = (sys_ids.notna() & seg_ids.notna()).to_numpy()
             out = pd.DataFrame({
-                "import_id": import_id, "lp_id": lp_id, "assessment": "esa",
+                "import_id": import_id, "lp_id": lp_id, "assessment": assessment,
                 "system_id": sys_ids[keep].astype(int).to_numpy(), "segment_id": seg_ids[keep].astype(int).to_numpy(),
                 "rater": rows["rater"][keep].to_numpy(), "category": rows["category"][keep].to_numpy(),
                 "severity": rows["severity"][keep].to_numpy(),
@@ -111,6 +120,28 @@ def esa_span_writer(spans: pd.DataFrame):
                 "comment": None, "line": rows["line"][keep].to_numpy()})
             insert_frame(conn, "expert_annotations", out)
     return write
+
+
+def _write_outputs(conn: Connection, outputs: pd.DataFrame, cid: int, import_id: int) -> None:
+    """Store the rated texts of (system, segment) pairs the campaign has no text for yet."""
+    lps = dict(conn.execute(select(m.language_pairs.c.lp, m.language_pairs.c.id)
+                            .where(m.language_pairs.c.campaign_id == cid)).all())
+    for lp, rows in outputs.groupby("lp", sort=True):
+        lp_id = lps.get(str(lp))
+        if lp_id is None:
+            continue
+        systems = dict(conn.execute(select(m.systems.c.name, m.systems.c.id).where(m.systems.c.lp_id == lp_id)).all())
+        segments = dict(conn.execute(select(m.segments.c.key, m.segments.c.id).where(m.segments.c.lp_id == lp_id)).all())
+        sys_ids = rows["system"].astype(str).map(systems)
+        seg_ids = rows["segment"].astype(str).map(segments)
+        keep = (sys_ids.notna() & seg_ids.notna()).to_numpy()
+        new = pd.DataFrame({"import_id": import_id, "lp_id": lp_id, "system_id": sys_ids[keep].astype(int).to_numpy(),
+                            "segment_id": seg_ids[keep].astype(int).to_numpy(),
+                            "source": rows["source"][keep].astype(str).to_numpy(),
+                            "target": rows["target"][keep].astype(str).to_numpy()})
+        new = new.drop_duplicates(["system_id", "segment_id"])
+        if len(new):  # a text stored before (by this or a concurrent import) stays as it is
+            conn.execute(insert_ignore(conn, m.expert_outputs), new.to_dict(orient="records"))
 
 
 def annotation_rows(store: Store, campaign: str, lp: str | None = None, assessment: str | None = None) -> pd.DataFrame:
