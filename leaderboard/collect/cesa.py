@@ -35,7 +35,7 @@ from ..errors import InputError
 from ..storage import Store
 from ..storage import collect as db
 from ..storage import collect_cesa as cdb
-from .allocation_api import AllocationState, get_rule
+from .allocation_api import DEFAULT_RULE, AllocationState, get_rule
 from .checks import evaluate, verdict
 from .service import Annotator
 from .spans import to_offsets, to_tokens, tokens
@@ -178,7 +178,8 @@ def _roll_check(annotator: Annotator, hist: pd.DataFrame) -> bool:
 
 
 def allocation_state(store: Store, annotator: Annotator, had: set[int]) -> AllocationState:
-    """The rule's view: per document × model the annotators given it (``-1``: full, or no such translation),
+    """The rule's view: per document × model the annotators given it (``-1``: no such translation; the slot
+    takes the campaign's redundancy),
     per model the count, sum and sum of squares of its final scores; documents this annotator may get."""
     info = annotator.collect
     inputs = cdb.allocation_inputs(store, info["id"])
@@ -187,9 +188,8 @@ def allocation_state(store: Store, annotator: Annotator, had: set[int]) -> Alloc
     n_docs = int(cells["doc"].max()) + 1 if len(cells) else 0
     col = {name: k for k, name in enumerate(models)}
     counts = np.full((n_docs, len(models)), -1, dtype=np.int64)
-    given = cells["given"].to_numpy(dtype=np.int64)
     j = cells["model"].map(col).to_numpy()
-    counts[cells["doc"].to_numpy(), j] = np.where(given >= int(info["redundancy"]), -1, given)
+    counts[cells["doc"].to_numpy(), j] = cells["given"].to_numpy(dtype=np.int64)
     stats = {r[0]: r[1:] for r in inputs["stats"]}
     n = np.array([int(stats.get(mm, (0, 0, 0))[0] or 0) for mm in models], dtype=np.int64)
     sums = np.array([float(stats.get(mm, (0, 0, 0))[1] or 0) for mm in models])
@@ -199,14 +199,14 @@ def allocation_state(store: Store, annotator: Annotator, had: set[int]) -> Alloc
     cold[: pool or n_docs] = True
     eligible = np.ones(n_docs, dtype=bool)
     eligible[list(had)] = False
-    return AllocationState(models, counts, n, sums, sumsq, cold, eligible)
+    return AllocationState(models, counts, n, sums, sumsq, cold, eligible, slot_cap=int(info["redundancy"]))
 
 
 def _decide(store: Store, annotator: Annotator) -> dict | None:
     """A new dynamic page for the annotator (None: nothing left for them)."""
     s = settings(annotator)
     mine = cdb.annotator_pages(store, annotator.id)
-    rule = get_rule(s.get("rule") or "running-rank", **(s.get("rule_params") or {}))
+    rule = get_rule(s.get("rule") or DEFAULT_RULE, **(s.get("rule_params") or {}))
     k = int(s.get("models_per_item", 3))
     for attempt in range(DECISION_ATTEMPTS):
         state = allocation_state(store, annotator, mine["docs"])

@@ -304,21 +304,26 @@ def take_over_page(store: Store, annotator_id: int, collect_id: int, *, now: dat
 def create_page(store: Store, annotator_id: int, collect_id: int, doc_index: int, models: list[str], *,
                 redundancy: int, now: datetime | None = None) -> dict | None:
     """Give the annotator a page: document ``doc_index`` with ``models``, in one transaction. Each
-    document × model cell is taken by a guarded increment (never beyond ``redundancy``); None when one of them
-    was taken meanwhile (nothing is written: the caller decides again)."""
+    document × model cell is taken by a guarded increment (never beyond ``redundancy``); a model whose cell is
+    full is left off the page, and when fewer than two remain nothing is written and None is returned (the
+    caller decides again)."""
     now = now or _now()
     with write_transaction(store.engine) as conn:
         _check_annotator(conn, annotator_id, new=True)
         if conn.execute(select(g_.c.id).where(g_.c.annotator_id == annotator_id, g_.c.status == ACTIVE,
                                               g_.c.extra == False)).first():  # noqa: E712
             return None
+        taken_models = []
         for model in sorted(models):  # one lock order for every writer
             taken = conn.execute(update(k_).where(and_(k_.c.collect_id == collect_id, k_.c.doc_index == doc_index,
                                                        k_.c.model == model, k_.c.given < redundancy))
                                  .values(given=k_.c.given + 1))
-            if taken.rowcount != 1:
-                conn.rollback()
-                return None
+            if taken.rowcount == 1:
+                taken_models.append(model)
+        if len(taken_models) < min(2, len(models)):  # a contrast needs two: decide again (nothing written)
+            conn.rollback()
+            return None
+        models = taken_models
         template = conn.execute(select(h_.c.id).where(and_(h_.c.collect_id == collect_id, h_.c.kind == "doc",
                                                            h_.c.doc_index == doc_index))).scalar_one()
         rows = conn.execute(select(i_).where(and_(i_.c.hit_id == template, i_.c.system.in_(models)))
