@@ -179,7 +179,10 @@ def from_wmt26(testset: str | Path, systems: str | Path, lp: str, *, assets: str
     (by default the test set's folder); the domain's evaluation instruction above the document."""
     from ..ingest.wmt26 import read_wmt26_systems, read_wmt26_testset, wmt26_items
     assets = Path(assets) if assets else Path(testset).parent
-    read = read_wmt26_testset(testset, assets=assets, lp=lp)
+    read = read_wmt26_testset(testset, assets=assets)  # every pair: system files may hold all of them
+    if lp not in read.lps:
+        raise InputError(f"the test set has no document of {lp} (it has {', '.join(read.lps)})", file=str(testset),
+                         column="tgt_lang")
     outputs = read_wmt26_systems(systems, read)
     items, _ = wmt26_items(read, outputs, lp=lp)
     documents = []
