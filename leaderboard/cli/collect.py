@@ -46,6 +46,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--pearmut", metavar="FILE", help="cesa: a Pearmut campaign file, run as it is")
     c.add_argument("--wmt26", metavar="TESTSET.jsonl", help="cesa: a WMT26 test set (one JSON object per document)")
     c.add_argument("--systems", metavar="DIR", help="with --wmt26: one <system>.jsonl per system")
+    c.add_argument("--tutorial", metavar="FILE", help="cesa: tutorial documents, the data_welcome of a Pearmut "
+                                                     "campaign file (a per-language tutorial), done first by everyone")
     c.add_argument("--assets", metavar="DIR", help="cesa: the folder videos and screenshots are served from "
                                                    "(default: the test set's or campaign file's folder)")
     c.add_argument("--docs-per-user", type=int, metavar="N", help="cesa dynamic: documents per annotator at most")
@@ -176,6 +178,8 @@ def _create_cesa(args: argparse.Namespace, store) -> dict:
             raise InputError("--hyp needs --ref FILE (the reference the outputs are aligned with)")
         made = plan.from_sources(campaigns.sources_from_files(args.hyp, args.ref, args.lp, args.src, args.docs),
                                  **given)
+    if args.tutorial:
+        made.welcome = plan.tutorial_documents(args.tutorial)
     timeout = campaigns.DEFAULT_TIMEOUT if args.timeout is None else args.timeout
     return campaigns.create_cesa(store, args.campaign, args.lp, made, assignment=args.assignment,
                                  hit_size=args.hit_size or 30, redundancy=args.redundancy, seed=args.seed,

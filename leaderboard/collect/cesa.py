@@ -74,6 +74,11 @@ def settings(annotator: Annotator) -> dict:
     return cdb.settings(annotator.collect)
 
 
+def pages_done(store: Store, annotator: Annotator) -> int:
+    """Documents the annotator has submitted (dynamic pages)."""
+    return cdb.annotator_pages(store, annotator.id)["done"]
+
+
 def settings_of(info: dict) -> dict:
     """A campaign's cESA settings (models per item, caps, checks, special tokens, instructions, assets)."""
     return cdb.settings(info)
@@ -361,7 +366,8 @@ def submit_page(store: Store, annotator: Annotator, assignment_id: Any, answers:
             logged.append({"item_id": seg["segment"], "passed": result["passed"], "loud": result["loud"],
                            "attempt": attempt})
             label = {t["_model"]: t["label"] for t in seg["translations"]}
-            warnings += [{"segment": n, "label": label[model], "text": text} for model, text in result["warnings"]]
+            warnings += [{"segment": n, "label": label[model], "text": _shown_names(text, label)}
+                         for model, text in result["warnings"]]
     if warnings:
         cdb.save_drafts(store, annotator.id, page.assignment_id, valid)
         cdb.log_checks(store, annotator.id, page.assignment_id, logged)
@@ -373,6 +379,14 @@ def submit_page(store: Store, annotator: Annotator, assignment_id: Any, answers:
     after = next_page(store, annotator)
     after.stored = result["stored"]
     return after
+
+
+def _shown_names(text: str, labels: dict[str, str]) -> str:
+    """A warning with the hidden model names replaced by the letters the annotator sees."""
+    for model in sorted(labels, key=len, reverse=True):
+        text = text.replace(f"the {model}", f"translation {labels[model]}").replace(model, f"translation "
+                                                                                            f"{labels[model]}")
+    return text
 
 
 def public(page: Page) -> dict[str, Any]:

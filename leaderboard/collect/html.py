@@ -6,12 +6,14 @@ tags. :func:`clean` keeps only an allow-list of tags and attributes; no script, 
 ``<iframe>``/``<object>``/``<form>``/``<link>``/``<style>``, no address with a scheme (``http:``,
 ``javascript:``, ``data:``…): a media ``src`` must name a file inside the asset folder, and becomes the
 address the app serves it at; anything else is dropped. Inline styles keep only properties that
-cannot move content out of its box (no ``position``, ``z-index``, ``transform``…); the page also
-draws campaign HTML inside a box that clips what it holds.
+cannot move content out of its box (no ``position``, ``z-index``, ``transform``, sizes…) and no value
+sized by the window (``vh``, ``vw``…) or computed (``calc()``, ``url()``); the page also draws campaign
+HTML inside a box that clips what it holds.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Callable
 
@@ -30,7 +32,11 @@ STYLES = {"color", "background-color", "font-weight", "font-style", "font-size",
           "line-height", "margin", "margin-top", "margin-bottom", "margin-left", "margin-right", "padding",
           "padding-top", "padding-bottom", "padding-left", "padding-right", "border", "border-color", "border-width",
           "border-style", "border-radius", "border-left", "border-right", "border-top", "border-bottom",
-          "max-width", "width", "height", "max-height", "display", "list-style-type", "white-space", "vertical-align"}
+          "list-style-type", "white-space", "vertical-align"}
+#: CSS units that size a box by the window (or by calculation) instead of its content: a value using one could
+#: make the box cover or stretch the page, so such declarations are dropped
+_WINDOW_UNITS = re.compile(r"(?:\d|\.)(?:vh|vw|vmin|vmax|dvh|svh|lvh|dvw|svw|lvw)\b|calc\(|var\(|url\(|expression",
+                           re.IGNORECASE)
 MEDIA_ATTRIBUTES = {"src", "poster"}
 
 
@@ -54,6 +60,9 @@ def clean(text: str | None, *, assets: str | Path | None = None,
         return ""
 
     def keep(tag: str, attr: str, value: str) -> str | None:
+        if attr == "style":
+            kept = [d for d in value.split(";") if d.strip() and not _WINDOW_UNITS.search(d)]
+            return "; ".join(d.strip() for d in kept) or None
         if attr in MEDIA_ATTRIBUTES:
             path = asset_path(assets, value)
             if path is None or address is None:

@@ -47,13 +47,14 @@ def _labels(src: str, tgt: str) -> dict[str, str]:
     }
 
 
-def _progress(page: cesa.Page, info: dict) -> str:
+def _progress(person, page: cesa.Page) -> str:
     if page.kind == "tutorial":
-        return "Practice document (it does not count): follow the notes, they tell you what is expected"
+        return "Practice document (it does not count): your answers are checked and you are told what to change"
     if page.total:
         return f"Document {page.number} of {page.total} in this HIT"
-    cap = cesa.settings_of(info).get("docs_per_user")
-    return f"Document {page.number}" + (f" (at most {cap})" if cap else "")
+    cap = cesa.settings_of(person.collect).get("docs_per_user")
+    done = cesa.pages_done(state.get_store(), person)
+    return f"Document {done + 1}" + (f" (at most {cap})" if cap else "")
 
 
 def _args(person, page: cesa.Page) -> dict[str, Any]:
@@ -65,7 +66,7 @@ def _args(person, page: cesa.Page) -> dict[str, Any]:
     for seg in view["segments"]:
         seg["source"] = clean(seg["source"], assets=settings.get("assets"), address=address)
         seg["note"] = clean(seg["note"], assets=settings.get("assets"), address=address) if seg.get("note") else ""
-    return {"page": view, "labels": _labels(src, tgt), "progress": _progress(page, info),
+    return {"page": view, "labels": _labels(src, tgt), "progress": _progress(person, page),
             "instructions": clean(settings.get("instructions") or "", assets=settings.get("assets"), address=address),
             "special": list(settings.get("special_tokens") or []), "low": cesa.LOW_SCORE,
             "dir": {"source": script_direction(src), "target": script_direction(tgt)},
