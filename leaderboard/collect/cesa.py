@@ -187,24 +187,24 @@ def allocation_state(store: Store, annotator: Annotator, had: set[int]) -> Alloc
     takes the campaign's redundancy),
     per model the count, sum and sum of squares of its final scores; documents this annotator may get."""
     info = annotator.collect
-    inputs = cdb.allocation_inputs(store, info["id"])
-    cells = pd.DataFrame(inputs["cells"], columns=["doc", "model", "given", "done"])
-    models = tuple(sorted(cells["model"].unique()))
-    n_docs = int(cells["doc"].max()) + 1 if len(cells) else 0
-    col = {name: k for k, name in enumerate(models)}
+    cells = cdb.allocation_inputs(store, info["id"])
+    models, j = np.unique(cells["model"].astype(str), return_inverse=True)
+    models = tuple(str(x) for x in models)
+    n_docs = int(cells["doc"].max()) + 1 if len(cells["doc"]) else 0
     counts = np.full((n_docs, len(models)), -1, dtype=np.int64)
-    j = cells["model"].map(col).to_numpy()
-    counts[cells["doc"].to_numpy(), j] = cells["given"].to_numpy(dtype=np.int64)
-    stats = {r[0]: r[1:] for r in inputs["stats"]}
-    n = np.array([int(stats.get(mm, (0, 0, 0))[0] or 0) for mm in models], dtype=np.int64)
-    sums = np.array([float(stats.get(mm, (0, 0, 0))[1] or 0) for mm in models])
-    sumsq = np.array([float(stats.get(mm, (0, 0, 0))[2] or 0) for mm in models])
+    counts[cells["doc"], j] = cells["given"]
+    sums_cell = np.zeros((n_docs, len(models)))
+    sums_cell[cells["doc"], j] = cells["total"]
+    n = np.bincount(j, weights=cells["n"], minlength=len(models)).astype(np.int64)
+    sums = np.bincount(j, weights=cells["total"], minlength=len(models))
+    sumsq = np.bincount(j, weights=cells["total_sq"], minlength=len(models))
     pool = settings(annotator).get("coldstart_pool")
     cold = np.zeros(n_docs, dtype=bool)
     cold[: pool or n_docs] = True
     eligible = np.ones(n_docs, dtype=bool)
     eligible[list(had)] = False
-    return AllocationState(models, counts, n, sums, sumsq, cold, eligible, slot_cap=int(info["redundancy"]))
+    return AllocationState(models, counts, n, sums, sumsq, cold, eligible, item_model_sums=sums_cell,
+                           slot_cap=int(info["redundancy"]))
 
 
 def _decide(store: Store, annotator: Annotator) -> dict | None:

@@ -217,18 +217,20 @@ def history(store: Store, annotator_id: int) -> pd.DataFrame:
     return frame
 
 
-def allocation_inputs(store: Store, collect_id: int) -> dict[str, Any]:
-    """What an allocation rule looks at, read in one connection: the cells (doc × model given / done) and per
-    model the count, sum and sum of squares of its final scores (counted items only)."""
+def allocation_inputs(store: Store, collect_id: int) -> dict[str, np.ndarray]:
+    """What an allocation rule looks at, in one query over the campaign's cells (documents × models, whatever the
+    number of answers): per cell its document index, model, annotators given it, and the count, sum and sum of
+    squares of its final segment scores; as numpy arrays."""
+    q = (select(k_.c.doc_index, k_.c.model, k_.c.given, k_.c.n, k_.c.total, k_.c.total_sq)
+         .where(k_.c.collect_id == collect_id))
     with store.engine.connect() as conn:
-        cells = conn.execute(select(k_.c.doc_index, k_.c.model, k_.c.given, k_.c.done)
-                             .where(k_.c.collect_id == collect_id)).all()
-        stats = conn.execute(
-            select(i_.c.system, func.count(r_.c.id), func.sum(r_.c.raw), func.sum(r_.c.raw * r_.c.raw))
-            .select_from(r_).join(i_, i_.c.id == r_.c.item_id).join(h_, h_.c.id == i_.c.hit_id)
-            .where(and_(h_.c.collect_id == collect_id, h_.c.kind == "page", r_.c.final == True,  # noqa: E712
-                        i_.c.position.is_not(None))).group_by(i_.c.system)).all()
-    return {"cells": cells, "stats": stats}
+        rows = conn.execute(q).all()
+    if not rows:
+        return {"doc": np.zeros(0, np.int64), "model": np.zeros(0, object), "given": np.zeros(0, np.int64),
+                "n": np.zeros(0, np.int64), "total": np.zeros(0), "total_sq": np.zeros(0)}
+    doc, model, given, n, total, total_sq = zip(*rows)
+    return {"doc": np.asarray(doc, np.int64), "model": np.asarray(model, object), "given": np.asarray(given, np.int64),
+            "n": np.asarray(n, np.int64), "total": np.asarray(total, float), "total_sq": np.asarray(total_sq, float)}
 
 
 def annotator_pages(store: Store, annotator_id: int) -> dict[str, Any]:
@@ -451,8 +453,11 @@ def finalise_page(store: Store, annotator_id: int, assignment_id: int, page: str
             conn.execute(update(g_).where(g_.c.id == asg.id).values(checks=json.dumps(logged + checks)))
         if mine and mine[0].kind == "page":
             for model in sorted({it.system for it in mine}):
+                raws = [float(given[it.id]["raw"]) for it in mine if it.system == model and it.position is not None]
                 conn.execute(update(k_).where(and_(k_.c.collect_id == info.id, k_.c.doc_index == mine[0].doc_index,
-                                                   k_.c.model == model)).values(done=k_.c.done + 1))
+                                                   k_.c.model == model)).values(
+                    done=k_.c.done + 1, n=k_.c.n + len(raws), total=k_.c.total + sum(raws),
+                    total_sq=k_.c.total_sq + sum(r * r for r in raws)))
         n_final = conn.execute(select(func.count()).select_from(r_).where(and_(
             r_.c.assignment_id == asg.id, r_.c.final == True))).scalar_one()  # noqa: E712
         complete = n_final >= len(items)

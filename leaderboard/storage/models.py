@@ -482,5 +482,10 @@ collect_cells = Table(
     Column("model", String(200), nullable=False),
     Column("given", Integer, nullable=False, server_default="0"),
     Column("done", Integer, nullable=False, server_default="0"),
+    # final scores given in the cell (segment scores): count, sum, sum of squares — the allocation rule's
+    # running means read from here in one query, whatever the number of answers
+    Column("n", Integer, nullable=False, server_default="0"),
+    Column("total", Float, nullable=False, server_default="0"),
+    Column("total_sq", Float, nullable=False, server_default="0"),
     UniqueConstraint("collect_id", "doc_index", "model", name="uq_collect_cells_cell"),
 )
