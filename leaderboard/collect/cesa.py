@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import zlib
+from functools import lru_cache
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -96,9 +97,14 @@ def _order(annotator: Annotator, segment: str, n: int) -> list[int]:
     return [int(i) for i in rng.permutation(n)]
 
 
+@lru_cache(maxsize=2048)
+def _items(store: Store, hit_id: int) -> pd.DataFrame:
+    return cdb.page_items(store, hit_id)  # a HIT's items never change
+
+
 def _page_view(store: Store, annotator: Annotator, assignment: dict, kind: str) -> Page | None:
     """The first page of an assignment with an answer still open (None: all final)."""
-    items = cdb.page_items(store, int(assignment["hit_id"]))
+    items = _items(store, int(assignment["hit_id"]))
     answers = cdb.page_answers(store, int(assignment["id"]))
     final = set(answers.loc[answers["final"].astype(bool), "item_id"])
     given = {int(r.item_id): r for r in answers.itertuples()}
@@ -188,23 +194,17 @@ def allocation_state(store: Store, annotator: Annotator, had: set[int]) -> Alloc
     per model the count, sum and sum of squares of its final scores; documents this annotator may get."""
     info = annotator.collect
     cells = cdb.allocation_inputs(store, info["id"])
-    models, j = np.unique(cells["model"].astype(str), return_inverse=True)
-    models = tuple(str(x) for x in models)
+    models = cells["models"]
     n_docs = int(cells["doc"].max()) + 1 if len(cells["doc"]) else 0
     counts = np.full((n_docs, len(models)), -1, dtype=np.int64)
-    counts[cells["doc"], j] = cells["given"]
-    sums_cell = np.zeros((n_docs, len(models)))
-    sums_cell[cells["doc"], j] = cells["total"]
-    n = np.bincount(j, weights=cells["n"], minlength=len(models)).astype(np.int64)
-    sums = np.bincount(j, weights=cells["total"], minlength=len(models))
-    sumsq = np.bincount(j, weights=cells["total_sq"], minlength=len(models))
+    counts[cells["doc"], cells["col"]] = cells["given"]
+    n, sums, sumsq = cells["n"], cells["total"], cells["total_sq"]
     pool = settings(annotator).get("coldstart_pool")
     cold = np.zeros(n_docs, dtype=bool)
     cold[: pool or n_docs] = True
     eligible = np.ones(n_docs, dtype=bool)
     eligible[list(had)] = False
-    return AllocationState(models, counts, n, sums, sumsq, cold, eligible, item_model_sums=sums_cell,
-                           slot_cap=int(info["redundancy"]))
+    return AllocationState(models, counts, n, sums, sumsq, cold, eligible, slot_cap=int(info["redundancy"]))
 
 
 def _decide(store: Store, annotator: Annotator) -> dict | None:
@@ -328,8 +328,13 @@ def _validated(annotator: Annotator, page: Page, answers: Any, *, complete: bool
 
 
 def _current(store: Store, annotator: Annotator, assignment_id: Any) -> Page:
-    page = next_page(store, annotator)
-    if page.state != "page" or page.assignment_id != assignment_id:
+    """The open page of one of the annotator's active assignments (refused when it is not theirs or not active)."""
+    held = db.assignment(store, assignment_id) if isinstance(assignment_id, int) and \
+        not isinstance(assignment_id, bool) else None
+    page = None
+    if held is not None and held["annotator_id"] == annotator.id and held["status"] == db.ACTIVE:
+        page = _page_view(store, annotator, held, cdb.hit_kind(store, int(held["hit_id"])))
+    if page is None:
         raise InputError("this page is no longer yours to answer (it was submitted, or it went to another annotator "
                          "after a long pause); nothing was stored", column="page")
     return page

@@ -169,6 +169,11 @@ def hit_kinds(store: Store, collect_id: int) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["id", "name", "kind", "doc_index"])
 
 
+def hit_kind(store: Store, hit_id: int) -> str:
+    with store.engine.connect() as conn:
+        return str(conn.execute(select(h_.c.kind).where(h_.c.id == hit_id)).scalar_one())
+
+
 def page_items(store: Store, hit_id: int) -> pd.DataFrame:
     """A HIT's items in display order with their page key (``pair_id``) and meta (parsed)."""
     q = (select(i_.c.id, i_.c.seq, i_.c.position, i_.c.item_type, i_.c.system, i_.c.segment, i_.c.doc,
@@ -217,20 +222,40 @@ def history(store: Store, annotator_id: int) -> pd.DataFrame:
     return frame
 
 
-def allocation_inputs(store: Store, collect_id: int) -> dict[str, np.ndarray]:
-    """What an allocation rule looks at, in one query over the campaign's cells (documents × models, whatever the
-    number of answers): per cell its document index, model, annotators given it, and the count, sum and sum of
-    squares of its final segment scores; as numpy arrays."""
-    q = (select(k_.c.doc_index, k_.c.model, k_.c.given, k_.c.n, k_.c.total, k_.c.total_sq)
-         .where(k_.c.collect_id == collect_id))
+_CELL_INDEX: dict[tuple[str, int], tuple[np.ndarray, np.ndarray, tuple[str, ...]]] = {}
+
+
+def _cell_index(store: Store, conn, collect_id: int) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
+    """Per cell (in id order) its document index and model column, and the model names — fixed when the campaign
+    is created, so read once per process."""
+    key = (str(store.engine.url), collect_id)
+    if key not in _CELL_INDEX:
+        rows = conn.execute(select(k_.c.doc_index, k_.c.model).where(k_.c.collect_id == collect_id)
+                            .order_by(k_.c.id)).all()
+        docs = np.fromiter((r[0] for r in rows), np.int64, len(rows))
+        models, col = np.unique(np.array([r[1] for r in rows], dtype=object).astype(str), return_inverse=True)
+        _CELL_INDEX[key] = (docs, col.astype(np.int64), tuple(str(x) for x in models))
+    return _CELL_INDEX[key]
+
+
+def allocation_inputs(store: Store, collect_id: int) -> dict[str, Any]:
+    """What an allocation rule looks at, read from the campaign's cells (documents × models, whatever the number
+    of answers): per cell the annotators given it, and per model the count, sum and sum of squares of its final
+    segment scores. Two light queries on one connection (plain cursor rows into numpy)."""
     with store.engine.connect() as conn:
-        rows = conn.execute(q).all()
-    if not rows:
-        return {"doc": np.zeros(0, np.int64), "model": np.zeros(0, object), "given": np.zeros(0, np.int64),
-                "n": np.zeros(0, np.int64), "total": np.zeros(0), "total_sq": np.zeros(0)}
-    doc, model, given, n, total, total_sq = zip(*rows)
-    return {"doc": np.asarray(doc, np.int64), "model": np.asarray(model, object), "given": np.asarray(given, np.int64),
-            "n": np.asarray(n, np.int64), "total": np.asarray(total, float), "total_sq": np.asarray(total_sq, float)}
+        docs, col, models = _cell_index(store, conn, collect_id)
+        cursor = conn.connection.driver_connection.cursor()
+        mark = "%s" if conn.dialect.name == "postgresql" else "?"
+        cursor.execute(f"SELECT given FROM collect_cells WHERE collect_id = {mark} ORDER BY id", (collect_id,))
+        given = np.fromiter((r[0] for r in cursor.fetchall()), np.int64, len(docs))
+        cursor.execute(f"SELECT model, SUM(n), SUM(total), SUM(total_sq) FROM collect_cells WHERE collect_id = {mark} "
+                       "GROUP BY model", (collect_id,))
+        stats = {r[0]: r[1:] for r in cursor.fetchall()}
+        cursor.close()
+    return {"doc": docs, "col": col, "models": models, "given": given,
+            "n": np.array([int(stats.get(mm, (0, 0, 0))[0] or 0) for mm in models], np.int64),
+            "total": np.array([float(stats.get(mm, (0, 0, 0))[1] or 0) for mm in models]),
+            "total_sq": np.array([float(stats.get(mm, (0, 0, 0))[2] or 0) for mm in models])}
 
 
 def annotator_pages(store: Store, annotator_id: int) -> dict[str, Any]:
