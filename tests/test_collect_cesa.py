@@ -362,3 +362,17 @@ def test_bad_campaign_inputs_write_nothing(tmp_path, sqlite_url):
     with pytest.raises(InputError, match="unknown allocation rule"):
         get_rule("best-guess")
     assert collections(store).empty
+
+
+def test_an_attention_copy_never_comes_right_before_its_original():
+    """Issue 42.9: in small ESA HITs the degraded copy of a document is never shown right before it."""
+    from leaderboard.hits.documents import _order
+    for seed in range(300):
+        rng = np.random.default_rng(seed)
+        n_genuine = int(rng.integers(1, 4))
+        bad_of = [int(g) for g in rng.choice(n_genuine, size=min(n_genuine, 2), replace=False)]
+        order = _order(n_genuine, bad_of, np.random.default_rng(seed))
+        where = {d: i for i, d in enumerate(order)}
+        assert sorted(order) == list(range(n_genuine + len(bad_of)))
+        for k, g in enumerate(bad_of):
+            assert where[n_genuine + k] != where[g] - 1, (seed, order)
