@@ -376,3 +376,35 @@ def test_an_attention_copy_never_comes_right_before_its_original():
         assert sorted(order) == list(range(n_genuine + len(bad_of)))
         for k, g in enumerate(bad_of):
             assert where[n_genuine + k] != where[g] - 1, (seed, order)
+
+
+def test_an_esa_answer_can_be_changed_until_its_document_is_submitted(tmp_path, sqlite_url):
+    """Issue 42.6: within the current ESA document an earlier segment's answer can be changed; what is stored —
+    the answer, its judgment, its time and its spans — is the final one; a submitted document is final."""
+    from collecting import write_testset
+    from leaderboard.collect import campaigns, service
+    from leaderboard.errors import InputError
+    from leaderboard.storage.expert import annotation_rows
+    store = _store(sqlite_url)
+    paths = write_testset(tmp_path / "ts", n_lines=60, seed=2)
+    sources = campaigns.sources_from_files([str(p) for p in paths["hyps"]], str(paths["ref"]), "de-en",
+                                           src=str(paths["src"]), docs=str(paths["docs"]))
+    campaigns.create(store, "esa", "de-en", sources, protocol="esa", hits=1, hit_size=10, seed=1)
+    (ann,) = _people(store, "esa", 1, lp="de-en")
+    task = service.start(store, ann)
+    while task.tutorial:
+        task = service.submit_answer(store, ann, int(task.current["id"]), 90, [])
+    doc = task.document()
+    assert len(doc) >= 2
+    first = int(doc["id"].iloc[0])
+    task = service.submit_answer(store, ann, first, 40, [{"start": 0, "end": 1, "severity": "major"}])
+    task = service.revise_answer(store, ann, first, 72, [{"start": 1, "end": 2, "severity": "minor"}])
+    judged = store.judgments("esa")
+    assert list(judged["raw"]) == [72.0]
+    spans = annotation_rows(store, "esa", "de-en", "esa")
+    assert list(spans["severity"]) == ["minor"]
+    for item_id in doc["id"].iloc[1:]:
+        task = service.submit_answer(store, ann, int(item_id), 60, [])
+    with pytest.raises(InputError, match="final"):
+        service.revise_answer(store, ann, first, 10, [])
+    assert store.judgments("esa").set_index("position")["raw"].iloc[0] == 72.0

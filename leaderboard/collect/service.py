@@ -243,6 +243,24 @@ def submit_answer(store: Store, annotator: Annotator, item_id: Any, score: Any, 
     return after
 
 
+def revise_answer(store: Store, annotator: Annotator, item_id: Any, score: Any, spans: Any = None, *,
+                  ended_at: datetime | None = None) -> Task:
+    """Change an answer of the document the annotator is in (ESA: until its last segment is answered, the
+    document is open); the stored answer, its judgment and its spans become the new ones. Returns the task."""
+    raw = _score(score)
+    if isinstance(item_id, bool) or not isinstance(item_id, int):
+        raise InputError(f"item {item_id!r} is not part of a HIT assigned to you; nothing was stored", column="item")
+    found = db.item(store, item_id)
+    if found is None or found["collect_id"] != annotator.collect["id"]:
+        raise InputError(f"item {item_id} is not part of a HIT assigned to you; nothing was stored", column="item")
+    offsets = to_offsets(spans, found["text"], annotator.languages[1]) if annotator.protocol == "esa" else None
+    if annotator.protocol != "esa" and spans:
+        raise InputError("DA answers have no error spans; nothing was stored", column="spans")
+    result = db.revise(store, annotator.id, item_id, raw=raw, spans=offsets,
+                       ended_at=ended_at or datetime.now(timezone.utc))
+    return task(store, annotator, db.assignment(store, result["assignment_id"]))
+
+
 def shown_spans(annotator: Annotator, text: str, stored: list[dict]) -> list[dict]:
     """An answered item's stored spans as token spans, to show them again."""
     return to_tokens(stored, text, annotator.languages[1])

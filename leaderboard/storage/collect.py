@@ -500,6 +500,55 @@ def submit(store: Store, annotator_id: int, item_id: int, *, raw: float, spans: 
     return {"stored": True, "complete": complete, "assignment_id": asg.id}
 
 
+def revise(store: Store, annotator_id: int, item_id: int, *, raw: float, spans: list[dict] | None,
+           ended_at: datetime) -> dict[str, Any]:
+    """Change a stored answer of the annotator's current HIT while its document is open (some segment of the
+    document in this HIT still unanswered): the answer, its judgment (score and time) and its spans become the
+    new ones, in one transaction. Refuses an answer of a submitted document or of another annotator."""
+    with write_transaction(store.engine) as conn:
+        item = conn.execute(select(i_.c.id, i_.c.hit_id, i_.c.doc, i_.c.item_type, i_.c.system_id, i_.c.segment_id)
+                            .where(i_.c.id == item_id)).first()
+        mine = None if item is None else and_(g_.c.annotator_id == annotator_id, g_.c.hit_id == item.hit_id)
+        slot_id = None if mine is None else conn.execute(select(g_.c.slot_id).where(mine)).scalar()
+        if slot_id is None:
+            raise InputError(f"item {item_id} is not part of a HIT assigned to you; nothing was stored")
+        conn.execute(_for_update(select(s_.c.id).where(s_.c.id == slot_id), conn))  # slot, then assignment
+        asg = conn.execute(_for_update(select(g_.c.id, g_.c.status).where(mine), conn)).first()
+        if asg.status != ACTIVE:
+            raise InputError("this HIT is complete: its answers are final; nothing was stored")
+        answer = conn.execute(select(r_.c.id, r_.c.judgment_id, r_.c.started_at).where(and_(
+            r_.c.assignment_id == asg.id, r_.c.item_id == item_id))).first()
+        if answer is None:
+            raise InputError("this segment has no answer yet to change; nothing was stored")
+        doc_items = select(i_.c.id).where(and_(i_.c.hit_id == item.hit_id, i_.c.doc == item.doc))
+        answered = conn.execute(select(func.count()).select_from(r_).where(and_(
+            r_.c.assignment_id == asg.id, r_.c.item_id.in_(doc_items)))).scalar_one()
+        total = conn.execute(select(func.count()).select_from(i_).where(and_(
+            i_.c.hit_id == item.hit_id, i_.c.doc == item.doc))).scalar_one()
+        if item.doc is None or answered >= total:
+            raise InputError("this document was submitted with its last segment: its answers are final; nothing was "
+                             "stored")
+        conn.execute(update(r_).where(r_.c.id == answer.id).values(
+            raw=float(raw), spans=None if spans is None else json.dumps(spans, sort_keys=True), ended_at=ended_at,
+            revisions=r_.c.revisions + 1))
+        if answer.judgment_id is not None:
+            seconds = max(0.0, (_utc(ended_at) - _utc(answer.started_at)).total_seconds())
+            conn.execute(update(m.judgments).where(m.judgments.c.id == answer.judgment_id)
+                         .values(raw=float(raw), seconds=seconds))
+            info = conn.execute(select(c_.c.import_id, c_.c.lp_id).join(h_, h_.c.collect_id == c_.c.id)
+                                .where(h_.c.id == item.hit_id)).one()
+            conn.execute(delete(m.expert_annotations).where(and_(m.expert_annotations.c.import_id == info.import_id,
+                                                                 m.expert_annotations.c.line == answer.id)))
+            if spans and item.item_type in ("SYSTEM", "REPEAT"):
+                rater = conn.execute(select(a_.c.name).where(a_.c.id == annotator_id)).scalar_one()
+                conn.execute(insert(m.expert_annotations), [{
+                    "import_id": info.import_id, "lp_id": info.lp_id, "assessment": "esa",
+                    "system_id": item.system_id, "segment_id": item.segment_id, "rater": rater, "category": None,
+                    "severity": sp["severity"], "span_start": sp["start"], "span_end": sp["end"], "comment": None,
+                    "line": answer.id} for sp in spans])
+    return {"assignment_id": asg.id}
+
+
 def annotator_judgments(store: Store, annotator_id: int) -> pd.DataFrame:
     """The annotator's stored judgments as a canonical frame (for their worker test)."""
     j = m.judgments

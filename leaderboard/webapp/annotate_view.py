@@ -101,8 +101,27 @@ def _on_answer() -> None:
         return
     task = st.session_state.get("_ann_task")
     stored = set(task.answered) if task is not None and task.state == "item" else set()
+    revised = st.session_state.setdefault("_ann_revised", [])
     for answer in answers[:200]:
-        if not isinstance(answer, dict) or answer.get("item") in stored:
+        if not isinstance(answer, dict):
+            continue
+        rev = answer.get("revision")
+        if isinstance(rev, int) and not isinstance(rev, bool):
+            if rev in revised:
+                continue
+            try:  # an answered segment of the current document, changed before the document was submitted
+                task = service.revise_answer(state.get_store(), person, answer.get("item"), answer.get("score"),
+                                             answer.get("spans"), ended_at=_client_time(answer.get("ended"),
+                                                                                         datetime.now(timezone.utc)))
+            except InputError as exc:
+                st.session_state["_ann_error"] = str(exc)
+                st.session_state.pop("_ann_task", None)
+                st.session_state["_ann_epoch"] = st.session_state.get("_ann_epoch", 0) + 1
+                return
+            revised.append(rev)
+            st.session_state["_ann_task"] = task
+            continue
+        if answer.get("item") in stored:
             continue
         now = datetime.now(timezone.utc)
         ended = _client_time(answer.get("ended"), now)
@@ -151,9 +170,12 @@ def _labels(person: service.Annotator) -> dict[str, Any]:
                 "pointer": "↑ Set your score on the slider first (← → or click on it), then press Enter.",
                 "minor": "Minor error (1)", "major": "Major error (2)", "clear": "Clear (0)",
                 "missing": "[missing content]", "given": "your score:",
+                "change": "Change", 
                 "tokens": "Words of the translation: arrows move, Shift selects, 1 minor, 2 major, 0 clear",
                 "legend": "Mark every error: select words (click and drag, or ← → with Shift), then Minor or Major. "
-                          "Something left out? Mark [missing content] at the end. Then score the translation.",
+                          "Something left out? Mark [missing content] at the end. Then score the translation. "
+                          "Until the document's last segment is answered you can go back and change an earlier "
+                          "one (Change).",
                 "keys": "Keys: ← → words (Shift: select) · 1 minor · 2 major · 0 clear · Tab: words ↔ score "
                         "(← → move it, Shift: by 10) · Enter: next"}
     return {**common,
@@ -214,7 +236,7 @@ def _widget_args(person: service.Annotator, task: service.Task) -> dict[str, Any
                 entry["given"]["spans"] = service.shown_spans(person, row.text, given["spans"])
         rows.append(entry)
     return {"protocol": person.protocol, "assignment": task.assignment_id, "items": rows,
-            "epoch": st.session_state.get("_ann_epoch", 0),
+            "epoch": st.session_state.get("_ann_epoch", 0), "revised": st.session_state.get("_ann_revised", []),
             "answered": sorted(task.answered), "labels": _labels(person),
             "dir": {"text": directions["text"], "context": directions["context"]},
             "lang": {"text": directions["text_lang"], "context": directions["context_lang"]},
