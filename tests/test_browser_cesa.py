@@ -78,6 +78,13 @@ def _prepare(folder: Path) -> dict:
                     "http://placeholder", *db, "--json")["links"][0]["url"]
         return link.split("?", 1)[1]
     crowd = {"wmt26": crowd("wmt26", LP), "rtl": crowd("wmt26", RTL), "hostile": crowd("hostile", LP)}
+    from collecting import write_testset
+    from leaderboard.collect import campaigns
+    from leaderboard.storage import Store
+    paths = write_testset(folder / "esa", n_lines=60, seed=2)
+    sources = campaigns.sources_from_files([str(p) for p in paths["hyps"]], str(paths["ref"]), "de-en",
+                                           src=str(paths["src"]), docs=str(paths["docs"]))
+    campaigns.create(Store(url), "esa", "de-en", sources, protocol="esa", hits=2, hit_size=10, seed=1)
     return {"url": url, "made": made, "rtl": rtl, "crowd": crowd, "files": files}
 
 
@@ -368,3 +375,50 @@ def test_a_preview_holds_nothing(server, browser):
     expect(tab.get_by_text("This is a preview of the task")).to_be_visible()
     assert tab.locator(FRAME).count() == 0
     assert annotator_count(Store(server["url"]), info["id"]) == before
+
+
+def test_an_esa_annotator_goes_back_within_the_document(server, browser):
+    """Issue 42.6 in the page: answer a segment, go on, change the earlier one (Change), go on; the stored
+    judgment of the earlier segment is the changed one."""
+    from leaderboard.collect.links import invitation_links
+    from leaderboard.storage import Store
+    link = invitation_links(Store(server["url"]), "esa", "de-en", 1, server["base"])[0]
+    tab = _tab(browser, link["url"], width=900)
+    frame = tab.frame_locator("iframe[title*='mtlb_annotate']")
+
+    def item() -> str:
+        main = frame.locator("main[data-item]")
+        main.wait_for()
+        return main.get_attribute("data-item")
+
+    def answer(score: int) -> None:
+        before = item()
+        tab.keyboard.press("Tab")
+        tab.keyboard.press("End")
+        for _ in range(100 - score):
+            tab.keyboard.press("ArrowLeft")
+        tab.keyboard.press("Enter")
+        frame.locator(f"main:not([data-item='{before}'])").first.wait_for()
+
+    for _ in range(3):  # the practice items
+        answer(100)
+    first = item()
+    answer(47)
+    second = item()
+    assert second != first
+    frame.get_by_test_id(f"change-{first}").click()
+    assert item() == first
+    frame.locator("main[data-pending='0']").wait_for()
+    tab.keyboard.press("Tab")  # from the words to the score, which holds the answer given
+    tab.keyboard.press("End")
+    for _ in range(20):
+        tab.keyboard.press("ArrowLeft")
+    tab.keyboard.press("Enter")
+    assert item() == second  # back to the first open segment
+    frame.locator("main[data-pending='0']").wait_for()
+    for _ in range(300):  # the page says it is stored; the store's state is polled until it shows it
+        person = Store(server["url"]).judgments("esa")
+        if (person["raw"] == 80).any():
+            break
+        tab.wait_for_timeout(100)
+    assert sorted(person["raw"]) == [80.0]
