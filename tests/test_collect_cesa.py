@@ -408,3 +408,15 @@ def test_an_esa_answer_can_be_changed_until_its_document_is_submitted(tmp_path, 
     with pytest.raises(InputError, match="final"):
         service.revise_answer(store, ann, first, 10, [])
     assert store.judgments("esa").set_index("position")["raw"].iloc[0] == 72.0
+
+
+def test_practice_items_give_feedback():
+    """Issue 42.9: an ESA practice item's answer gets feedback in words; counted items none."""
+    from leaderboard.collect.service import practice_feedback
+    item = {"doc": "tutorial1", "position": None}
+    assert "well done" in practice_feedback(item, 85, [])
+    assert "70 or more" in practice_feedback(item, 40, [{"start": 0, "end": 4, "severity": "major"}])
+    missing = {"doc": "tutorial2", "position": None}
+    assert "well done" in practice_feedback(missing, 30, [{"start": None, "end": None, "severity": "major"}])
+    assert "[missing content]" in practice_feedback(missing, 30, [{"start": 0, "end": 3, "severity": "minor"}])
+    assert practice_feedback({"doc": "doc7", "position": 4}, 50, []) is None

@@ -261,6 +261,31 @@ def revise_answer(store: Store, annotator: Annotator, item_id: Any, score: Any, 
     return task(store, annotator, db.assignment(store, result["assignment_id"]))
 
 
+def practice_feedback(item: Mapping[str, Any], raw: float, spans: list[dict] | None) -> str | None:
+    """What an ESA practice item's answer shows, in words (None for a counted item): the careful human
+    translation should score high with no major error, the one with words left out should have its missing
+    content marked, a machine translation is compared with the annotator's own marks."""
+    doc = str(item.get("doc") or "")
+    if not doc.startswith("tutorial") or pd.notna(item.get("position")):
+        return None
+    spans = spans or []
+    major = sum(s.get("severity") == "major" for s in spans)
+    missing = any(s.get("missing") or s.get("start") is None for s in spans)
+    if doc == "tutorial1":
+        if raw >= 70 and not major:
+            return f"Practice item: well done — a careful human translation, and you gave it {raw:.0f} without a major error."
+        return (f"Practice item: this was a careful human translation; a score of 70 or more with at most minor marks "
+                f"fits it (you gave {raw:.0f}{f' and {major} major error(s)' if major else ''}).")
+    if doc == "tutorial2":
+        if missing:
+            return "Practice item: well done — words were left out, and you marked the missing content."
+        return ("Practice item: words of the original were left out of this translation; mark [missing content] at "
+                "its end (major when the meaning suffers) and score it lower.")
+    return (f"Practice item: a machine translation; you marked {len(spans)} error(s) ({major} major) and gave "
+            f"{raw:.0f}. There is no single right answer: mark every error you see, then score by how much meaning "
+            "is kept.")
+
+
 def shown_spans(annotator: Annotator, text: str, stored: list[dict]) -> list[dict]:
     """An answered item's stored spans as token spans, to show them again."""
     return to_tokens(stored, text, annotator.languages[1])

@@ -123,6 +123,7 @@ def _on_answer() -> None:
             continue
         if answer.get("item") in stored:
             continue
+        previous = task
         now = datetime.now(timezone.utc)
         ended = _client_time(answer.get("ended"), now)
         started = min(_client_time(answer.get("started"), ended), ended)
@@ -136,6 +137,13 @@ def _on_answer() -> None:
             st.session_state["_ann_epoch"] = st.session_state.get("_ann_epoch", 0) + 1
             return
         stored.add(answer.get("item"))
+        if person.protocol == "esa" and previous is not None and previous.items is not None:
+            shown = previous.items[previous.items["id"] == answer.get("item")]
+            if len(shown):
+                note = service.practice_feedback(shown.iloc[0].to_dict(), float(answer.get("score") or 0),
+                                                 answer.get("spans"))
+                if note:
+                    st.session_state["_ann_feedback"] = note
         st.session_state["_ann_task"] = task
     st.session_state.pop("_ann_error", None)
 
@@ -291,4 +299,9 @@ def render() -> None:
     if task.state == "complete" or task.index is None:
         _complete(person, task)
         return
+    feedback = st.session_state.get("_ann_feedback")
+    if feedback:
+        st.info(md_escape(feedback))
+        if not task.tutorial:
+            st.session_state.pop("_ann_feedback", None)  # shown once after the practice ends
     annotate_item(_widget_args(person, task), key=KEY, on_change=_on_answer)
