@@ -161,9 +161,16 @@ def _complete(store: Store, annotator: Annotator, assignment_id: int | None = No
     return Page("complete", code=code, passed=ok, message=reason)
 
 
+@lru_cache(maxsize=256)
+def _extra_hits(store: Store, collect_id: int) -> pd.DataFrame:
+    """The campaign's tutorial and check HITs (made with the campaign, never changed)."""
+    hits = cdb.hit_kinds(store, collect_id)
+    return hits[hits["kind"].isin(["tutorial", "check"])].reset_index(drop=True)
+
+
 def _extra(store: Store, annotator: Annotator, kind: str, hist: pd.DataFrame, exclude_doc: str | None = None):
     """Hold the next tutorial (in order) or a random attention check the annotator has not had."""
-    hits = cdb.hit_kinds(store, annotator.collect["id"])
+    hits = _extra_hits(store, int(annotator.collect["id"]))
     mine = set(hist["hit_id"])
     todo = hits[(hits["kind"] == kind) & ~hits["id"].isin(mine)]
     if todo.empty:
@@ -227,6 +234,17 @@ def _decide(store: Store, annotator: Annotator) -> dict | None:
     return None
 
 
+def _check_first(store: Store, annotator: Annotator, page: Page, hist: pd.DataFrame) -> Page:
+    """Before a page nothing has been answered on yet, with the campaign's probability, an attention check the
+    annotator has not had (never one built from this page's document)."""
+    started = any(t["given"] for seg in page.segments for t in seg["translations"])
+    if not started and _roll_check(annotator, hist):
+        check = _extra(store, annotator, "check", hist, exclude_doc=page.doc)
+        if check is not None:
+            return _page_view(store, annotator, check, "check")
+    return page
+
+
 def next_page(store: Store, annotator: Annotator, *, new_hit: bool = False) -> Page:
     """The annotator's page now (see the module's description)."""
     active = cdb.active_assignments(store, annotator.id)
@@ -245,12 +263,7 @@ def next_page(store: Store, annotator: Annotator, *, new_hit: bool = False) -> P
     if main is not None:
         page = _page_view(store, annotator, main, "page" if dynamic else "task")
         if page is not None:
-            started = any(t["given"] for seg in page.segments for t in seg["translations"])
-            if not started and _roll_check(annotator, hist):
-                check = _extra(store, annotator, "check", hist, exclude_doc=page.doc)
-                if check is not None:
-                    return _page_view(store, annotator, check, "check")
-            return page
+            return _check_first(store, annotator, page, hist)
     if not dynamic:
         latest = db.latest_assignment(store, annotator.id)
         if latest is not None and latest["status"] == db.DONE and not new_hit:
@@ -260,7 +273,9 @@ def next_page(store: Store, annotator: Annotator, *, new_hit: bool = False) -> P
             return _complete(store, annotator) if latest is not None else \
                 Page("none", message="There is no HIT left for you in this campaign: every HIT is done or being done "
                                      "by others. Thank you!")
-        return next_page(store, annotator)
+        page = _page_view(store, annotator, held, "task")
+        return _check_first(store, annotator, page, cdb.history(store, annotator.id)) if page else \
+            next_page(store, annotator)
     mine = cdb.annotator_pages(store, annotator.id)
     cap = s.get("docs_per_user")
     if cap is not None and mine["pages"] >= cap:
@@ -271,7 +286,9 @@ def next_page(store: Store, annotator: Annotator, *, new_hit: bool = False) -> P
     if held is None:
         return _complete(store, annotator) if mine["done"] else \
             Page("none", message="There is nothing left to annotate in this campaign. Thank you!")
-    return next_page(store, annotator)
+    page = _page_view(store, annotator, held, "page")
+    return _check_first(store, annotator, page, cdb.history(store, annotator.id)) if page else \
+        next_page(store, annotator)
 
 
 # --------------------------------------------------------------------------- answers
