@@ -4,8 +4,9 @@ Each line: ``user_id`` (the annotator), ``item_i`` (the page: the document's ind
 the page's place in a fixed HIT; ``welcome_<n>`` / ``random_<n>`` for tutorial and attention-check
 pages), ``item`` (the segments as shown: ``item_id``, ``src``, ``tgt`` of the models shown), ``annotation``
 (per segment, per model: ``score``, ``error_spans`` with Pearmut's inclusive character offsets — a special
-token at ``len(text) + its index`` — ``category`` null, and ``textfield`` null) (no ``actions``: Pearmut reads a log without them). Lines are in submit order. The layout is the one
-Pearmut 1.1.6 appends, so its readers (and ``mtlb ingest --input-format pearmut``) load it.
+token at ``len(text) + its index`` — ``category`` null, and ``textfield`` null). No ``actions``: Pearmut
+reads a log without them. Lines are in submit order, written by the Pearmut log writer of
+:mod:`leaderboard.ingest.pearmut_write`, so Pearmut 1.1.6 and the product's own reader load them.
 """
 
 from __future__ import annotations

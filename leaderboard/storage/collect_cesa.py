@@ -31,7 +31,7 @@ from ..errors import InputError
 from . import models as m
 from .bulk import insert_frame
 from .collect import (ACTIVE, DONE, EXPIRED, INPUT_FORMAT, OPEN, _assignment_row, _code, _for_update, _now, _utc,
-                      _worker_id, write_transaction)
+                      write_transaction)
 from .loader import campaign_id_for_write, lp_id_for_write
 from .store import Store
 
@@ -528,7 +528,3 @@ def cells(store: Store, collect_id: int) -> pd.DataFrame:
         rows = conn.execute(select(k_.c.doc_index, k_.c.model, k_.c.given, k_.c.done)
                             .where(k_.c.collect_id == collect_id)).all()
     return pd.DataFrame(rows, columns=["doc_index", "model", "given", "done"])
-
-
-def worker(conn, campaign_id: int, name: str) -> int:
-    return _worker_id(conn, campaign_id, name)

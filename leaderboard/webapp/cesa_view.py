@@ -20,7 +20,6 @@ from ..languages import script_direction
 from . import state
 from .cesa_widget import asset_address, cesa_page
 from .markdown import md_escape
-from .wording import for_web
 
 KEY = "cesa_answer"
 
@@ -122,7 +121,3 @@ def render(person) -> None:
             st.button("Start another HIT", on_click=_next_hit, key="cesa_next_hit", type="primary")
         return
     cesa_page(_args(person, page), key=KEY, on_change=_on_value)
-
-
-def error_text(exc: Exception) -> str:
-    return md_escape(for_web(str(exc)))
