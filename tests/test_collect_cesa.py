@@ -420,3 +420,31 @@ def test_practice_items_give_feedback():
     assert "well done" in practice_feedback(missing, 30, [{"start": None, "end": None, "severity": "major"}])
     assert "[missing content]" in practice_feedback(missing, 30, [{"start": 0, "end": 3, "severity": "minor"}])
     assert practice_feedback({"doc": "doc7", "position": 4}, 50, []) is None
+
+
+def test_cesa_from_aligned_files_through_the_cli(tmp_path, sqlite_url, capsys):
+    """`mtlb collect create --protocol cesa --assignment fixed` from aligned files (as from the primaries), then
+    simulate, status and the Pearmut export through the command line."""
+    from collecting import write_testset
+    from leaderboard.cli import main
+    paths = write_testset(tmp_path / "ts", n_lines=30, seed=3, systems={"a": 0.1, "b": 0.4, "c": 0.7, "d": 0.9})
+    db = ["--database-url", sqlite_url]
+    assert main(["collect", "create", "--campaign", "files", "--lp", "de-en", "--protocol", "cesa", "--assignment",
+                 "fixed", "--models-per-item", "2", "--hit-size", "12", "--check-prob", "0", "--hyp",
+                 *map(str, paths["hyps"]), "--ref", str(paths["ref"]), "--src", str(paths["src"]), "--docs",
+                 str(paths["docs"]), *db, "--json"]) == 0
+    made = json.loads(capsys.readouterr().out)
+    assert made["assignment"] == "fixed" and made["models"] == 4 and made["models_per_item"] == 2
+    assert made["code_pass"] != made["code_fail"]
+    assert main(["collect", "simulate", "--campaign", "files", "--lp", "de-en", "--annotators", "3", *db, "--json"]) == 0
+    done = json.loads(capsys.readouterr().out)
+    # every document shown with every system: 30 segments x 4 systems
+    assert done["judgments"] == 120
+    assert main(["collect", "status", "--campaign", "files", "--lp", "de-en", *db, "--json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert status["hits_done"] == status["hits_total"] == made["hits"]
+    assert main(["collect", "export", "--campaign", "files", "--lp", "de-en", "--format", "pearmut", "--out",
+                 str(tmp_path / "out"), *db, "--json"]) == 0
+    written = json.loads(capsys.readouterr().out)
+    lines = [json.loads(x) for x in Path(written["files"][0]).read_text().splitlines()]
+    assert sum(len(m) for x in lines for seg in x["annotation"] for m in [seg]) == 120

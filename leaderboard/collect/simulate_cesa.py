@@ -107,9 +107,14 @@ def _follow(store: Store, page: cesa.Page, answers: list[dict]) -> list[dict]:
 def _work(store: Store, person, kind: str, params: np.ndarray, seed: tuple, quality: _Quality) -> dict[str, int]:
     done = {"pages": 0, "judgments": 0, "refused": 0}
     page = cesa.next_page(store, person)
+    asked_again = False
     for n in range(MAX_PAGES):
+        if page.state == "complete" and person.collect.get("assignment") != "dynamic" and not asked_again:
+            page = cesa.next_page(store, person, new_hit=True)  # fixed HITs: the next HIT, as the page's button
+            asked_again = page.state != "page"
         if page.state != "page":
             break
+        asked_again = False
         answers = _answers(page, kind, params, (*seed, n), quality)
         cesa.save_drafts(store, person, page.assignment_id, answers[:1])
         result = cesa.submit_page(store, person, page.assignment_id, answers)
