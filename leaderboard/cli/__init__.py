@@ -86,7 +86,9 @@ def build_parser(only: str | None = None, *, listing: bool = False) -> argparse.
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``mtlb`` console script; returns the process exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    command = argv[0] if argv and argv[0] in command_names() else None
+    # a module named like the command, with "_" for the command's "-" (``mqm-baselines``)
+    module = argv[0].replace("-", "_") if argv else None
+    command = module if module in command_names() else None
     parser = build_parser(command, listing=command is None)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -8,14 +8,16 @@ docs/method/allocation.md explains the rules and compares them. Three rules sit 
   among those short of it; afterwards k models drawn without replacement with weight 1/(rank + 1) of
   their running mean score (ranks from 0, the top two both weigh 1/2), only among unfinished models.
 * ``race`` — ours: a race for the cluster boundaries, top first. The current leader is shown with
-  the two challengers the ranking test has not yet separated from it whose upper confidence bound
-  on (challenger − leader) is highest; once the leader is separated from everyone, the next
-  boundary is raced (docs/method/allocation.md#our-rule-race).
+  the challengers the ranking test has not yet separated from it, round-robin; a challenger leaves
+  the race when the test separates it; once the leader is separated from everyone below it, the
+  next boundary is raced (docs/method/allocation.md#our-rule-race).
 
-Items (the unit handed out: a document in WMT26 campaigns) are chosen alike by every rule: the one
-where the most of the chosen models still have an open slot (fewer than ``slot_cap`` annotations),
-then the fewest annotations of the chosen models, then (``race`` only, when the caller gives item
-sizes) the shortest, then the first.
+Items (the unit handed out: a document in WMT26 campaigns): ``uniform`` and ``running-rank`` take
+the one where the most of the chosen models still have an open slot (fewer than ``slot_cap``
+annotations), then the fewest annotations of the chosen models, then the first (Pearmut's order).
+``race`` takes the shortest item none of the chosen models has been annotated on; when there is
+none, it draws an item uniformly at random (and says so in the :class:`Choice`), which keeps the
+anytime test valid on translations annotated before.
 
 Rules are pure numpy and take no store. :meth:`AllocationRule.choose` decides for one campaign;
 :meth:`AllocationRule.choose_many` decides for many independent campaigns at once (every array of
@@ -26,9 +28,11 @@ seconds; ``choose`` is ``choose_many`` on one run, so both follow one code path.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Callable, Protocol
+from typing import Callable, NamedTuple, Protocol
 
 import numpy as np
+
+from .adaptive_tests import pair_strengths
 
 #: marks "nothing to hand out" in the arrays returned by ``choose_many``
 NONE = -1
@@ -52,6 +56,10 @@ class AllocationState:
     ``pair_decided`` — pairs the ranking test already separates (symmetric). ``item_sizes``:
     judgments one model gets from the item (its segments), to prefer short items.
     ``item_model_sums``: per item x model score sums, for rules that need per-item scores.
+
+    Optional summaries of ``item_model_counts`` a caller may keep up to date itself (the simulator
+    does; they are computed when absent): ``model_slots`` — annotations stored per model;
+    ``model_items_done`` — items with at least one; ``model_open_items`` — items with an open slot.
     """
 
     models: tuple[str, ...]
@@ -68,6 +76,9 @@ class AllocationState:
     pair_sumsq: np.ndarray | None = None
     pair_decided: np.ndarray | None = None
     item_sizes: np.ndarray | None = None
+    model_slots: np.ndarray | None = None
+    model_items_done: np.ndarray | None = None
+    model_open_items: np.ndarray | None = None
 
     @property
     def batched(self) -> bool:
@@ -85,7 +96,9 @@ class AllocationState:
                        coldstart_items=up(self.coldstart_items), eligible_items=up(self.eligible_items),
                        item_model_sums=up(self.item_model_sums), pair_counts=up(self.pair_counts),
                        pair_sums=up(self.pair_sums), pair_sumsq=up(self.pair_sumsq),
-                       pair_decided=up(self.pair_decided), item_sizes=up(self.item_sizes))
+                       pair_decided=up(self.pair_decided), item_sizes=up(self.item_sizes),
+                       model_slots=up(self.model_slots), model_items_done=up(self.model_items_done),
+                       model_open_items=up(self.model_open_items))
 
 
 def validate_state(state: AllocationState, k: int) -> None:
@@ -101,9 +114,10 @@ def validate_state(state: AllocationState, k: int) -> None:
         raise ValueError(f"k must be between 1 and the number of models ({n_models}), got {k}")
     if state.slot_cap < 1:
         raise ValueError("slot_cap must be at least 1")
-    if (counts < -1).any():
-        raise ValueError("item_model_counts holds values below -1")
-    for name in ("model_counts", "model_sums", "model_sumsq"):
+    required = ("model_counts", "model_sums", "model_sumsq")
+    for name in required + ("model_slots", "model_items_done", "model_open_items"):
+        if name not in required and getattr(state, name) is None:
+            continue
         if np.shape(getattr(state, name)) != lead + (n_models,):
             raise ValueError(f"{name} must have shape {lead + (n_models,)}")
     for name in ("coldstart_items", "eligible_items", "item_sizes"):
@@ -116,16 +130,27 @@ def validate_state(state: AllocationState, k: int) -> None:
             raise ValueError(f"{name} must have shape {lead + (n_models, n_models)}")
 
 
+class Choice(NamedTuple):
+    """One decision: the item, the k models (sorted indices) and whether the item was drawn uniformly
+    at random among the items having those models, independently of every score so far (the
+    anytime test can then use the page even when its translations were annotated before; the
+    caller stores this flag with the assignment)."""
+
+    item: int
+    models: tuple[int, ...]
+    random_item: bool = False
+
+
 class AllocationRule(Protocol):
     name: str
 
-    def choose(self, state: AllocationState, k: int, rng: np.random.Generator
-               ) -> tuple[int, tuple[int, ...]] | None:
-        """Next item index and the k model indices to show on it; None when nothing is left."""
+    def choose(self, state: AllocationState, k: int, rng: np.random.Generator) -> Choice | None:
+        """Next item and the k models to show on it; None when nothing is left."""
 
     def choose_many(self, state: AllocationState, k: int, rng: np.random.Generator
-                    ) -> tuple[np.ndarray, np.ndarray]:
-        """Per run: item index (runs,) and model indices (runs, k); ``NONE`` (-1) where nothing is left."""
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per run: item index (runs,), model indices (runs, k) and the random-item flag (runs,);
+        ``NONE`` (-1) where nothing is left."""
 
 
 # --- shared pieces -------------------------------------------------------------------------------
@@ -133,6 +158,32 @@ class AllocationRule(Protocol):
 def _open_slots(state: AllocationState) -> np.ndarray:
     counts = state.item_model_counts
     return (counts >= 0) & (counts < state.slot_cap)
+
+
+def _items_done(state: AllocationState) -> np.ndarray:
+    if state.model_items_done is not None:
+        return np.asarray(state.model_items_done)
+    return (state.item_model_counts >= 1).sum(axis=1)
+
+
+def _slots(state: AllocationState) -> np.ndarray:
+    if state.model_slots is not None:
+        return np.asarray(state.model_slots)
+    return np.where(state.item_model_counts > 0, state.item_model_counts, 0).sum(axis=1)
+
+
+def _unfinished(state: AllocationState) -> np.ndarray:
+    """Models with an open slot in some item (any annotator)."""
+    if state.model_open_items is not None:
+        return np.asarray(state.model_open_items) > 0
+    return _open_slots(state).any(axis=1)
+
+
+def _model_open(state: AllocationState, scope: np.ndarray) -> np.ndarray:
+    """Models with an open slot in an item of ``scope`` (the annotator's eligible items)."""
+    if state.model_open_items is not None and scope.all():
+        return np.asarray(state.model_open_items) > 0
+    return (_open_slots(state) & scope[:, :, None]).any(axis=1)
 
 
 def _top_k(keys: np.ndarray, k: int) -> np.ndarray:
@@ -145,47 +196,74 @@ def _running_means(state: AllocationState) -> np.ndarray:
     return np.divide(state.model_sums, counts, out=np.zeros(counts.shape, float), where=counts > 0)
 
 
-def choose_items(state: AllocationState, models: np.ndarray, scope: np.ndarray, *,
-                 prefer_short: bool = False) -> np.ndarray:
+def _chosen_counts(state: AllocationState, models: np.ndarray) -> np.ndarray:
+    """item_model_counts of the chosen models, (runs, k, items)."""
+    counts = state.item_model_counts
+    runs = np.arange(counts.shape[0])[:, None]
+    return counts[runs, :, models]
+
+
+def choose_items(state: AllocationState, models: np.ndarray, scope: np.ndarray) -> np.ndarray:
     """Per run, the item for the chosen ``models`` (runs, k) among the items in ``scope`` (runs, items).
 
     The item where the most chosen models have an open slot; ties: fewest annotations of the chosen
-    models, then (``prefer_short``) fewest segments, then the first. Items lacking a translation
-    of a chosen model are skipped; ``NONE`` when no item has an open slot for them.
+    models, then the first. Items lacking a translation of a chosen model are skipped; ``NONE`` when
+    no item has an open slot for them.
     """
-    counts = state.item_model_counts
-    runs = np.arange(counts.shape[0])[:, None]
-    chosen = counts[runs, :, models].transpose(0, 2, 1) if models.shape[1] else counts[:, :, :0]
-    # chosen: (runs, items, k)
-    present = (chosen >= 0).all(axis=2)
-    open_n = ((chosen >= 0) & (chosen < state.slot_cap)).sum(axis=2)
-    total = np.where(chosen >= 0, chosen, 0).sum(axis=2)
-    n_items = counts.shape[1]
-    # one integer key, larger is better: open slots, then fewer annotations, then shorter, then first
-    key = open_n.astype(np.int64) * (1 << 40) - total.astype(np.int64) * (1 << 20)
-    if prefer_short and state.item_sizes is not None:
-        key -= np.minimum(state.item_sizes, (1 << 20) - 1).astype(np.int64)
+    chosen = _chosen_counts(state, models)
+    if chosen.shape[2] == 0:
+        return np.full(chosen.shape[0], NONE)
+    present = (chosen >= 0).all(axis=1)
+    open_n = ((chosen >= 0) & (chosen < state.slot_cap)).sum(axis=1)
+    total = np.maximum(chosen, 0).sum(axis=1)
+    # one integer key, larger is better: open slots, then fewer annotations, then the first item
+    key = open_n.astype(np.int64) * (1 << 40) - total
     valid = scope & present & (open_n > 0)
-    key = np.where(valid, key, np.iinfo(np.int64).min)
+    key[~valid] = np.iinfo(np.int64).min
     best = key.argmax(axis=1)  # argmax takes the first of equal keys
-    best = np.where(valid[np.arange(len(best)), best], best, NONE)
-    return best if n_items else np.full(counts.shape[0], NONE)
+    return np.where(valid[np.arange(len(best)), best], best, NONE)
 
 
-def _finish(items: np.ndarray, models: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def choose_fresh_or_random(state: AllocationState, models: np.ndarray, scope: np.ndarray,
+                           rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Per run, the shortest item (then the first) on which none of the chosen models was annotated
+    yet; when there is none, an item drawn uniformly at random among the items of ``scope`` that have
+    all chosen models (whatever their counts). Returns the items and whether each was drawn at random.
+    """
+    chosen = _chosen_counts(state, models)
+    runs, _, n_items = chosen.shape
+    if n_items == 0:
+        return np.full(runs, NONE), np.zeros(runs, bool)
+    present = (chosen >= 0).all(axis=1) & scope
+    fresh = (chosen == 0).all(axis=1) & scope
+    sizes = np.zeros(n_items) if state.item_sizes is None else np.asarray(state.item_sizes, float)
+    fresh_key = np.where(fresh, -sizes, -np.inf)
+    best = fresh_key.argmax(axis=1)
+    has_fresh = fresh.any(axis=1)
+    drawn = np.where(present, rng.random((runs, n_items)), -1.0).argmax(axis=1)
+    can_draw = present.any(axis=1)
+    items = np.where(has_fresh, best, np.where(can_draw, drawn, NONE))
+    return items, ~has_fresh & can_draw
+
+
+def _finish(items: np.ndarray, models: np.ndarray, random_item: np.ndarray | None = None
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     models = np.sort(models, axis=1)
     models[items == NONE] = NONE
-    return items, models
+    random_item = np.zeros(len(items), bool) if random_item is None else random_item & (items != NONE)
+    return items, models, random_item
 
 
 def _single(rule: "AllocationRule", state: AllocationState, k: int, rng: np.random.Generator
             ) -> tuple[int, tuple[int, ...]] | None:
     if state.batched:
         raise ValueError("choose takes one campaign; use choose_many for a runs axis")
-    items, models = rule.choose_many(state.as_batch(), k, rng)
+    if (np.asarray(state.item_model_counts) < -1).any():
+        raise ValueError("item_model_counts holds values below -1")
+    items, models, random_item = rule.choose_many(state.as_batch(), k, rng)
     if items[0] == NONE:
         return None
-    return int(items[0]), tuple(int(m) for m in models[0])
+    return Choice(int(items[0]), tuple(int(m) for m in models[0]), bool(random_item[0]))
 
 
 def _scope(state: AllocationState) -> np.ndarray:
@@ -208,13 +286,13 @@ class UniformRule:
     def choose_many(self, state, k, rng):
         validate_state(state, k)
         scope = _scope(state)
-        open_ = _open_slots(state) & scope[:, :, None]
-        model_open = open_.any(axis=1)
-        load = np.where(state.item_model_counts > 0, state.item_model_counts, 0).sum(axis=1)
+        model_open = _model_open(state, scope)
+        load = _slots(state)
         noise = rng.random(load.shape)
         # open models first, least loaded first, ties at random
         keys = np.where(model_open, 1e12, 0.0) - load - noise
         models = _top_k(keys, k)
+        models = np.sort(models, axis=1)
         return _finish(choose_items(state, models, scope), models)
 
 
@@ -244,9 +322,9 @@ class RunningRankRule:
         counts = state.item_model_counts
         runs, _, n_models = counts.shape
         scope = _scope(state)
-        items_done = (counts >= 1).sum(axis=1)
+        items_done = _items_done(state)
         cold = (items_done < self.coldstart).any(axis=1)
-        finished = ~_open_slots(state).any(axis=1)
+        finished = ~_unfinished(state)
         available = np.where(cold[:, None], items_done < self.coldstart, ~finished)
         u = rng.random((runs, n_models))
         # warm phase: rank the available models by running mean, ties at random
@@ -275,6 +353,7 @@ class RunningRankRule:
         keys = np.where(cold[:, None], cold_key, warm_key)
         models = _top_k(keys, k)
         pool = scope & np.where(cold[:, None], np.asarray(state.coldstart_items, bool), True)
+        models = np.sort(models, axis=1)
         return _finish(choose_items(state, models, pool), models)
 
 
@@ -285,28 +364,46 @@ class RaceRule:
     """Race for the cluster boundaries, top first (docs/method/allocation.md#our-rule-race).
 
     Cold start: the k models with the fewest annotated items until each has ``coldstart``, from the
-    priority pool. Then per decision: peel off, from the top of the running-mean order, every leader
-    the test already separates from all models below it; the first leader that is not separated is
-    shown with the two unseparated challengers b whose index ``mean_b − mean_leader + beta·se`` is
-    highest (``se``: standard error of the page-level difference of the two, from the pages they
-    shared, shrunk towards ``prior_sd`` with ``prior_pages`` pseudo-pages). Too few challengers:
-    topped up with the closest models below the leader. Pairs are *separated* when
-    ``pair_decided`` says so, or, without it, when |mean difference| / se of their shared pages is at
-    least ``z_decided``. Items: open slots first, then fewest annotations, then shortest.
+    priority pool. Models are ordered by their strength: a least-squares fit of the page-level
+    differences of the pairs shown together (free of annotators' leniency and of careless pages'
+    level), anchored to the running means with weight ``anchor`` per model (so that a model with no
+    shared page still has a place). Then per decision: peel off, from the top of that order, every leader
+    the ranking test already separates from all models below it; the first leader that is not
+    separated from everyone below is shown with the k − 1 challengers still unseparated from it that
+    have shared the fewest pages with it (ties at random): a round-robin race in which a challenger
+    leaves as soon as the test separates it, so each challenger gets pages in proportion to how
+    hard it is to separate. Too few challengers: topped up with the models closest below the leader.
+    Pairs are *separated* when ``pair_decided`` says so, or, without it, when the mean page-level
+    difference of the pair is at least ``z_decided`` standard errors from 0 (its sd shrunk towards
+    ``prior_sd`` with ``prior_pages`` pseudo-pages). Items: the shortest on which none of the
+    chosen models was annotated (short documents give the most comparisons per judgment); when none
+    is left, one drawn at random (:func:`choose_fresh_or_random`); slot caps do not apply then.
     """
 
     coldstart: int = 3
-    beta: float = 2.0
+    z_decided: float = 3.0
+    anchor: float = 0.01
     prior_sd: float = 12.0
     prior_pages: float = 2.0
-    z_decided: float = 3.0
     name: str = "race"
 
     def choose(self, state, k, rng):
         return _single(self, state, k, rng)
 
-    def _pair_stats(self, state: AllocationState) -> tuple[np.ndarray, np.ndarray]:
-        """Mean page-level difference (row − column) and its standard error, per pair."""
+    def _strength(self, state: AllocationState) -> np.ndarray:
+        """Each model's strength from the page-level differences of the pairs shown together (least
+        squares: theta_a - theta_b fits every shared page), anchored weakly to the running means.
+
+        Differences on one page are free of the annotator's leniency and of a careless annotator's
+        level, which the running means are not; without pair statistics, the running means."""
+        means = _running_means(state)
+        if state.pair_counts is None or state.pair_sums is None:
+            return means
+        return pair_strengths(state.pair_counts, state.pair_sums, means, self.anchor)
+
+    def _decided(self, state: AllocationState) -> np.ndarray:
+        if state.pair_decided is not None:
+            return np.asarray(state.pair_decided, bool)
         shape = state.model_counts.shape + state.model_counts.shape[-1:]
         n = np.zeros(shape) if state.pair_counts is None else np.asarray(state.pair_counts, float)
         sums = np.zeros(shape) if state.pair_sums is None else np.asarray(state.pair_sums, float)
@@ -314,7 +411,7 @@ class RaceRule:
         mean = np.divide(sums, n, out=np.zeros(shape), where=n > 0)
         ss = np.maximum(sumsq - n * mean ** 2, 0.0)
         var = (ss + self.prior_pages * self.prior_sd ** 2) / (np.maximum(n - 1, 0) + self.prior_pages)
-        return mean, np.sqrt(var / (n + 1.0))
+        return (np.abs(mean) >= self.z_decided * np.sqrt(var / np.maximum(n, 1))) & (n >= 2)
 
     def choose_many(self, state, k, rng):
         validate_state(state, k)
@@ -322,20 +419,16 @@ class RaceRule:
         runs, _, n_models = counts.shape
         r = np.arange(runs)
         scope = _scope(state)
-        open_ = _open_slots(state) & scope[:, :, None]
-        model_open = open_.any(axis=1)
-        items_done = (counts >= 1).sum(axis=1)
+        model_open = _model_open(state, scope)
+        items_done = _items_done(state)
         cold = (items_done < self.coldstart).any(axis=1)
         u = rng.random((runs, n_models))
         cold_key = np.where(model_open, 1e9, 0.0) - items_done - u
 
-        means = _running_means(state)
-        diff, se = self._pair_stats(state)
-        if state.pair_decided is not None:
-            decided = np.asarray(state.pair_decided, bool)
-        else:
-            decided = (np.abs(diff) >= self.z_decided * se) & (np.asarray(state.pair_counts if state.pair_counts is not None else 0) >= 2)
-        decided = decided | np.eye(n_models, dtype=bool)[None]
+        means = self._strength(state)
+        decided = self._decided(state) | np.eye(n_models, dtype=bool)[None]
+        shared = np.zeros((runs, n_models, n_models)) if state.pair_counts is None \
+            else np.asarray(state.pair_counts, float)
         # peel off leaders already separated from every model below them
         peeled = np.zeros((runs, n_models), bool)
         leader = np.full(runs, NONE)
@@ -352,24 +445,24 @@ class RaceRule:
             if not searching.any():
                 break
         lead = np.where(leader == NONE, 0, leader)
-        gap = means - means[r, lead][:, None]                      # challenger − leader (<= 0 mostly)
-        ucb = gap + self.beta * se[r, lead]
+        gap = means[r, lead][:, None] - means                       # how far below the leader
         challengers = ~peeled & ~decided[r, lead] & model_open
         challengers[r, lead] = False
-        # leader first, then unseparated challengers by index, then the closest others below
         others = ~peeled & model_open
-        key = np.where(challengers, 1e6 + ucb, np.where(others, -np.abs(gap) - u * 1e-6, -1e12 - u))
+        # leader first, then unseparated challengers with the fewest shared pages, then the closest
+        key = np.where(challengers, 1e9 - shared[r, lead] - u,
+                       np.where(others, -np.abs(gap) - 1e-6 * u, -1e12 - u))
         key[r, lead] = np.where(model_open[r, lead], 1e12, key[r, lead])
         models = _top_k(key, k)
         # every pair separated (the whole ranking settled): spend on the least annotated models
         settled = leader == NONE
         if settled.any():
-            load = np.where(counts > 0, counts, 0).sum(axis=1)
-            spare = _top_k(np.where(model_open, 1e12, 0.0) - load - u, k)
+            spare = _top_k(np.where(model_open, 1e12, 0.0) - _slots(state) - u, k)
             models[settled] = spare[settled]
         models = np.where(cold[:, None], _top_k(cold_key, k), models)
         pool = scope & np.where(cold[:, None], np.asarray(state.coldstart_items, bool), True)
-        return _finish(choose_items(state, models, pool, prefer_short=True), models)
+        items, random_item = choose_fresh_or_random(state, models, pool, rng)
+        return _finish(items, models, random_item)
 
 
 RULES: dict[str, Callable[..., AllocationRule]] = {

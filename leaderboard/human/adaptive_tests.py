@@ -1,0 +1,408 @@
+"""Significance for campaigns collected with adaptive allocation: the WMT26 rule, fast, and a test
+that stays valid whatever the allocation (docs/method/allocation.md#significance-under-adaptive-allocation).
+
+* :func:`wmt26_pair_tests` / :func:`wmt26_better` — WMT26's rule on item x model score matrices (NaN
+  where a model has no score for an item; several annotations already averaged per item): model a
+  is significantly better than b when a's mean item score is higher and the paired t-test on the
+  items both have (``scipy.stats.ttest_rel(..., nan_policy="omit")``) *or* Student's unpaired
+  t-test (``ttest_ind``) gives a two-sided p below alpha. Vectorised over pairs and over a leading
+  runs axis; p-values equal scipy's.
+* :func:`clusters_from_better` — the WMT26 cluster lines: below sorted position i when every model
+  above is significantly better than every model below.
+* **Anytime-valid paired test** (``anytime-paired``): for each pair (a, b), a page (one annotator,
+  one item, several models side by side) gives one observation x = mean over the page's segments of
+  score(a) − score(b) when both translations were scored there for the first time (if a and b are
+  truly equal, x is then symmetric around 0 given everything before it, whatever rule chose the
+  page), or when the page's item was drawn uniformly at random (x then has mean 0 given the past
+  when a and b are equal on average over the test set's items). Two one-sided e-processes bet on
+  the sign of x: K⁺ = Π (1 + λ⁺ ψ(x)), K⁻ = Π (1 − λ⁻ ψ(x)), ψ(x) = x / c clipped to [−1, 1] on a
+  fresh page and x / 100 on a random item, the scale c and the bets λ± ≥ 0 fixed from earlier
+  observations only (the bets follow the pair's difference as the least-squares strengths of all
+  earlier observations of all pairs put it). Each is a non-negative martingale under the null, so
+  by Ville's inequality the chance that it ever reaches 2/alpha is at most alpha/2: the claim "a
+  better than b" (sup K⁺ ≥ 2/alpha) or "b better than a" is false with probability at most alpha,
+  under any allocation rule and when the data are looked at after every page.
+  :class:`PairEvidence` updates it page by page for many runs at once (the simulator);
+  :func:`paired_evidence_from_pages` computes it from a collected log (vectorised);
+  :func:`anytime_paired_ranking` ranks a judgment frame with it, models ordered by their paired
+  strengths (:func:`pair_strengths`), cluster lines by WMT26's rule.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.special import stdtr
+
+ALPHA = 0.05
+TEST_WMT26 = "wmt26"
+TEST_ANYTIME = "anytime-paired"
+TESTS = (TEST_WMT26, TEST_ANYTIME)
+
+# betting constants of the anytime test (any values keep it valid; these give it its power)
+SCALE_PRIOR = 10.0        # prior sd of a page difference (score points) ...
+SCALE_PRIOR_PAGES = 2.0   # ... worth this many pages
+SCALE_CLIP = 2.5          # psi(x) = x / (SCALE_CLIP * sd), clipped to [-1, 1]
+BET_PRIOR_VAR = 0.25      # prior variance of psi, worth one page (keeps early bets small)
+BET_MAX = 0.9             # largest bet
+SCORE_RANGE = 100.0       # scores lie in [0, 100], so a page difference in [-100, 100]
+
+
+# --- WMT26 t-tests -------------------------------------------------------------------------------
+
+def _two_sided_p(t: np.ndarray, df: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore"):
+        p = 2.0 * stdtr(df, -np.abs(t))
+    return np.where((df > 0) & ~np.isnan(t), p, np.nan)
+
+
+def t_tests_from_sums(n_a, sum_a, sumsq_a, n_b, sum_b, sumsq_b, n_pair, sum_d, sumsq_d
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """Two-sided p-values of Student's unpaired t-test (from each model's item count, sum and sum of
+    squares of item means) and of the paired t-test (from the count, sum and sum of squares of the
+    differences on the items both have); elementwise, NaN where a test is undefined."""
+    n_a, n_b, n_pair = (np.asarray(v, float) for v in (n_a, n_b, n_pair))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_a, mean_b = sum_a / n_a, sum_b / n_b
+        ss = np.maximum(sumsq_a - n_a * mean_a ** 2, 0.0) + np.maximum(sumsq_b - n_b * mean_b ** 2, 0.0)
+        df_u = n_a + n_b - 2
+        t_u = (mean_a - mean_b) / np.sqrt(ss / df_u * (1.0 / n_a + 1.0 / n_b))
+        d_mean = sum_d / n_pair
+        d_ss = np.maximum(sumsq_d - n_pair * d_mean ** 2, 0.0)
+        t_p = d_mean / np.sqrt(d_ss / (n_pair - 1) / n_pair)
+    return _two_sided_p(t_p, n_pair - 1.0), _two_sided_p(t_u, df_u)
+
+
+def wmt26_pair_tests(scores: np.ndarray, pairs: np.ndarray) -> dict[str, np.ndarray]:
+    """Paired and unpaired two-sided t-tests for the listed model pairs.
+
+    ``scores``: (items, models) or (runs, items, models), NaN = no score. ``pairs``: (P, 2) model
+    indices. Returns arrays (P,) or (runs, P): ``p_paired``, ``p_unpaired``, ``mean_a``, ``mean_b``
+    (each model's mean over its own items) and ``n_paired`` (items both have).
+    """
+    x = np.asarray(scores, float)
+    single = x.ndim == 2
+    if single:
+        x = x[None]
+    pairs = np.asarray(pairs, int).reshape(-1, 2)
+    have = ~np.isnan(x)
+    x0 = np.where(have, x, 0.0)
+    n = have.sum(axis=1)                                      # (runs, models)
+    s1 = x0.sum(axis=1)
+    s2 = (x0 ** 2).sum(axis=1)
+    a, b = pairs[:, 0], pairs[:, 1]
+    both = have[:, :, a] & have[:, :, b]                      # (runs, items, P)
+    d = np.where(both, x0[:, :, a] - x0[:, :, b], 0.0)
+    n_p = both.sum(axis=1)
+    p_paired, p_unpaired = t_tests_from_sums(n[:, a], s1[:, a], s2[:, a], n[:, b], s1[:, b], s2[:, b],
+                                             n_p, d.sum(axis=1), (d ** 2).sum(axis=1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = s1 / n
+    mean_a, mean_b = mean[:, a], mean[:, b]
+    out = {"p_paired": p_paired, "p_unpaired": p_unpaired, "mean_a": mean_a, "mean_b": mean_b, "n_paired": n_p}
+    return {k: v[0] for k, v in out.items()} if single else out
+
+
+def wmt26_better(scores: np.ndarray, alpha: float = ALPHA) -> tuple[np.ndarray, np.ndarray]:
+    """Each model's mean item score and the (models, models) matrix "row significantly better than
+    column" of the WMT26 rule, for an (items, models) matrix."""
+    x = np.asarray(scores, float)
+    m = x.shape[1]
+    i, j = np.triu_indices(m, 1)
+    res = wmt26_pair_tests(x, np.stack([i, j], axis=1))
+    sig = (res["p_paired"] < alpha) | (res["p_unpaired"] < alpha)
+    better = np.zeros((m, m), bool)
+    better[i, j] = sig & (res["mean_a"] > res["mean_b"])
+    better[j, i] = sig & (res["mean_b"] > res["mean_a"])
+    with np.errstate(invalid="ignore"):
+        means = np.nanmean(np.where(np.isnan(x).all(axis=0, keepdims=True), 0.0, x), axis=0)
+    means[np.isnan(x).all(axis=0)] = np.nan
+    return means, better
+
+
+def clusters_from_better(means: np.ndarray, better: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted order (best first, by mean) and each model's cluster number (1 = top) under the WMT26
+    line rule: a line below position i when every model above is better than every model below."""
+    means = np.asarray(means, float)
+    order = np.argsort(-np.nan_to_num(means, nan=-np.inf), kind="stable")
+    b = np.asarray(better, bool)[np.ix_(order, order)]
+    m = len(order)
+    # line after i: all of b[:i+1, i+1:] true
+    lines = np.array([b[: i + 1, i + 1:].all() for i in range(m - 1)], bool)
+    cluster_sorted = np.concatenate([[1], 1 + np.cumsum(lines)])
+    clusters = np.empty(m, int)
+    clusters[order] = cluster_sorted
+    return order, clusters
+
+
+# --- the anytime-valid paired test ---------------------------------------------------------------
+
+def _bet(x, n, sum_x2, sum_psi, sum_psi2, linear=False, hint=None):
+    """psi(x) and the bet for one observation from what was known before it (elementwise).
+
+    ``linear``: psi = x / 100 (a page from a random item: its mean is 0 under the null, it need not
+    be symmetric); otherwise x over a scale learnt from the pair's earlier pages, clipped (a fresh
+    page: symmetric under the null). The bet is the growth-optimal fraction for the expected psi:
+    from ``hint`` (the pair's difference estimated from every earlier observation of every pair,
+    :func:`pair_strengths`) when given, else from the pair's own earlier psi values."""
+    rms = np.sqrt((sum_x2 + SCALE_PRIOR_PAGES * SCALE_PRIOR ** 2) / (n + SCALE_PRIOR_PAGES))
+    scale = SCALE_CLIP * rms
+    psi = np.where(linear, x / SCORE_RANGE, np.clip(x / scale, -1.0, 1.0))
+    if hint is None:
+        mean = sum_psi / (n + 1.0)
+        var = (sum_psi2 + BET_PRIOR_VAR) / (n + 1.0)
+    else:
+        unit = np.where(linear, SCORE_RANGE, scale)
+        mean = np.asarray(hint, float) / unit
+        var = (rms / unit) ** 2
+    lam = np.clip(mean / (var + mean ** 2), -BET_MAX, BET_MAX)
+    return psi, lam
+
+
+def threshold(alpha: float = ALPHA) -> float:
+    """log e-value a one-sided process must reach for a two-sided claim at level alpha."""
+    return float(np.log(2.0 / alpha))
+
+
+@dataclass
+class PairEvidence:
+    """Running state of the anytime paired test for every pair, for many runs at once.
+
+    Arrays are (runs, models, models), indexed [a, b] with a < b; x = score(a) − score(b).
+    """
+
+    n: np.ndarray
+    sum_x: np.ndarray
+    sum_x2: np.ndarray
+    sum_psi: np.ndarray
+    sum_psi2: np.ndarray
+    log_up: np.ndarray      # log K+ (a better than b)
+    log_down: np.ndarray    # log K- (b better than a)
+    max_up: np.ndarray
+    max_down: np.ndarray
+
+    @classmethod
+    def empty(cls, runs: int, models: int) -> "PairEvidence":
+        z = lambda: np.zeros((runs, models, models))  # noqa: E731
+        return cls(z(), z(), z(), z(), z(), z(), z(), z(), z())
+
+    def hints(self) -> np.ndarray:
+        """(runs, models, models): every pair's difference (row − column) as the least-squares
+        strengths of all observations so far put it; the bets of the next page follow it."""
+        theta = self.strengths(np.zeros(self.n.shape[:2]))
+        return theta[:, :, None] - theta[:, None, :]
+
+    def add(self, a: np.ndarray, b: np.ndarray, x: np.ndarray, mask: np.ndarray,
+            linear: np.ndarray | bool = False, hint: np.ndarray | None = None) -> None:
+        """One observation per run (runs where ``mask`` is False are skipped): pair (a, b), a < b;
+        ``linear`` where the page's item was drawn at random and a slot was annotated before;
+        ``hint``: the expected a − b before this page (:meth:`hints`), else the pair's own history."""
+        r = np.flatnonzero(mask)
+        a, b, x = a[r], b[r], x[r]
+        linear = np.broadcast_to(linear, mask.shape)[r]
+        hint = None if hint is None else np.asarray(hint)[r]
+        n = self.n[r, a, b]
+        psi, lam = _bet(x, n, self.sum_x2[r, a, b], self.sum_psi[r, a, b], self.sum_psi2[r, a, b], linear,
+                        hint)
+        self.log_up[r, a, b] += np.log1p(np.maximum(lam, 0.0) * psi)
+        self.log_down[r, a, b] += np.log1p(np.minimum(lam, 0.0) * psi)
+        self.max_up[r, a, b] = np.maximum(self.max_up[r, a, b], self.log_up[r, a, b])
+        self.max_down[r, a, b] = np.maximum(self.max_down[r, a, b], self.log_down[r, a, b])
+        self.n[r, a, b] = n + 1
+        self.sum_x[r, a, b] += x
+        self.sum_x2[r, a, b] += x * x
+        self.sum_psi[r, a, b] += psi
+        self.sum_psi2[r, a, b] += psi * psi
+
+    def strengths(self, anchor: np.ndarray) -> np.ndarray:
+        """(runs, models) least-squares strengths from the pairs' observations (see
+        :func:`pair_strengths`), anchored to ``anchor`` (e.g. the models' means)."""
+        n = self.n + np.swapaxes(self.n, 1, 2)
+        sums = self.sum_x - np.swapaxes(self.sum_x, 1, 2)
+        return pair_strengths(n, sums, anchor)
+
+    def better(self, alpha: float = ALPHA) -> np.ndarray:
+        """(runs, models, models) bool: row significantly better than column."""
+        t = threshold(alpha)
+        up = self.max_up >= t
+        down = self.max_down >= t
+        return up | np.swapaxes(down, 1, 2)
+
+    def decided(self, alpha: float = ALPHA) -> np.ndarray:
+        """(runs, models, models) bool, symmetric: the pair is separated (either direction)."""
+        b = self.better(alpha)
+        return b | np.swapaxes(b, 1, 2)
+
+
+def pair_strengths(n: np.ndarray, sums: np.ndarray, anchor: np.ndarray, weight: float = 0.01) -> np.ndarray:
+    """Least-squares strengths theta with theta_a - theta_b fitting every observed page difference.
+
+    ``n`` (..., models, models): observations per pair (symmetric); ``sums``: their sum of a − b
+    (antisymmetric); ``anchor`` (..., models): values each theta is pulled towards with ``weight``
+    (per model, as if that many observations), so models without observations keep a place and the
+    fit has a unique solution. The order used by the anytime protocol: differences on one page are
+    free of the annotator's leniency, which the models' means are not.
+    """
+    n = np.asarray(n, float)
+    lap = -n.copy()
+    idx = np.arange(n.shape[-1])
+    lap[..., idx, idx] = n.sum(axis=-1) + weight
+    anchor = np.nan_to_num(np.asarray(anchor, float))
+    rhs = np.asarray(sums, float).sum(axis=-1) + weight * anchor
+    return np.linalg.solve(lap, rhs[..., None])[..., 0]
+
+
+def paired_evidence_from_pages(pages: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
+    """The anytime paired test from a log of page-level observations, in collection order.
+
+    ``pages``: one row per (page, model) with columns ``page`` (pages in collection order: the
+    order of first appearance), ``model``, ``score`` (the model's mean over the page's segments),
+    ``fresh`` (True when none of the page's segments had been scored for this model before) and,
+    optionally, ``random_item`` (the page's item was drawn at random: :class:`Choice`). A pair
+    counts on a page when both models are fresh there, or when the item was drawn at random. One
+    row per pair of models (``a`` < ``b`` by name) with ``pages`` (observations),
+    ``mean_difference`` (their mean of a − b), ``log_e_up`` /
+    ``log_e_down`` (largest log e-value reached for "a better" / "b better") and ``a_better`` /
+    ``b_better`` (the claims at ``alpha``).
+    """
+    page_order = {p: i for i, p in enumerate(pd.unique(pages["page"]))}
+    frame = pages.assign(random_item=pages["random_item"].astype(bool) if "random_item" in pages
+                         else False, fresh=pages["fresh"].astype(bool))
+    left = frame[["page", "model", "score", "fresh", "random_item"]]
+    pairs = left.merge(left, on="page", suffixes=("_a", "_b"))
+    both_fresh = pairs["fresh_a"] & pairs["fresh_b"]
+    pairs = pairs[(pairs["model_a"].astype(str) < pairs["model_b"].astype(str))
+                  & (both_fresh | pairs["random_item_a"])]
+    pairs = pairs.assign(linear=~(pairs["fresh_a"] & pairs["fresh_b"]))
+    cols = ["a", "b", "pages", "mean_difference", "log_e_up", "log_e_down", "a_better", "b_better"]
+    if pairs.empty:
+        return pd.DataFrame(columns=cols)
+    pairs = pairs.assign(order=pairs["page"].map(page_order), x=pairs["score_a"] - pairs["score_b"])
+    pairs = pairs.assign(hint=_page_hints(pairs))
+    pairs = pairs.sort_values(["model_a", "model_b", "order"], kind="stable")
+    x = pairs["x"].to_numpy(float)
+    group = pairs.groupby(["model_a", "model_b"], sort=False).ngroup().to_numpy()
+    n, log_up, log_down = _sequential_evidence(x, group, pairs["linear"].to_numpy(bool),
+                                               pairs["hint"].to_numpy(float))
+    t = threshold(alpha)
+    keys = pairs[["model_a", "model_b"]].to_numpy()
+    out = pd.DataFrame({"a": keys[:, 0], "b": keys[:, 1], "up": log_up, "down": log_down, "n": n, "g": group,
+                        "x": x})
+    agg = out.groupby("g", sort=False).agg(a=("a", "first"), b=("b", "first"), pages=("n", "max"),
+                                            mean_difference=("x", "mean"),
+                                            log_e_up=("up", "max"), log_e_down=("down", "max"))
+    agg["log_e_up"] = agg["log_e_up"].clip(lower=0.0)
+    agg["log_e_down"] = agg["log_e_down"].clip(lower=0.0)
+    agg["a_better"] = agg["log_e_up"] >= t
+    agg["b_better"] = agg["log_e_down"] >= t
+    return agg.reset_index(drop=True)[cols]
+
+
+def _exclusive_cumsum(values: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """Sum of the earlier values of the same group (rows sorted by group, then time)."""
+    total = np.cumsum(values) - values
+    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    first = np.repeat(total[starts], np.diff(np.r_[starts, len(values)]))
+    return total - first
+
+
+def _page_hints(pairs: pd.DataFrame, block: int = 512) -> np.ndarray:
+    """For each observation (rows with model_a, model_b, x, order), a − b as the least-squares
+    strengths of every observation on earlier pages put it (:meth:`PairEvidence.hints`)."""
+    names = pd.unique(pd.concat([pairs["model_a"], pairs["model_b"]]).astype(str))
+    index = {name: i for i, name in enumerate(names)}
+    m = len(names)
+    a = pairs["model_a"].astype(str).map(index).to_numpy()
+    b = pairs["model_b"].astype(str).map(index).to_numpy()
+    page = pairs["order"].to_numpy()
+    x = pairs["x"].to_numpy(float)
+    pages = np.unique(page)
+    where = np.searchsorted(pages, page)
+    hints = np.empty(len(x))
+    n_run = np.zeros((m, m))
+    s_run = np.zeros((m, m))
+    for start in range(0, len(pages), block):
+        stop = min(start + block, len(pages))
+        sel = (where >= start) & (where < stop)
+        k = where[sel] - start
+        n_inc = np.zeros((stop - start, m, m))
+        s_inc = np.zeros((stop - start, m, m))
+        for (i, j, sign) in ((a[sel], b[sel], 1.0), (b[sel], a[sel], -1.0)):
+            np.add.at(n_inc, (k, i, j), 1.0)
+            np.add.at(s_inc, (k, i, j), sign * x[sel])
+        n_before = n_run + np.cumsum(n_inc, axis=0) - n_inc
+        s_before = s_run + np.cumsum(s_inc, axis=0) - s_inc
+        theta = pair_strengths(n_before, s_before, np.zeros((stop - start, m)))
+        hints[sel] = theta[k, a[sel]] - theta[k, b[sel]]
+        n_run += n_inc.sum(axis=0)
+        s_run += s_inc.sum(axis=0)
+    return hints
+
+
+def _sequential_evidence(x: np.ndarray, group: np.ndarray, linear: np.ndarray, hint: np.ndarray
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Observation counts (1-based) and running log K+ / log K- per row, rows grouped by pair."""
+    n = _exclusive_cumsum(np.ones_like(x), group)
+    sum_x2 = _exclusive_cumsum(x * x, group)
+    zeros = np.zeros_like(x)
+    psi, lam = _bet(x, n, sum_x2, zeros, zeros, linear, hint)
+    up = np.log1p(np.maximum(lam, 0.0) * psi)
+    down = np.log1p(np.minimum(lam, 0.0) * psi)
+    log_up = _exclusive_cumsum(up, group) + up
+    log_down = _exclusive_cumsum(down, group) + down
+    return n + 1, log_up, log_down
+
+
+def judgment_pages(frame: pd.DataFrame, page: str = "hit") -> pd.DataFrame:
+    """Page-level observations of a judgment frame (canonical columns ``segment``, ``system``,
+    ``raw``; a page is a value of ``page``, e.g. one submitted cESA page), in file order: per page
+    and system the mean score and whether every segment of the page was new for that system."""
+    f = frame[["segment", "system", "raw", page]].rename(columns={page: "page"}).reset_index(drop=True)
+    # a row is stale when its segment was scored for the system on an earlier page (a repeat
+    # inside the same page is not)
+    first_page = f.groupby(["segment", "system"], sort=False)["page"].transform("first")
+    stale = first_page != f["page"]
+    grouped = f.assign(stale=stale).groupby(["page", "system"], sort=False)
+    out = grouped.agg(score=("raw", "mean"), stale=("stale", "any")).reset_index()
+    return pd.DataFrame({"page": out["page"], "model": out["system"], "score": out["score"],
+                         "fresh": ~out["stale"]})
+
+
+def anytime_paired_ranking(frame: pd.DataFrame, alpha: float = ALPHA, page: str = "hit") -> dict:
+    """Rank a cESA judgment frame with the anytime paired test and WMT26's cluster rule.
+
+    ``frame``: canonical judgment columns ``segment``, ``system``, ``raw`` and the page column
+    (one value per submitted page, rows in collection order), optionally ``random_item``. Each
+    model's mean as WMT26 computes it (annotations of one item averaged, then the mean over the
+    model's items) is reported; models are *ordered* by their paired strength (least squares on the
+    page differences the test uses, :func:`pair_strengths`), because with adaptive allocation a
+    mean depends on which annotators and documents a model happened to get. A model is
+    significantly better than another when the pair's e-process says so; cluster lines follow
+    WMT26's rule on that order. Returns ``systems`` (system, mean, strength, items, cluster; best
+    first) and ``pairs`` (the evidence per pair).
+    """
+    item_means = frame.groupby(["segment", "system"])["raw"].mean().unstack("system")
+    names = list(item_means.columns)
+    means = item_means.mean(axis=0).to_numpy()
+    pages = judgment_pages(frame, page)
+    if "random_item" in frame.columns:
+        flags = frame.groupby(page, sort=False)["random_item"].first()
+        pages = pages.assign(random_item=pages["page"].map(flags).fillna(False).astype(bool))
+    evidence = paired_evidence_from_pages(pages, alpha)
+    index = {name: i for i, name in enumerate(names)}
+    m = len(names)
+    better = np.zeros((m, m), bool)
+    n = np.zeros((m, m))
+    sums = np.zeros((m, m))
+    for row in evidence.itertuples(index=False):
+        i, j = index[row.a], index[row.b]
+        better[i, j], better[j, i] = row.a_better, row.b_better
+        n[i, j] = n[j, i] = row.pages
+        sums[i, j], sums[j, i] = row.pages * row.mean_difference, -row.pages * row.mean_difference
+    strength = pair_strengths(n, sums, means)
+    order, clusters = clusters_from_better(strength, better)
+    systems = [{"system": names[i], "mean": float(means[i]), "strength": float(strength[i]),
+                "items": int(item_means.iloc[:, i].notna().sum()), "cluster": int(clusters[i])} for i in order]
+    return {"test": TEST_ANYTIME, "alpha": alpha, "systems": systems, "pairs": evidence.to_dict("records")}
