@@ -15,11 +15,13 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from leaderboard.errors import InputError
+from leaderboard.languages import LANGUAGE_CODE, LANGUAGE_PAIR
 from leaderboard.ingest.textio import read_text
 
-#: ``<testset>.<lp>.hyp.<system>.<tgtlang>`` (a trailing ``.gz`` is allowed).
-_HYP_NAME = re.compile(r"^[^.]+\.(?P<lp>[a-z]{2,3}-[a-z]{2,3})\.hyp\.(?P<system>.+)\.[A-Za-z]{2,3}$")
-_REF_NAME = re.compile(r"^[^.]+\.(?P<lp>[a-z]{2,3}-[a-z]{2,3})\.ref\.(?P<name>.+)\.[A-Za-z]{2,3}$")
+#: ``<testset>.<lp>.hyp.<system>.<tgtlang>`` (a trailing ``.gz`` is allowed); the codes may be WMT26's
+#: (``wmt26.eng_Latn-zho_Hant_TW.hyp.Sys-A.zho_Hant_TW``).
+_HYP_NAME = re.compile(rf"^[^.]+\.(?P<lp>{LANGUAGE_CODE}-{LANGUAGE_CODE})\.hyp\.(?P<system>.+)\.{LANGUAGE_CODE}$")
+_REF_NAME = re.compile(rf"^[^.]+\.(?P<lp>{LANGUAGE_CODE}-{LANGUAGE_CODE})\.ref\.(?P<name>.+)\.{LANGUAGE_CODE}$")
 
 
 def _base(path: str | os.PathLike) -> str:
@@ -49,7 +51,7 @@ def reference_name(path: str | os.PathLike) -> str:
 def lp_of_name(path: str | os.PathLike, kind: str) -> str | None:
     """The language pair named by a WMT file name of ``kind`` (hyp / ref / src), else None."""
     parts = _base(path).split(".")
-    if len(parts) >= 4 and parts[2] == kind and re.fullmatch(r"[a-z]{2,3}-[a-z]{2,3}", parts[1]):
+    if len(parts) >= 4 and parts[2] == kind and LANGUAGE_PAIR.match(parts[1]):
         return parts[1]
     return None
 

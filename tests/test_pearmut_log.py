@@ -144,12 +144,16 @@ def test_tutorial_attention_and_skipped_segments_are_counted_not_kept(tmp_path):
                page("u1", "random_0", {"1st": 20, "2nd": 90}, "attention_check_0"), mixed,
                page("u2", 4, {"A": 10}, "xx_#_tutorial_#_3")]
     entries[1]["validations"] = [False]
+    entries.append({"annotation": ["native", 7], "item": [{"text": "Your first language?", "form": "string"},
+                                                          {"text": "Years of experience", "form": "number"}],
+                    "user_id": "u1", "item_i": "welcome_1"})  # a questionnaire page
     log = read_pearmut_log(write_log(tmp_path / "log.jsonl", entries), lp="eng_Latn-zho_Hant_TW")
     assert log.judgments[["system", "raw"]].values.tolist() == [["A", 90.0], ["B", 20.0]]
-    assert log.report["lines_by_kind"]["tutorial"] == 2 and log.report["lines_by_kind"]["attention_check"] == 1
+    assert log.report["lines_by_kind"]["attention_check"] == 1
     assert log.report["segments_left_out"]["attention_check"] == 1  # the check segment of a counted page
     assert log.report["segments_left_out"]["skipped_by_annotator"] == 1
     assert log.checks["passed"].tolist() == [None, False, None]
+    assert log.report["form_pages"] == 1 and log.report["lines_by_kind"]["tutorial"] == 3
 
 
 @pytest.mark.parametrize("score, message", [(101, "score 101 is outside 0-100"), (-1, "outside 0-100"),
@@ -310,3 +314,9 @@ def test_ingest_stores_judgments_spans_and_texts(shared, tmp_path, capsys):
     assert "bad.jsonl, line 11" in err and ".score" in err
     with sqlite3.connect(tmp_path / "s.sqlite") as db:
         assert db.execute("select count(*) from judgments").fetchone()[0] == 174
+
+
+def test_a_span_on_a_special_token_is_shown_as_one_without_a_location():
+    from leaderboard.expert.spans import mark_spans
+    html = mark_spans("Ahoj", [(0, 2, "minor"), (4, 5, "major"), (5, 6, "minor")])
+    assert html.startswith('<mark title="minor"') and html.count("error without a location") == 2

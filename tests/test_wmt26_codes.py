@@ -52,6 +52,10 @@ def test_file_names_with_wmt26_codes():
     assert (info.lp, info.kind, info.name, info.lang) == ("eng_Latn-zho_Hant_TW", "hypothesis", "Sys-A", "zho_Hant_TW")
     assert parse_text_name("generaltest2022.cs-en.src.cs").lp == "cs-en"
     assert lp_of_documents("eng_Latn-isl_Latn.docs") == "eng_Latn-isl_Latn"
+    from metrics.textfiles import lp_of_name, reference_name, system_name
+    assert system_name("wmt26.eng_Latn-zho_Hant_TW.hyp.Sys-A.zho_Hant_TW") == "Sys-A"
+    assert reference_name("wmt26.eng_Latn-isl_Latn.ref.A.isl_Latn") == "A"
+    assert lp_of_name("wmt26.eng_Latn-isl_Latn.src.eng_Latn", "src") == "eng_Latn-isl_Latn"
 
 
 def test_judgments_with_wmt26_pairs_and_documents_ingest_and_rank(tmp_path, capsys):

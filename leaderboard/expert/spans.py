@@ -12,13 +12,14 @@ SEVERITY_COLOURS = {"major": "#f4a6a6", "critical": "#e57373", "minor": "#ffe08a
 def mark_spans(text: str, spans: Iterable[tuple[int | None, int | None, str]]) -> str:
     """``text`` as HTML with each (start, end, severity) span in a coloured ``<mark>``.
 
-    Overlapping spans are merged into the first one; spans without a location (omissions) are
-    listed after the text; offsets outside the text are clipped.
+    Overlapping spans are merged into the first one; spans without a location (omissions), and spans
+    starting at or past the end of the text (Pearmut's special tokens such as ``[missing]`` sit there),
+    are listed after the text; other offsets outside the text are clipped.
     """
     text = str(text)
     placed, missing = [], []
     for start, end, severity in spans:
-        if start is None or end is None:
+        if start is None or end is None or int(start) >= len(text):
             missing.append(str(severity))
             continue
         start, end = max(0, int(start)), min(len(text), int(end))

@@ -338,14 +338,13 @@ def _wmt26_tests(seg: pd.DataFrame, table: pd.DataFrame, alpha: float) -> tuple[
     ranking order): the matrix the cluster and win rules read (the smaller of the two p-values of a
     pair, above the diagonal only: a lower model is never better), the per-system names of the rule
     added to ``table``, and the pairs for the JSON."""
-    from .wmt26 import PairRanking, pair_tests, significance
+    from .wmt26 import comparisons, pair_tests, significance
     systems = table["system"].tolist()
     tests = pair_tests(score_matrix(seg, systems, "raw"))
     sig = significance(tests, alpha)
     p = np.where(np.triu(np.ones(sig.shape, dtype=bool), k=1), tests.either(), np.nan)
     table["mean"], table["items"], table["annotations"] = table["ave"], table["n"], table["n_all"]
-    view = PairRanking(None, table.assign(cluster=0), tests, sig, alpha).to_dict()
-    return p, {k: view[k] for k in ("pairs", "significantly_better", "cluster_lines_after")}
+    return p, comparisons(systems, tests, sig)
 
 
 def _system_table(seg: pd.DataFrame) -> pd.DataFrame:

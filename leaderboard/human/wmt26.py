@@ -150,29 +150,30 @@ class PairRanking:
 
     def pairs(self) -> list[dict[str, Any]]:
         """Every pair (a above b): a, b, significant, both p-values, common items."""
-        names = self.systems["system"].tolist()
-        out = []
-        for i in range(len(names)):
-            for j in range(i + 1, len(names)):
-                out.append({"a": names[i], "b": names[j], "significant": bool(self.significant[i, j]),
-                            "p_paired": _float(self.tests.paired[i, j]),
-                            "p_unpaired": _float(self.tests.unpaired[i, j]),
-                            "common_items": int(self.tests.common[i, j])})
-        return out
+        return comparisons(self.systems["system"].tolist(), self.tests, self.significant)["pairs"]
 
     def to_dict(self) -> dict[str, Any]:
-        names = self.systems["system"].tolist()
-        lines = cluster_lines(self.significant)
         return {
             "lp": self.lp, "protocol": "wmt26", "alpha": self.alpha,
             "systems": [{"system": str(r.system), "mean": float(r.mean), "items": int(r.items),
                          "annotations": int(r.annotations), "cluster": int(r.cluster)}
                         for r in self.systems.itertuples()],
-            "pairs": self.pairs(),
-            "significantly_better": {a: {b: bool(self.significant[i, j]) for j, b in enumerate(names) if j != i}
-                                     for i, a in enumerate(names)},
-            "cluster_lines_after": [names[i] for i in np.flatnonzero(lines)],
+            **comparisons(self.systems["system"].tolist(), self.tests, self.significant),
         }
+
+
+def comparisons(names: list[str], tests: PairTests, significant: np.ndarray) -> dict[str, Any]:
+    """The pairwise part of a ranking's JSON (``names`` in ranking order): ``pairs`` (every a above b with
+    ``significant``, ``p_paired``, ``p_unpaired``, ``common_items``), ``significantly_better[a][b]`` for
+    every ordered pair, and ``cluster_lines_after`` (the models a cluster line follows)."""
+    pairs = [{"a": names[i], "b": names[j], "significant": bool(significant[i, j]),
+              "p_paired": _float(tests.paired[i, j]), "p_unpaired": _float(tests.unpaired[i, j]),
+              "common_items": int(tests.common[i, j])}
+             for i in range(len(names)) for j in range(i + 1, len(names))]
+    return {"pairs": pairs,
+            "significantly_better": {a: {b: bool(significant[i, j]) for j, b in enumerate(names) if j != i}
+                                     for i, a in enumerate(names)},
+            "cluster_lines_after": [names[i] for i in np.flatnonzero(cluster_lines(significant))]}
 
 
 def _float(value: float) -> float | None:

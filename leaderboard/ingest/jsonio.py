@@ -2,7 +2,7 @@
 
 :func:`json_lines` parses one JSON value per line (blank lines skipped) and refuses, with the line,
 what JSON readers disagree on: ``NaN`` / ``Infinity`` (not JSON), a key given twice in one object
-(which one counts?), and nesting too deep to be data. :func:`json_document` parses a whole file the
+(which one counts? — optional for JSON lines, where it is costly), and nesting too deep to be data. :func:`json_document` parses a whole file the
 same way; its :meth:`JsonDocument.error` turns a problem found later, at a path such as
 ``("data", 3, 0, "tgt")``, into an error naming the line that value starts on.
 
@@ -23,7 +23,8 @@ from typing import Any, Iterator, Sequence
 from ..errors import InputError
 from .textio import read_text
 
-Path_ = Sequence["str | int"]
+#: where a value sits in a JSON document: keys and list indices from the top
+FieldPath = Sequence["str | int"]
 
 _WS = re.compile(r"[ \t\n\r]*")
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -47,12 +48,15 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 _DECODER = json.JSONDecoder(parse_constant=_no_constant, object_pairs_hook=_pairs)
+#: the C decoder's fast path (no per-object hook): JSON lines, where a log holds a million objects
+_FAST_DECODER = json.JSONDecoder(parse_constant=_no_constant)
 
 
-def loads(text: str, label: str, line: int | None = None) -> Any:
-    """One JSON value, refusing NaN/Infinity, repeated keys and runaway nesting (file and line in the error)."""
+def loads(text: str, label: str, line: int | None = None, *, repeated_keys: bool = True) -> Any:
+    """One JSON value, refusing NaN/Infinity, runaway nesting and (``repeated_keys``) a key given twice in
+    one object (file and line in the error)."""
     try:
-        return _DECODER.decode(text)
+        return (_DECODER if repeated_keys else _FAST_DECODER).decode(text)
     except _Refused as exc:
         raise InputError(f"not valid JSON: {exc}", file=label, line=line) from None
     except json.JSONDecodeError as exc:
@@ -63,16 +67,21 @@ def loads(text: str, label: str, line: int | None = None) -> Any:
         raise InputError("not valid JSON: nested too deeply to be data", file=label, line=line) from None
 
 
-def json_lines(path: str | os.PathLike, name: str | None = None) -> Iterator[tuple[int, Any]]:
-    """``(line number, value)`` for every non-blank line of a JSON-lines file (1-based line numbers)."""
+def json_lines(path: str | os.PathLike, name: str | None = None, *,
+               repeated_keys: bool = True) -> Iterator[tuple[int, Any]]:
+    """``(line number, value)`` for every non-blank line of a JSON-lines file (1-based line numbers).
+
+    ``repeated_keys=False`` skips the check for a key given twice (the last one counts, as in most JSON
+    readers) and parses several times faster: for logs machines wrote, where the check costs more than it finds.
+    """
     label = name or str(path)
     text = read_text(path, label, nul_ok=False)
     for number, line in enumerate(text.split("\n"), start=1):
         if line.strip():
-            yield number, loads(line, label, number)
+            yield number, loads(line, label, number, repeated_keys=repeated_keys)
 
 
-def field_name(path: Path_) -> str:
+def field_name(path: FieldPath) -> str:
     """``("data", 3, 0, "tgt", "Aurora-MT")`` → ``data[3][0].tgt["Aurora-MT"]`` (for messages)."""
     out = ""
     for part in path:
@@ -85,7 +94,7 @@ def field_name(path: Path_) -> str:
     return out
 
 
-def value_offset(text: str, path: Path_, start: int = 0) -> int | None:
+def value_offset(text: str, path: FieldPath, start: int = 0) -> int | None:
     """Character offset in ``text`` (valid JSON) where the value at ``path`` starts; None when absent."""
     at = _WS.match(text, start).end()
     for part in path:
@@ -145,7 +154,7 @@ class JsonDocument:
     first_line: int = 1
     _lines: dict = field(default_factory=dict, repr=False)
 
-    def line_of(self, path: Path_) -> int | None:
+    def line_of(self, path: FieldPath) -> int | None:
         """The 1-based line on which the value at ``path`` starts (its parent's when it is absent)."""
         key = tuple(path)
         if key not in self._lines:
@@ -158,7 +167,7 @@ class JsonDocument:
             self._lines[key] = None if offset is None else self.first_line + self.text.count("\n", 0, offset)
         return self._lines[key]
 
-    def error(self, message: str, path: Path_) -> InputError:
+    def error(self, message: str, path: FieldPath) -> InputError:
         """An :class:`InputError` at ``path``: the file, the line the value starts on, the field's name."""
         return InputError(message, file=self.label, line=self.line_of(path), column=field_name(path) or None)
 
@@ -173,7 +182,3 @@ def json_document(path: str | os.PathLike, name: str | None = None) -> JsonDocum
         raise InputError("the file is empty", file=label)
     return JsonDocument(loads(text, label), text, label)
 
-
-def line_document(value: Any, line_text: str, label: str, line: int) -> JsonDocument:
-    """One line of a JSON-lines file as a :class:`JsonDocument` (its errors name that line)."""
-    return JsonDocument(value, line_text, label, first_line=line)

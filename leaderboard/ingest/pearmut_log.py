@@ -14,7 +14,8 @@ Which lines count, as Pearmut itself reads a log (and as issue 43 adopts):
   ``goodbye_`` do not count, nor, by the organisers' rule, a page whose first segment has no
   ``item_id``, an ``item_id`` starting with ``attention_check_`` or holding ``_#_tutorial_#_``; a segment
   of a counted page with such an id, without an id, or skipped by the annotator (annotation ``null``)
-  is left out too. Every one of them is counted in :attr:`PearmutLog.report`.
+  is left out too; a questionnaire page (Pearmut's form items, ``text`` and ``form``) holds no
+  translation. Every one of them is counted in :attr:`PearmutLog.report`.
 
 How a cESA screen lands in the canonical judgment frame (the store keeps it as it is):
 
@@ -158,7 +159,7 @@ def read_pearmut_log(path: str | os.PathLike, *, campaign: str | None = None, lp
                          "name the campaign as WMT26 does (eng_Latn---isl_Latn v3)", file=label, column="lp")
     split_lp_codes(lp)
     entries = []
-    for number, entry in json_lines(path, label):
+    for number, entry in json_lines(path, label, repeated_keys=False):  # Pearmut writes with json.dumps
         _check_line(entry, label, number)
         entries.append((number, entry))
     if not entries:
@@ -207,6 +208,7 @@ class _Reader:
         self.left_out = {"skipped_by_annotator": 0, "without_item_id": 0, "tutorial": 0, "attention_check": 0,
                          "without_score": 0}
         self.users: set[str] = set()
+        self.forms = 0
 
     def error(self, message: str, line: int, path: Iterable[str | int]) -> InputError:
         return InputError(message, file=self.label, line=line, column=field_name(list(path)))
@@ -215,6 +217,9 @@ class _Reader:
         kind = page_kind(entry)
         self.kinds[kind] += 1
         if kind == "reset":
+            return
+        if _is_form(entry["item"]):  # a questionnaire page (Pearmut's form items): no translations to read
+            self.forms += 1
             return
         # every line is checked, also those a reset voided: a malformed log is refused whole
         page = self.page(line, entry)
@@ -375,7 +380,7 @@ class _Reader:
         report = {
             "campaign": self.campaign, "lp": self.lp, "lines": n_lines, "active_lines": n_active,
             "voided_lines": n_lines - n_active - self.kinds["reset"],
-            "lines_by_kind": dict(self.kinds), "counted_lines": self.active_counted,
+            "lines_by_kind": dict(self.kinds), "counted_lines": self.active_counted, "form_pages": self.forms,
             "segments_left_out": dict(self.left_out),
             "judgments": len(judgments), "items": int(judgments["segment"].nunique()),
             "systems": int(judgments["system"].nunique()), "users": len(self.users),
@@ -386,6 +391,11 @@ class _Reader:
                        "failed": int((checks["passed"] == False).sum())},  # noqa: E712
         }
         return PearmutLog(self.campaign, self.lp, judgments, spans, items, checks, report)
+
+
+def _is_form(items: list[dict[str, Any]]) -> bool:
+    """Pearmut's test for a form (questionnaire) document: its first item has ``text`` and ``form``."""
+    return "text" in items[0] and "form" in items[0]
 
 
 def _text_id(value: Any, line: int, reader: _Reader, path: list) -> str:

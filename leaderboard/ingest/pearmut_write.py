@@ -46,44 +46,51 @@ def pearmut_log_lines(judgments: pd.DataFrame, items: pd.DataFrame, spans: pd.Da
     texts = _texts(items)
     marks = _spans(spans)
     frame = judgments.reset_index(drop=True)
-    page_codes, _ = pd.factorize(pd.Series(list(zip(frame["worker"].astype(str), frame["hit"].astype(str)))))
+    workers = frame["worker"].astype(str).to_numpy(dtype=object)
+    hits = frame["hit"].astype(str).to_numpy(dtype=object)
+    page_codes, _ = pd.factorize(pd.Series(workers + "\x00" + hits))  # pages in order of first appearance
     order = np.lexsort((frame["position"].to_numpy(dtype=np.int64), page_codes))
-    frame = frame.iloc[order].reset_index(drop=True)
-    page_codes = page_codes[order]
-    starts = np.flatnonzero(np.r_[True, np.diff(page_codes) != 0])
+    segments = frame["segment"].astype(str).to_numpy(dtype=object)[order].tolist()
+    systems = frame["system"].astype(str).to_numpy(dtype=object)[order].tolist()
+    scores = frame["raw"].to_numpy(dtype=float)[order].tolist()
+    given_i = frame["item_i"].to_numpy(dtype=object)[order].tolist() if "item_i" in frame.columns else None
+    codes, workers, hits = page_codes[order].tolist(), workers[order].tolist(), hits[order].tolist()
     counters: dict[str, int] = {}
-    lines = []
-    for a, b in zip(starts, np.r_[starts[1:], len(frame)]):
-        page = frame.iloc[a:b]
-        worker, hit = str(page["worker"].iloc[0]), str(page["hit"].iloc[0])
-        item_i = _item_i(page, hit, counters.setdefault(worker, 0))
-        counters[worker] += 1
-        annotation: list[dict[str, Any]] = []
-        shown: list[dict[str, Any]] = []
-        for segment in pd.unique(page["segment"].astype(str)):
-            rows = page[page["segment"].astype(str).to_numpy() == segment]
-            answer, tgt, src, extra = {}, {}, None, {}
-            for system, raw in zip(rows["system"].astype(str), rows["raw"].to_numpy(dtype=float)):
-                text = texts.get((segment, system))
-                if text is None:
-                    raise InputError(f"no text for item {segment!r} of model {system!r}: the log must show what was "
-                                     "annotated", column="target")
-                if not (math.isfinite(raw) and 0 <= raw <= 100):
-                    raise InputError(f"score {raw!r} of item {segment!r}, model {system!r} is not a number from 0 to 100",
-                                     column="raw")
-                source, target, instructions = text
-                src = source if src is None else src
-                if instructions:
-                    extra["instructions"] = instructions
-                tgt[system] = target
-                answer[system] = {"score": int(raw) if float(raw).is_integer() else float(raw),
-                                  "error_spans": [_span(s, target, tokens, segment, system)
-                                                  for s in marks.get((worker, hit, segment, system), [])],
-                                  "textfield": None}
+    lines: list[str] = []
+    k, n = 0, len(codes)
+    while k < n:
+        worker, hit, code = workers[k], hits[k], codes[k]
+        item_i = _item_i(None if given_i is None else given_i[k], hit, counters.get(worker, 0))
+        counters[worker] = counters.get(worker, 0) + 1
+        by_segment: dict[str, tuple[dict, dict, list]] = {}  # segment -> (answers, tgt, [src, instructions])
+        while k < n and codes[k] == code:
+            segment, system, raw = segments[k], systems[k], scores[k]
+            text = texts.get((segment, system))
+            if text is None:
+                raise InputError(f"no text for item {segment!r} of model {system!r}: the log must show what was "
+                                 "annotated", column="target")
+            if not (math.isfinite(raw) and 0 <= raw <= 100):
+                raise InputError(f"score {raw!r} of item {segment!r}, model {system!r} is not a number from 0 to 100",
+                                 column="raw")
+            source, target, instructions = text
+            answer, tgt, extra = by_segment.setdefault(segment, ({}, {}, [source, None]))
+            if instructions:
+                extra[1] = instructions
+            tgt[system] = target
+            answer[system] = {"score": int(raw) if float(raw).is_integer() else float(raw),
+                              "error_spans": [_span(s, target, tokens, segment, system)
+                                              for s in marks.get((worker, hit, segment, system), [])],
+                              "textfield": None}
+            k += 1
+        annotation, shown = [], []
+        for segment, (answer, tgt, (source, instructions)) in by_segment.items():
             annotation.append(answer)
-            shown.append({"src": src or "", "tgt": tgt, "item_id": segment, **extra})
-        line = {"annotation": annotation, "item": shown, "user_id": worker, "item_i": item_i}
-        lines.append(json.dumps(line, ensure_ascii=False))
+            item = {"src": source or "", "tgt": tgt, "item_id": segment}
+            if instructions:
+                item["instructions"] = instructions
+            shown.append(item)
+        lines.append(json.dumps({"annotation": annotation, "item": shown, "user_id": worker, "item_i": item_i},
+                                ensure_ascii=False))
     return lines
 
 
@@ -150,10 +157,9 @@ def _span(span: dict[str, Any], text: str, tokens: list[str], segment: str, syst
     return {"start_i": int(start), "end_i": int(end) - 1, "category": span["category"], "severity": span["severity"]}
 
 
-def _item_i(page: pd.DataFrame, hit: str, counter: int) -> int | str:
-    if "item_i" in page.columns and not _missing(page["item_i"].iloc[0]):
-        value = page["item_i"].iloc[0]
-        return int(value) if isinstance(value, (int, np.integer)) or str(value).isdigit() else str(value)
+def _item_i(given: Any, hit: str, counter: int) -> int | str:
+    if given is not None and not _missing(given):
+        return int(given) if isinstance(given, (int, np.integer)) or str(given).isdigit() else str(given)
     head = hit.rsplit("@", 1)[0] if "@" in hit else None
     if head is not None and head.isdigit():
         return int(head)
