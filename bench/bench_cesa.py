@@ -134,7 +134,8 @@ def bench_decision(backend: str, folder: Path) -> dict:
         decide.append(t2 - t0)
     for i in range(20):
         state = cesa.allocation_state(store, person, set())
-        doc, models = rule.choose(state, 3, np.random.default_rng(100 + i))
+        choice = rule.choose(state, 3, np.random.default_rng(100 + i))
+        doc, models = choice[0], choice[1]
         t0 = time.perf_counter()
         held = cdb.create_page(store, person.id, info["id"], int(doc), [state.models[j] for j in models],
                                redundancy=int(info["redundancy"]) + 10)

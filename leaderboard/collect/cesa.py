@@ -226,9 +226,11 @@ def _decide(store: Store, annotator: Annotator) -> dict | None:
         choice = rule.choose(state, k, rng)
         if choice is None:
             return None
-        doc, picked = choice
+        doc, picked = choice[0], choice[1]
+        random_item = bool(choice[2]) if len(choice) > 2 else False
         held = cdb.create_page(store, annotator.id, annotator.collect["id"], int(doc),
-                               [state.models[i] for i in picked], redundancy=int(annotator.collect["redundancy"]))
+                               [state.models[i] for i in picked], redundancy=int(annotator.collect["redundancy"]),
+                               random_item=random_item)
         if held is not None:
             return held
     return None

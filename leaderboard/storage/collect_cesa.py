@@ -329,7 +329,7 @@ def take_over_page(store: Store, annotator_id: int, collect_id: int, *, now: dat
 
 
 def create_page(store: Store, annotator_id: int, collect_id: int, doc_index: int, models: list[str], *,
-                redundancy: int, now: datetime | None = None) -> dict | None:
+                redundancy: int, random_item: bool = False, now: datetime | None = None) -> dict | None:
     """Give the annotator a page: document ``doc_index`` with ``models``, in one transaction. Each
     document × model cell is taken by a guarded increment (never beyond ``redundancy``); a model whose cell is
     full is left off the page, and when fewer than two remain nothing is written and None is returned (the
@@ -358,7 +358,8 @@ def create_page(store: Store, annotator_id: int, collect_id: int, doc_index: int
         n = conn.execute(select(func.count()).select_from(g_).where(g_.c.annotator_id == annotator_id)).scalar_one()
         name = f"P{annotator_id}-{doc_index + 1}-{n + 1}"
         hit_id = conn.execute(insert(h_).values(collect_id=collect_id, name=name, items=len(rows), kind="page",
-                                                doc_index=doc_index).returning(h_.c.id)).scalar_one()
+                                                doc_index=doc_index, random_item=bool(random_item))
+                              .returning(h_.c.id)).scalar_one()
         conn.execute(insert(i_), [{**{k: v for k, v in r.items() if k not in ("id", "hit_id")}, "hit_id": hit_id,
                                    "seq": q + 1, "position": q + 1} for q, r in enumerate(rows)])
         timeout = conn.execute(select(c_.c.timeout_seconds).where(c_.c.id == collect_id)).scalar_one()

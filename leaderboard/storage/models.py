@@ -377,6 +377,9 @@ collect_hits = Table(
     # tutorial / check: a tutorial document or an attention check, one slot per annotator who gets it
     Column("kind", String(10), nullable=False, server_default="task"),
     Column("doc_index", Integer),  # page: the document's index in the campaign's documents
+    # page: the allocation rule drew the document at random among those with its models (independently of every
+    # score so far), which the anytime-valid test may use
+    Column("random_item", Boolean, nullable=False, server_default=false()),
     UniqueConstraint("collect_id", "name", name="uq_collect_hits_name"),
 )
 

@@ -19,6 +19,7 @@ def upgrade() -> None:
     with op.batch_alter_table("collect_hits") as batch:
         batch.add_column(sa.Column("kind", sa.String(length=10), nullable=False, server_default="task"))
         batch.add_column(sa.Column("doc_index", sa.Integer(), nullable=True))
+        batch.add_column(sa.Column("random_item", sa.Boolean(), nullable=False, server_default=sa.false()))
     with op.batch_alter_table("collect_items") as batch:
         batch.add_column(sa.Column("meta", sa.Text(), nullable=True))
     op.drop_index("uq_collect_assignments_active", table_name="collect_assignments")
@@ -62,6 +63,7 @@ def downgrade() -> None:
     with op.batch_alter_table("collect_items") as batch:
         batch.drop_column("meta")
     with op.batch_alter_table("collect_hits") as batch:
+        batch.drop_column("random_item")
         batch.drop_column("doc_index")
         batch.drop_column("kind")
     with op.batch_alter_table("collect_campaigns") as batch:
