@@ -84,3 +84,50 @@ def test_annotator_page_refuses_bad_links(collecting):
     assert not at.sidebar.markdown  # only the task: no menu, no login box
     at = run_app(params={"c": "nope", "worker": "w1"})
     assert any("does not belong" in e.value for e in at.error)
+
+
+def test_organiser_follows_a_cesa_campaign_with_its_checks(tmp_path, monkeypatch, shared):
+    """A dynamic cESA campaign: the tab shows the assignment's progress, each annotator's held page and why, and
+    every check result as the store holds it."""
+    from leaderboard.accounts.auth import create_user
+    from leaderboard.collect.campaigns import create_cesa
+    from leaderboard.collect.plan import from_pearmut
+    from leaderboard.collect.simulate_cesa import simulate
+    from leaderboard.collect.status import status
+    from leaderboard.storage import collect_cesa as cdb
+    from leaderboard.storage import collect as db
+    store = fresh_store(tmp_path, monkeypatch)
+    create_user(store, "olga", "organiser-pass", "organiser")
+    _, plan = from_pearmut(shared / "pearmut" / "dynamic" / "campaign.json")
+    create_cesa(store, "pm", "eng_Latn-ces_Latn", plan, seed=1)
+    simulate(store, "pm", "eng_Latn-ces_Latn", 3, seed=4)
+    at = run_app("organiser.py", user=ORGANISER)
+    labels = at.selectbox(key="collect_pick").options
+    at.selectbox(key="collect_pick").set_value(next(i for i, label in enumerate(labels) if "cesa" in label)).run()
+    tab = _tab(at)
+    assert not at.exception
+    figures = {m.label: m.value for m in tab.metric}
+    info = db.collection(store, "pm", "eng_Latn-ces_Latn")
+    cells = cdb.cells_progress(store, info["id"])
+    assert figures["Assignment"] == "dynamic" and figures["Translations side by side"] == "3"
+    assert figures["Document × model cells done"] == f"{cells['done']} of {cells['cells']}"
+    shown = next(d.value for d in tab.dataframe if "Attempt" in d.value.columns)
+    truth = cdb.check_results(store, info["id"])
+    assert len(shown) == len(truth) > 0
+    assert (shown["Passed"] == "yes").sum() == int(truth["passed"].astype(bool).sum())
+    people = {a["annotator"]: a for a in status(store, "pm", "eng_Latn-ces_Latn")["annotators"]}
+    table = tab.dataframe[0].value
+    assert set(table["Annotator"]) == set(people)
+
+
+def test_links_carry_the_apps_address_not_the_organiser_page(monkeypatch):
+    from leaderboard.webapp import collect_views
+
+    class Context:
+        url = "https://mt.example.org/organiser"
+    monkeypatch.setattr(collect_views.st, "context", Context())
+    assert collect_views._base_url() == "https://mt.example.org"
+    from streamlit import config
+    monkeypatch.setattr(config, "get_option", lambda name: "mtlb" if name == "server.baseUrlPath" else None)
+    Context.url = "https://mt.example.org/mtlb/organiser/?x=1"
+    assert collect_views._base_url() == "https://mt.example.org/mtlb"

@@ -61,12 +61,15 @@ def test_submissions_to_published_ranking(shared, tmp_path, capsys, monkeypatch)
 
     made = _run(capsys, "collect", "create", "--campaign", "e2e", "--lp", "cs-en", "--protocol", "da",
                 "--from-primaries", "--hits", "12", "--seed", "3", *db, "--json")
+    codes = {k: made.pop(k) for k in ("code_pass", "code_fail")}
     assert made == {"campaign": "e2e", "lp": "cs-en", "protocol": "da", "hits": 12, "items": 1200}
     done = _run(capsys, "collect", "simulate", "--campaign", "e2e", "--lp", "cs-en", "--annotators", "8",
                 "--random-share", "0.25", "--seed", "2", *db, "--json")
     assert done == {"hits_done": 12, "judgments": 1200}
     status = _run(capsys, "collect", "status", "--campaign", "e2e", "--lp", "cs-en", *db, "--json")
     assert status["hits_total"] == status["hits_done"] == 12
+    # the completion codes the README says create and status print, in their JSON too (issue 42.9)
+    assert {k: status[k] for k in codes} == codes and len(set(codes.values())) == 2
     verdicts = {a["annotator"]: a for a in status["annotators"]}
     # kinds_for(8, 0.25): the first two simulated annotators are the random clickers
     random = {"inv-0001", "inv-0002"}

@@ -122,3 +122,43 @@ def create(store: Store, campaign: str, lp: str, sources: Sources, *, protocol: 
                                hit_size=hit_size, redundancy=redundancy, seed=seed, timeout_seconds=timeout_seconds,
                                items=items, created_by=created_by)
     return {"campaign": campaign, "lp": lp, "protocol": protocol, "hits": stored["hits"], "items": stored["items"]}
+
+
+def create_cesa(store: Store, campaign: str, lp: str, plan, *, assignment: str | None = None, hit_size: int = 30,
+                redundancy: int = 1, seed: int = 0, timeout_seconds: int = DEFAULT_TIMEOUT,
+                created_by: str | None = None) -> dict[str, Any]:
+    """Store a contrastive-ESA campaign from a plan (:mod:`.plan`): fixed HITs (the plan's tasks, else pages of
+    every document × ``k`` models packed into HITs of about ``hit_size`` segments) or dynamic assignment; the
+    tutorial and attention checks (built from the campaign's own outputs when the plan has none)."""
+    from ..languages import split_lp as _split
+    from ..storage.collect_cesa import create_cesa as store_cesa
+    from .plan import ASSIGNMENTS, attention_checks, fixed_tasks
+
+    assignment = assignment or plan.assignment
+    if assignment not in ASSIGNMENTS:
+        raise InputError(f"assignment must be one of {', '.join(ASSIGNMENTS)}, got {assignment!r}", column="assignment")
+    _check("esa", None, redundancy, timeout_seconds)
+    if not str(campaign).strip():
+        raise InputError("the campaign name is empty", column="campaign")
+    _split(lp)
+    k = plan.settings["models_per_item"]
+    if len(plan.models) < 2:
+        raise InputError("contrastive ESA compares translations: the campaign needs at least two models",
+                         column="models")
+    if assignment == "dynamic" and len(plan.models) < k:
+        raise InputError(f"{k} translations per item, but the campaign has {len(plan.models)} models",
+                         column="models-per-item")
+    if assignment == "fixed":
+        tasks = [[(d, None) for d in task] for task in plan.tasks] if plan.tasks is not None else \
+            fixed_tasks(plan, hit_size=hit_size, seed=seed)
+    else:
+        tasks = None
+    checks = plan.checks if plan.checks else attention_checks(plan, _split(lp)[1], seed=seed) \
+        if plan.settings.get("checks") else []
+    settings = {**plan.settings, "hit_size": hit_size}
+    made = store_cesa(store, campaign, lp, assignment=assignment, settings=settings, documents=plan.documents,
+                      tasks=tasks, welcome=plan.welcome, checks=checks, redundancy=redundancy, seed=seed,
+                      timeout_seconds=timeout_seconds, created_by=created_by)
+    return {"campaign": campaign, "lp": lp, "protocol": "cesa", "assignment": assignment,
+            "models_per_item": k, "models": len(plan.models), "documents": made["documents"], "hits": made["hits"],
+            "items": made["items"], "tutorial": made["tutorial"], "checks": made["checks"]}

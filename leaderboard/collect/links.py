@@ -78,6 +78,13 @@ def crowd_link(store: Store, campaign: str, lp: str, base_url: str) -> dict[str,
     return {"annotator": "crowd", "url": f"{_base(base_url)}/?{urlencode({CROWD_PARAM: info['crowd_key']})}"}
 
 
+def crowd_preview(params: Mapping[str, str]) -> bool:
+    """True for a link opened without a worker id, or in Mechanical Turk's preview (no assignment accepted)."""
+    if not any(params.get(p) for p, _ in WORKER_PARAMS):
+        return True
+    return any(str(params.get(p) or "").strip() == MTURK_PREVIEW for p in ASSIGNMENT_PARAMS)
+
+
 def crowd_identity(params: Mapping[str, str]) -> tuple[str, str, str | None]:
     """(worker id, origin, platform assignment id) from a crowd link's query parameters.
 

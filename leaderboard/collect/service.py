@@ -27,7 +27,11 @@ from ..errors import InputError
 from ..languages import script_direction, split_lp
 from ..storage import Store
 from ..storage import collect as db
-from .links import crowd_identity, token_hash, valid_token
+from .links import crowd_identity, crowd_preview, token_hash, valid_token
+
+
+def cdb_settings(info: dict) -> dict:
+    return json.loads(info.get("settings") or "{}")
 from .quality import check_annotator
 from .spans import to_offsets, to_tokens
 
@@ -133,12 +137,25 @@ def open_invitation(store: Store, token: str | None) -> Annotator:
     return Annotator(row["id"], row["name"], row["origin"], db.collection_by_id(store, row["collect_id"]))
 
 
-def open_crowd(store: Store, key: str | None, params: Mapping[str, str]) -> Annotator:
-    """The crowd annotator named by the link's worker id (created on first arrival)."""
+def crowd_campaign(store: Store, key: str | None) -> dict:
+    """The annotation campaign of a crowd link (refuses an unknown key)."""
     info = db.collection_by_crowd_key(store, str(key)) if key else None
     if info is None:
         raise InputError("this link does not belong to any annotation campaign")
+    return info
+
+
+def open_crowd(store: Store, key: str | None, params: Mapping[str, str]) -> Annotator | None:
+    """The crowd annotator named by the link's worker id (created on first arrival); None for a preview (no
+    worker id, or Mechanical Turk's preview): nothing is created or held."""
+    info = crowd_campaign(store, key)
+    if crowd_preview(params):
+        return None
     name, origin, platform_assignment = crowd_identity(params)
+    cap = cdb_settings(info).get("max_annotators")
+    if cap is not None and db.annotator(store, collect_id=info["id"], name=name) is None \
+            and db.annotator_count(store, info["id"]) >= int(cap):
+        raise InputError(f"this campaign has all the annotators it needs ({cap}); thank you for your interest")
     row = db.crowd_annotator(store, info["id"], name, origin)
     return Annotator(row["id"], row["name"], row["origin"], info, platform_assignment)
 
@@ -224,6 +241,49 @@ def submit_answer(store: Store, annotator: Annotator, item_id: Any, score: Any, 
     after = task(store, annotator, db.assignment(store, result["assignment_id"]))
     after.stored = result["stored"]
     return after
+
+
+def revise_answer(store: Store, annotator: Annotator, item_id: Any, score: Any, spans: Any = None, *,
+                  ended_at: datetime | None = None) -> Task:
+    """Change an answer of the document the annotator is in (ESA: until its last segment is answered, the
+    document is open); the stored answer, its judgment and its spans become the new ones. Returns the task."""
+    raw = _score(score)
+    if isinstance(item_id, bool) or not isinstance(item_id, int):
+        raise InputError(f"item {item_id!r} is not part of a HIT assigned to you; nothing was stored", column="item")
+    found = db.item(store, item_id)
+    if found is None or found["collect_id"] != annotator.collect["id"]:
+        raise InputError(f"item {item_id} is not part of a HIT assigned to you; nothing was stored", column="item")
+    offsets = to_offsets(spans, found["text"], annotator.languages[1]) if annotator.protocol == "esa" else None
+    if annotator.protocol != "esa" and spans:
+        raise InputError("DA answers have no error spans; nothing was stored", column="spans")
+    result = db.revise(store, annotator.id, item_id, raw=raw, spans=offsets,
+                       ended_at=ended_at or datetime.now(timezone.utc))
+    return task(store, annotator, db.assignment(store, result["assignment_id"]))
+
+
+def practice_feedback(item: Mapping[str, Any], raw: float, spans: list[dict] | None) -> str | None:
+    """What an ESA practice item's answer shows, in words (None for a counted item): the careful human
+    translation should score high with no major error, the one with words left out should have its missing
+    content marked, a machine translation is compared with the annotator's own marks."""
+    doc = str(item.get("doc") or "")
+    if not doc.startswith("tutorial") or pd.notna(item.get("position")):
+        return None
+    spans = spans or []
+    major = sum(s.get("severity") == "major" for s in spans)
+    missing = any(s.get("missing") or s.get("start") is None for s in spans)
+    if doc == "tutorial1":
+        if raw >= 70 and not major:
+            return f"Practice item: well done — a careful human translation, and you gave it {raw:.0f} without a major error."
+        return (f"Practice item: this was a careful human translation; a score of 70 or more with at most minor marks "
+                f"fits it (you gave {raw:.0f}{f' and {major} major error(s)' if major else ''}).")
+    if doc == "tutorial2":
+        if missing:
+            return "Practice item: well done — words were left out, and you marked the missing content."
+        return ("Practice item: words of the original were left out of this translation; mark [missing content] at "
+                "its end (major when the meaning suffers) and score it lower.")
+    return (f"Practice item: a machine translation; you marked {len(spans)} error(s) ({major} major) and gave "
+            f"{raw:.0f}. There is no single right answer: mark every error you see, then score by how much meaning "
+            "is kept.")
 
 
 def shown_spans(annotator: Annotator, text: str, stored: list[dict]) -> list[dict]:

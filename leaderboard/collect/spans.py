@@ -37,11 +37,12 @@ def tokens(text: str, lang: str) -> list[tuple[int, int]]:
     return out
 
 
-def to_offsets(spans: Any, text: str, lang: str) -> list[dict[str, Any]]:
+def to_offsets(spans: Any, text: str, lang: str, special_tokens: list[str] | None = None) -> list[dict[str, Any]]:
     """Validated token spans → ``[{"start", "end", "severity"}]`` in characters (None, None: missing content).
 
     Refuses anything but a list of well-formed spans inside the text; overlapping spans are kept
-    as marked (the annotator's choice), an identical span given twice once.
+    as marked (the annotator's choice), an identical span given twice once. ``special_tokens`` (cESA): a
+    span ``{"token": name, "severity"}`` marks one of them (stored with ``"token"`` and no offsets).
     """
     if spans is None:
         return []
@@ -58,6 +59,12 @@ def to_offsets(spans: Any, text: str, lang: str) -> list[dict[str, Any]]:
                              column="spans")
         if span.get("missing") is True:
             item = {"start": None, "end": None, "severity": severity}
+        elif special_tokens and "token" in span:
+            token = span.get("token")
+            if token not in special_tokens:
+                raise InputError(f"{token!r} is not one of this campaign's special tokens "
+                                 f"({', '.join(special_tokens)}); nothing was stored", column="spans")
+            item = {"start": None, "end": None, "severity": severity, "token": token}
         else:
             start, end = span.get("start"), span.get("end")
             if any(isinstance(v, bool) or not isinstance(v, int) for v in (start, end)) \
@@ -76,7 +83,8 @@ def to_tokens(spans: list[dict[str, Any]], text: str, lang: str) -> list[dict[st
     out = []
     for span in spans or []:
         if span.get("start") is None:
-            out.append({"missing": True, "severity": span["severity"]})
+            out.append({"token": span["token"], "severity": span["severity"]} if span.get("token")
+                       else {"missing": True, "severity": span["severity"]})
             continue
         inside = [k for k, (a, b) in enumerate(bounds) if a >= span["start"] and b <= span["end"]]
         if inside:

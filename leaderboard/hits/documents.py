@@ -134,7 +134,11 @@ def _pack(units: list[Unit], n_hits: int, capacity: int, rng: np.random.Generato
 
 
 def _order(n_genuine: int, bad_of: list[int], rng: np.random.Generator) -> list[int]:
-    """Display order of a HIT's documents (0..n-1 genuine, then the copies): shuffled, copies away from originals."""
+    """Display order of a HIT's documents (0..n-1 genuine, then the copies): shuffled, copies away from originals.
+
+    A copy never comes right before its original: when shuffling cannot keep every copy at least one document
+    away (small HITs), the genuine documents come first, shuffled, and each copy after them in the order of its
+    original, so a copy always follows its original."""
     n = n_genuine + len(bad_of)
     original = {n_genuine + k: g for k, g in enumerate(bad_of)}
     best = list(rng.permutation(n))
@@ -142,10 +146,13 @@ def _order(n_genuine: int, bad_of: list[int], rng: np.random.Generator) -> list[
         where = {d: i for i, d in enumerate(best)}
         clash = [c for c, g in original.items() if abs(where[c] - where[g]) <= 1]
         if not clash:
-            break
+            return [int(d) for d in best]
         i, j = where[clash[0]], int(rng.integers(0, n))
         best[i], best[j] = best[j], best[i]
-    return [int(d) for d in best]
+    genuine = [int(d) for d in rng.permutation(n_genuine)]
+    place = {g: i for i, g in enumerate(genuine)}
+    copies = sorted(original, key=lambda c: (place[original[c]], c))
+    return genuine + [int(c) for c in copies]
 
 
 def build_document_hits(sources: Sources, n_hits: int | None = None, seed: int = 0, hit_size: int = 100,

@@ -164,7 +164,8 @@ def _code() -> str:
 
 _COLLECT_COLUMNS = (c_.c.id, c_.c.lp_id, c_.c.import_id, c_.c.protocol, c_.c.assessment, c_.c.context,
                     c_.c.hit_size, c_.c.redundancy, c_.c.seed, c_.c.timeout_seconds, c_.c.status, c_.c.crowd_key,
-                    c_.c.code_pass, c_.c.code_fail, c_.c.created_at, m.language_pairs.c.lp,
+                    c_.c.code_pass, c_.c.code_fail, c_.c.created_at, c_.c.assignment, c_.c.settings,
+                    m.language_pairs.c.lp,
                     m.campaigns.c.name.label("campaign"), m.campaigns.c.id.label("campaign_id"))
 
 
@@ -271,6 +272,12 @@ def crowd_annotator(store: Store, collect_id: int, name: str, origin: str) -> di
     return annotator(store, collect_id=collect_id, name=name)
 
 
+def annotator_count(store: Store, collect_id: int) -> int:
+    """Annotators of an annotation campaign (invited or arrived)."""
+    with store.engine.connect() as conn:
+        return int(conn.execute(select(func.count()).select_from(a_).where(a_.c.collect_id == collect_id)).scalar_one())
+
+
 _ANNOTATOR_COLUMNS = (a_.c.id, a_.c.collect_id, a_.c.name, a_.c.worker_id, a_.c.origin, a_.c.decision,
                       a_.c.qc_pass, a_.c.qc_p, a_.c.qc_reason)
 
@@ -330,8 +337,9 @@ def assignment(store: Store, assignment_id: int) -> dict[str, Any] | None:
 def latest_assignment(store: Store, annotator_id: int) -> dict[str, Any] | None:
     """The annotator's active assignment, else their newest one (None: never had a HIT)."""
     with store.engine.connect() as conn:
-        return _assignment_row(conn, and_(g_.c.annotator_id == annotator_id, g_.c.status == ACTIVE)) \
-            or _assignment_row(conn, g_.c.annotator_id == annotator_id)
+        main = g_.c.extra == False  # noqa: E712 - tutorials and checks of cESA are held beside the task
+        return _assignment_row(conn, and_(g_.c.annotator_id == annotator_id, g_.c.status == ACTIVE, main)) \
+            or _assignment_row(conn, and_(g_.c.annotator_id == annotator_id, main))
 
 
 def claim(store: Store, annotator_id: int, *, platform_assignment: str | None = None,
@@ -353,7 +361,8 @@ def claim(store: Store, annotator_id: int, *, platform_assignment: str | None = 
         status, timeout = conn.execute(select(c_.c.status, c_.c.timeout_seconds)
                                        .where(c_.c.id == ann.collect_id)).one()
         hold = now + timedelta(seconds=timeout)
-        active = _assignment_row(conn, and_(g_.c.annotator_id == annotator_id, g_.c.status == ACTIVE))
+        active = _assignment_row(conn, and_(g_.c.annotator_id == annotator_id, g_.c.status == ACTIVE,
+                                            g_.c.extra == False))  # noqa: E712
         if active is not None:
             kept = conn.execute(update(s_).where(and_(s_.c.id == active["slot_id"], s_.c.holder_id == annotator_id,
                                                       s_.c.done == False)).values(held_until=hold))  # noqa: E712
@@ -370,7 +379,7 @@ def claim(store: Store, annotator_id: int, *, platform_assignment: str | None = 
             raise InputError("this annotation campaign is stopped: no new HITs are handed out")
         had = select(g_.c.hit_id).where(g_.c.annotator_id == annotator_id)
         free = (select(s_.c.id, s_.c.hit_id, s_.c.holder_id).join(h_, h_.c.id == s_.c.hit_id)
-                .where(and_(h_.c.collect_id == ann.collect_id, s_.c.done == False,  # noqa: E712
+                .where(and_(h_.c.collect_id == ann.collect_id, s_.c.done == False, h_.c.kind == "task",  # noqa: E712
                             or_(s_.c.holder_id.is_(None), s_.c.held_until < now), s_.c.hit_id.not_in(had)))
                 .order_by(s_.c.slot, s_.c.hit_id).limit(1))
         if conn.dialect.name == "postgresql":
@@ -491,6 +500,55 @@ def submit(store: Store, annotator_id: int, item_id: int, *, raw: float, spans: 
     return {"stored": True, "complete": complete, "assignment_id": asg.id}
 
 
+def revise(store: Store, annotator_id: int, item_id: int, *, raw: float, spans: list[dict] | None,
+           ended_at: datetime) -> dict[str, Any]:
+    """Change a stored answer of the annotator's current HIT while its document is open (some segment of the
+    document in this HIT still unanswered): the answer, its judgment (score and time) and its spans become the
+    new ones, in one transaction. Refuses an answer of a submitted document or of another annotator."""
+    with write_transaction(store.engine) as conn:
+        item = conn.execute(select(i_.c.id, i_.c.hit_id, i_.c.doc, i_.c.item_type, i_.c.system_id, i_.c.segment_id)
+                            .where(i_.c.id == item_id)).first()
+        mine = None if item is None else and_(g_.c.annotator_id == annotator_id, g_.c.hit_id == item.hit_id)
+        slot_id = None if mine is None else conn.execute(select(g_.c.slot_id).where(mine)).scalar()
+        if slot_id is None:
+            raise InputError(f"item {item_id} is not part of a HIT assigned to you; nothing was stored")
+        conn.execute(_for_update(select(s_.c.id).where(s_.c.id == slot_id), conn))  # slot, then assignment
+        asg = conn.execute(_for_update(select(g_.c.id, g_.c.status).where(mine), conn)).first()
+        if asg.status != ACTIVE:
+            raise InputError("this HIT is complete: its answers are final; nothing was stored")
+        answer = conn.execute(select(r_.c.id, r_.c.judgment_id, r_.c.started_at).where(and_(
+            r_.c.assignment_id == asg.id, r_.c.item_id == item_id))).first()
+        if answer is None:
+            raise InputError("this segment has no answer yet to change; nothing was stored")
+        doc_items = select(i_.c.id).where(and_(i_.c.hit_id == item.hit_id, i_.c.doc == item.doc))
+        answered = conn.execute(select(func.count()).select_from(r_).where(and_(
+            r_.c.assignment_id == asg.id, r_.c.item_id.in_(doc_items)))).scalar_one()
+        total = conn.execute(select(func.count()).select_from(i_).where(and_(
+            i_.c.hit_id == item.hit_id, i_.c.doc == item.doc))).scalar_one()
+        if item.doc is None or answered >= total:
+            raise InputError("this document was submitted with its last segment: its answers are final; nothing was "
+                             "stored")
+        conn.execute(update(r_).where(r_.c.id == answer.id).values(
+            raw=float(raw), spans=None if spans is None else json.dumps(spans, sort_keys=True), ended_at=ended_at,
+            revisions=r_.c.revisions + 1))
+        if answer.judgment_id is not None:
+            seconds = max(0.0, (_utc(ended_at) - _utc(answer.started_at)).total_seconds())
+            conn.execute(update(m.judgments).where(m.judgments.c.id == answer.judgment_id)
+                         .values(raw=float(raw), seconds=seconds))
+            info = conn.execute(select(c_.c.import_id, c_.c.lp_id).join(h_, h_.c.collect_id == c_.c.id)
+                                .where(h_.c.id == item.hit_id)).one()
+            conn.execute(delete(m.expert_annotations).where(and_(m.expert_annotations.c.import_id == info.import_id,
+                                                                 m.expert_annotations.c.line == answer.id)))
+            if spans and item.item_type in ("SYSTEM", "REPEAT"):
+                rater = conn.execute(select(a_.c.name).where(a_.c.id == annotator_id)).scalar_one()
+                conn.execute(insert(m.expert_annotations), [{
+                    "import_id": info.import_id, "lp_id": info.lp_id, "assessment": "esa",
+                    "system_id": item.system_id, "segment_id": item.segment_id, "rater": rater, "category": None,
+                    "severity": sp["severity"], "span_start": sp["start"], "span_end": sp["end"], "comment": None,
+                    "line": answer.id} for sp in spans])
+    return {"assignment_id": asg.id}
+
+
 def annotator_judgments(store: Store, annotator_id: int) -> pd.DataFrame:
     """The annotator's stored judgments as a canonical frame (for their worker test)."""
     j = m.judgments
@@ -563,8 +621,9 @@ def progress(store: Store, collect_id: int) -> dict[str, Any]:
     with store.engine.connect() as conn:
         total, done = conn.execute(select(func.count(s_.c.id), func.coalesce(func.sum(
             case((s_.c.done, 1), else_=0)), 0)).join(h_, h_.c.id == s_.c.hit_id)
-            .where(h_.c.collect_id == collect_id)).one()
-        hits = conn.execute(select(func.count(h_.c.id)).where(h_.c.collect_id == collect_id)).scalar_one()
+            .where(and_(h_.c.collect_id == collect_id, h_.c.kind.in_(("task", "page"))))).one()
+        hits = conn.execute(select(func.count(h_.c.id)).where(and_(h_.c.collect_id == collect_id,
+                                                                   h_.c.kind.in_(("task", "page"))))).scalar_one()
     return {"slots": int(total), "slots_done": int(done), "hits": int(hits)}
 
 
@@ -578,7 +637,7 @@ def annotator_table(store: Store, collect_id: int) -> pd.DataFrame:
                               columns=["id", "name", "origin", "decision", "qc_pass", "qc_p", "qc_reason", "created_at"])
         hits = pd.DataFrame(conn.execute(select(g_.c.annotator_id, g_.c.status, func.count())
                                          .join(a_, a_.c.id == g_.c.annotator_id)
-                                         .where(a_.c.collect_id == collect_id)
+                                         .where(and_(a_.c.collect_id == collect_id, g_.c.extra == False))  # noqa: E712
                                          .group_by(g_.c.annotator_id, g_.c.status)).all(),
                             columns=["id", "status", "n"])
         times = pd.DataFrame(conn.execute(select(g_.c.annotator_id, r_.c.started_at, r_.c.ended_at)
@@ -598,7 +657,30 @@ def annotator_table(store: Store, collect_id: int) -> pd.DataFrame:
         per = pd.DataFrame(columns=["size", "median"])
     people["items_done"] = people["id"].map(per["size"]).fillna(0).astype(int)
     people["seconds_per_item"] = people["id"].map(per["median"]).astype(float)
+    held = held_hits(store, collect_id)
+    people["holding"] = people["name"].map(held.set_index("annotator")["hit"]) if len(held) else None
+    people["held_until"] = people["name"].map(held.set_index("annotator")["held_until"]) if len(held) else None
+    people["held_answers"] = people["name"].map(held.set_index("annotator")["answers"]).fillna(0).astype(int) \
+        if len(held) else 0
     return people.drop(columns=["id"])
+
+
+def held_hits(store: Store, collect_id: int, now: datetime | None = None) -> pd.DataFrame:
+    """HITs (pages) held now and why: annotator, hit, kind, held_until, answers (given in it so far), opened
+    (when the annotator got it). A HIT is held from the moment its link is opened (the annotator's first
+    item is shown) until it is done or the hold runs out; every stored answer renews the hold."""
+    now = now or _now()
+    answered = (select(r_.c.assignment_id, func.count(r_.c.id).label("n")).group_by(r_.c.assignment_id).subquery())
+    q = (select(a_.c.name, h_.c.name, h_.c.kind, s_.c.held_until, func.coalesce(answered.c.n, 0), g_.c.started_at)
+         .join(s_, s_.c.holder_id == a_.c.id).join(h_, h_.c.id == s_.c.hit_id)
+         .join(g_, and_(g_.c.slot_id == s_.c.id, g_.c.annotator_id == a_.c.id, g_.c.status == ACTIVE))
+         .outerjoin(answered, answered.c.assignment_id == g_.c.id)
+         .where(and_(a_.c.collect_id == collect_id, s_.c.done == False, s_.c.held_until >= now))  # noqa: E712
+         .order_by(s_.c.held_until))
+    with store.engine.connect() as conn:
+        rows = conn.execute(q).all()
+    frame = pd.DataFrame(rows, columns=["annotator", "hit", "kind", "held_until", "answers", "opened"])
+    return frame[frame["kind"].isin(["task", "page"])].drop_duplicates("annotator").reset_index(drop=True)
 
 
 def system_counts(store: Store, collect_id: int) -> pd.DataFrame:
@@ -644,7 +726,8 @@ def collected_answers(store: Store, collect_id: int) -> pd.DataFrame:
                 i_.c.doc, r_.c.raw, r_.c.spans, r_.c.started_at, r_.c.ended_at, g_.c.status, a_.c.qc_pass)
          .join(g_, g_.c.id == r_.c.assignment_id).join(a_, a_.c.id == g_.c.annotator_id)
          .join(i_, i_.c.id == r_.c.item_id).join(h_, h_.c.id == i_.c.hit_id)
-         .where(and_(h_.c.collect_id == collect_id, i_.c.position.is_not(None))).order_by(r_.c.id))
+         .where(and_(h_.c.collect_id == collect_id, i_.c.position.is_not(None), r_.c.final == True,  # noqa: E712
+                     h_.c.kind.in_(("task", "page")))).order_by(r_.c.id))
     with store.engine.connect() as conn:
         rows = conn.execute(q).all()
     return pd.DataFrame(rows, columns=["annotator", "origin", "hit", "position", "item_type", "system", "segment",

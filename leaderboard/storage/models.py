@@ -371,6 +371,10 @@ collect_campaigns = Table(
     Column("code_fail", String(40), nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("created_by", String(200)),
+    # cESA and dynamic assignment (0016): fixed HITs or pages chosen per annotator by an allocation rule,
+    # and the campaign's settings as JSON (models per item, rule, caps, checks, tokens, assets folder)
+    Column("assignment", String(10), nullable=False, server_default="fixed"),
+    Column("settings", Text),
 )
 
 collect_hits = Table(
@@ -379,6 +383,13 @@ collect_hits = Table(
     Column("collect_id", ForeignKey("collect_campaigns.id", ondelete="CASCADE"), nullable=False),
     Column("name", String(200), nullable=False),
     Column("items", Integer, nullable=False),  # items that count (tutorial items not included)
+    # task: a fixed HIT; page: one document x the models an allocation rule chose for one annotator;
+    # tutorial / check: a tutorial document or an attention check, one slot per annotator who gets it
+    Column("kind", String(10), nullable=False, server_default="task"),
+    Column("doc_index", Integer),  # page: the document's index in the campaign's documents
+    # page: the allocation rule drew the document at random among those with its models (independently of every
+    # score so far), which the anytime-valid test may use
+    Column("random_item", Boolean, nullable=False, server_default=false()),
     UniqueConstraint("collect_id", "name", name="uq_collect_hits_name"),
 )
 
@@ -399,6 +410,7 @@ collect_items = Table(
     Column("source", Text, nullable=False, default=""),
     Column("reference", Text, nullable=False, default=""),
     Column("note", Text),  # guidance shown with a tutorial item
+    Column("meta", Text),  # cESA: JSON {item_id, validation, ...} of the item as the campaign file gave it
     UniqueConstraint("hit_id", "seq", name="uq_collect_items_seq"),
 )
 
@@ -445,11 +457,14 @@ collect_assignments = Table(
     Column("completed_at", DateTime(timezone=True)),
     Column("qc_pass", Boolean),  # the verdict the completion code was chosen by
     Column("qc_p", Float),
+    # a tutorial or attention-check HIT, held beside the annotator's task; its check results (JSON list)
+    Column("extra", Boolean, nullable=False, server_default=false()),
+    Column("checks", Text),
     # no annotator gets the same HIT twice
     UniqueConstraint("hit_id", "annotator_id", name="uq_collect_assignments_hit_annotator"),
 )
-# one HIT at a time: at most one active assignment per annotator
-Index("uq_collect_assignments_active", collect_assignments.c.annotator_id, unique=True,
+# one HIT at a time: at most one active assignment per annotator (and one tutorial or check beside it)
+Index("uq_collect_assignments_active", collect_assignments.c.annotator_id, collect_assignments.c.extra, unique=True,
       sqlite_where=collect_assignments.c.status == "active",
       postgresql_where=collect_assignments.c.status == "active")
 
@@ -463,6 +478,27 @@ collect_answers = Table(
     Column("started_at", DateTime(timezone=True), nullable=False),
     Column("ended_at", DateTime(timezone=True), nullable=False),
     Column("judgment_id", ForeignKey("judgments.id", ondelete="SET NULL")),  # NULL for tutorial items
+    # an answer can be changed until its document is submitted (then final); how often it was changed
+    Column("final", Boolean, nullable=False, server_default=true()),
+    Column("revisions", Integer, nullable=False, server_default="0"),
     # a double submit (two clicks, a retried request) stores one answer
     UniqueConstraint("assignment_id", "item_id", name="uq_collect_answers_item"),
+)
+
+# dynamic assignment: how many annotators were given each document x model (given <= the campaign's
+# redundancy, enforced by a guarded update) and how many finished it
+collect_cells = Table(
+    "collect_cells", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("collect_id", ForeignKey("collect_campaigns.id", ondelete="CASCADE"), nullable=False),
+    Column("doc_index", Integer, nullable=False),
+    Column("model", String(200), nullable=False),
+    Column("given", Integer, nullable=False, server_default="0"),
+    Column("done", Integer, nullable=False, server_default="0"),
+    # final scores given in the cell (segment scores): count, sum, sum of squares — the allocation rule's
+    # running means read from here in one query, whatever the number of answers
+    Column("n", Integer, nullable=False, server_default="0"),
+    Column("total", Float, nullable=False, server_default="0"),
+    Column("total_sq", Float, nullable=False, server_default="0"),
+    UniqueConstraint("collect_id", "doc_index", "model", name="uq_collect_cells_cell"),
 )

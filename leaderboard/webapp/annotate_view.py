@@ -27,7 +27,11 @@ KEY = "annotate_answer"
 LANGUAGE_NAMES = {"cs": "Czech", "de": "German", "en": "English", "ja": "Japanese", "zh": "Chinese", "ru": "Russian",
                   "uk": "Ukrainian", "fr": "French", "es": "Spanish", "ar": "Arabic", "he": "Hebrew", "hi": "Hindi",
                   "is": "Icelandic", "ko": "Korean", "pl": "Polish", "it": "Italian", "pt": "Portuguese",
-                  "fa": "Persian", "ur": "Urdu", "tr": "Turkish", "lv": "Latvian", "et": "Estonian", "fi": "Finnish"}
+                  "fa": "Persian", "ur": "Urdu", "tr": "Turkish", "lv": "Latvian", "et": "Estonian", "fi": "Finnish",
+                  "eng": "English", "ces": "Czech", "deu": "German", "jpn": "Japanese", "zho": "Chinese",
+                  "rus": "Russian", "ukr": "Ukrainian", "ara": "Arabic", "arz": "Egyptian Arabic", "isl": "Icelandic",
+                  "kor": "Korean", "pol": "Polish", "ita": "Italian", "hin": "Hindi", "heb": "Hebrew", "spa": "Spanish",
+                  "fra": "French", "est": "Estonian", "sme": "Northern Sami", "tha": "Thai"}
 
 
 def requested() -> bool:
@@ -37,7 +41,7 @@ def requested() -> bool:
 
 
 def _language(code: str) -> str:
-    return LANGUAGE_NAMES.get(code, code)
+    return LANGUAGE_NAMES.get(code, LANGUAGE_NAMES.get(str(code).split("_")[0].lower(), code))
 
 
 def _annotator() -> service.Annotator:
@@ -52,9 +56,29 @@ def _annotator() -> service.Annotator:
             person = service.open_invitation(store, params[TOKEN_PARAM])
         else:
             person = service.open_crowd(store, params.get(CROWD_PARAM), params)
+            if person is None:  # a preview (no worker id yet): show the task, hold nothing
+                st.session_state["_ann_preview"] = service.crowd_campaign(store, params.get(CROWD_PARAM))
         st.session_state["_ann"] = person
         st.session_state["_ann_ident"] = ident
     return st.session_state["_ann"]
+
+
+def _preview() -> None:
+    """What a crowd worker sees before accepting the task (MTurk's preview sends no worker id): the task
+    described, nothing held, nothing stored."""
+    info = st.session_state.get("_ann_preview") or {}
+    src, tgt = (info.get("lp") or "-").split("-", 1) if "-" in (info.get("lp") or "") else ("?", "?")
+    st.markdown(f"#### Translation quality · {md_escape(_language(src.split('_')[0]))} → "
+                f"{md_escape(_language(tgt.split('_')[0]))}")
+    st.info("This is a preview of the task: accept it on the crowd platform to start. Nothing is held for you "
+            "and nothing is stored until you do.")
+    what = {"da": "read a translation and say on a 0–100 scale how well it expresses the meaning",
+            "esa": "mark the errors in each translation of a document (minor or major) and score it from 0 to 100",
+            "cesa": "compare several translations of each segment of a document side by side: mark their errors "
+                    "(minor or major) and score each from 0 to 100"}.get(info.get("protocol"), "")
+    if what:
+        st.markdown(md_escape(f"In this task you {what}. A short practice comes first; a completion code is "
+                              "shown at the end."))
 
 
 def _client_time(value: Any, fallback: datetime) -> datetime:
@@ -77,9 +101,29 @@ def _on_answer() -> None:
         return
     task = st.session_state.get("_ann_task")
     stored = set(task.answered) if task is not None and task.state == "item" else set()
+    revised = st.session_state.setdefault("_ann_revised", [])
     for answer in answers[:200]:
-        if not isinstance(answer, dict) or answer.get("item") in stored:
+        if not isinstance(answer, dict):
             continue
+        rev = answer.get("revision")
+        if isinstance(rev, int) and not isinstance(rev, bool):
+            if rev in revised:
+                continue
+            try:  # an answered segment of the current document, changed before the document was submitted
+                task = service.revise_answer(state.get_store(), person, answer.get("item"), answer.get("score"),
+                                             answer.get("spans"), ended_at=_client_time(answer.get("ended"),
+                                                                                         datetime.now(timezone.utc)))
+            except InputError as exc:
+                st.session_state["_ann_error"] = str(exc)
+                st.session_state.pop("_ann_task", None)
+                st.session_state["_ann_epoch"] = st.session_state.get("_ann_epoch", 0) + 1
+                return
+            revised.append(rev)
+            st.session_state["_ann_task"] = task
+            continue
+        if answer.get("item") in stored:
+            continue
+        previous = task
         now = datetime.now(timezone.utc)
         ended = _client_time(answer.get("ended"), now)
         started = min(_client_time(answer.get("started"), ended), ended)
@@ -93,6 +137,13 @@ def _on_answer() -> None:
             st.session_state["_ann_epoch"] = st.session_state.get("_ann_epoch", 0) + 1
             return
         stored.add(answer.get("item"))
+        if person.protocol == "esa" and previous is not None and previous.items is not None:
+            shown = previous.items[previous.items["id"] == answer.get("item")]
+            if len(shown):
+                note = service.practice_feedback(shown.iloc[0].to_dict(), float(answer.get("score") or 0),
+                                                 answer.get("spans"))
+                if note:
+                    st.session_state["_ann_feedback"] = note
         st.session_state["_ann_task"] = task
     st.session_state.pop("_ann_error", None)
 
@@ -127,9 +178,12 @@ def _labels(person: service.Annotator) -> dict[str, Any]:
                 "pointer": "↑ Set your score on the slider first (← → or click on it), then press Enter.",
                 "minor": "Minor error (1)", "major": "Major error (2)", "clear": "Clear (0)",
                 "missing": "[missing content]", "given": "your score:",
+                "change": "Change", 
                 "tokens": "Words of the translation: arrows move, Shift selects, 1 minor, 2 major, 0 clear",
                 "legend": "Mark every error: select words (click and drag, or ← → with Shift), then Minor or Major. "
-                          "Something left out? Mark [missing content] at the end. Then score the translation.",
+                          "Something left out? Mark [missing content] at the end. Then score the translation. "
+                          "Until the document's last segment is answered you can go back and change an earlier "
+                          "one (Change).",
                 "keys": "Keys: ← → words (Shift: select) · 1 minor · 2 major · 0 clear · Tab: words ↔ score "
                         "(← → move it, Shift: by 10) · Enter: next"}
     return {**common,
@@ -190,7 +244,7 @@ def _widget_args(person: service.Annotator, task: service.Task) -> dict[str, Any
                 entry["given"]["spans"] = service.shown_spans(person, row.text, given["spans"])
         rows.append(entry)
     return {"protocol": person.protocol, "assignment": task.assignment_id, "items": rows,
-            "epoch": st.session_state.get("_ann_epoch", 0),
+            "epoch": st.session_state.get("_ann_epoch", 0), "revised": st.session_state.get("_ann_revised", []),
             "answered": sorted(task.answered), "labels": _labels(person),
             "dir": {"text": directions["text"], "context": directions["context"]},
             "lang": {"text": directions["text_lang"], "context": directions["context_lang"]},
@@ -219,11 +273,21 @@ def render() -> None:
     except InputError as exc:
         st.error(md_escape(for_web(str(exc))))
         return
+    if person is None:
+        _preview()
+        return
     src, tgt = person.languages
     st.markdown(f"#### Translation quality · {md_escape(_language(src))} → {md_escape(_language(tgt))}")
     error = st.session_state.pop("_ann_error", None)
     if error:
         st.error(md_escape(for_web(error)))
+    if person.protocol == "cesa":
+        from . import cesa_view
+        try:
+            cesa_view.render(person)
+        except InputError as exc:
+            st.warning(md_escape(for_web(str(exc))))
+        return
     try:
         task = _task(person)
     except InputError as exc:
@@ -235,4 +299,9 @@ def render() -> None:
     if task.state == "complete" or task.index is None:
         _complete(person, task)
         return
+    feedback = st.session_state.get("_ann_feedback")
+    if feedback:
+        st.info(md_escape(feedback))
+        if not task.tutorial:
+            st.session_state.pop("_ann_feedback", None)  # shown once after the practice ends
     annotate_item(_widget_args(person, task), key=KEY, on_change=_on_answer)

@@ -1,0 +1,320 @@
+"""Contrastive ESA in the service: how fast a dynamic decision is, how fast submit → next page is, and how many
+annotators at once one process serves at that speed without losing an answer.
+
+- ``decision``: one dynamic-assignment decision (the allocation state read from the store in one query, the
+  rule's choice) with 40 systems and the running sums of 50,000 stored answers in the campaign's cells (400
+  documents of 5 segments; the decision reads the cells, never the answers), and the transaction that takes
+  the chosen cells (target ≤ 20 ms for the decision);
+- ``submit_next``: :func:`leaderboard.collect.cesa.submit_page` of a page of three 150-word translations until
+  the next page is ready (server side; target p95 ≤ 0.3 s);
+- ``browser`` (``--browser``): the same in Debian's chromium through the app, from the Enter key until the next
+  page is drawn;
+- ``concurrency`` (PostgreSQL): N simulated annotators in threads of one process, each reading a page, thinking
+  ``--think`` seconds and submitting it; submit → next p95 and answers stored vs. given, for each N.
+
+    python bench/bench_cesa.py [--backends sqlite,postgres] [--levels 50,100,200,300] [--think 10] [--browser]
+
+Prints one JSON object (seconds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+PG = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+WORDS = ("the council approved a new plan for the river bridge after long talks with local farmers who feared higher "
+         "costs and lost land while the mayor promised fair prices clean water better roads").split()
+
+
+def _q(values: list[float]) -> dict:
+    v = sorted(values)
+    if not v:
+        return {"n": 0}
+    return {"n": len(v), "p50": round(statistics.median(v), 4), "p95": round(v[min(len(v) - 1, int(0.95 * len(v)))], 4),
+            "max": round(v[-1], 4)}
+
+
+def _pg_schema() -> str:
+    import uuid
+
+    from sqlalchemy import create_engine, text
+    schema = "bench_" + uuid.uuid4().hex[:10]
+    engine = create_engine(PG)
+    with engine.begin() as conn:
+        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    engine.dispose()
+    return f"{PG}?options=-csearch_path%3D{schema}"
+
+
+def _url(backend: str, folder: Path, name: str) -> str:
+    return f"sqlite:///{folder / (name + '.sqlite')}" if backend == "sqlite" else _pg_schema()
+
+
+def _plan(n_docs: int, n_segments: int, n_models: int, words: int, seed: int, **settings):
+    from leaderboard.collect.plan import CesaPlan, settings_with
+    rng = np.random.default_rng(seed)
+    docs = []
+    for d in range(n_docs):
+        segs = []
+        for s in range(n_segments):
+            segs.append({"item_id": f"news_###_doc{d}_###_{s}", "src": " ".join(rng.choice(WORDS, words)),
+                         "tgt": {f"sys{m:02d}": " ".join(rng.choice(WORDS, words)) for m in range(n_models)}})
+        docs.append(segs)
+    return CesaPlan(docs, settings_with(**settings), "dynamic")
+
+
+def _people(store, campaign: str, lp: str, n: int):
+    from leaderboard.collect.links import invitation_links
+    from leaderboard.collect.service import open_invitation
+    return [open_invitation(store, link["url"].split("t=")[1])
+            for link in invitation_links(store, campaign, lp, n, "http://bench.invalid")]
+
+
+def _answers(page, rng) -> list[dict]:
+    return [{"item": t["item"], "score": int(rng.integers(0, 101)),
+             "spans": [{"start": 0, "end": 2, "severity": "minor"}]} for s in page.segments for t in s["translations"]]
+
+
+def bench_decision(backend: str, folder: Path) -> dict:
+    from sqlalchemy import update
+
+    from leaderboard.collect import cesa
+    from leaderboard.collect.allocation_api import get_rule
+    from leaderboard.collect.campaigns import create_cesa
+    from leaderboard.storage import Store
+    from leaderboard.storage import collect_cesa as cdb
+    from leaderboard.storage import models as m
+    from leaderboard.storage.collect import collection
+    store = Store(_url(backend, folder, "decision"))
+    plan = _plan(400, 5, 40, 6, seed=1, checks=0, check_prob=0.0, rule_params={"coldstart": 5})
+    t0 = time.perf_counter()
+    create_cesa(store, "bench", "en-de", plan, seed=1)
+    setup = time.perf_counter() - t0
+    info = collection(store, "bench", "en-de")
+    # the running sums of 50,000 stored answers, spread over the cells (scores by model quality)
+    rng = np.random.default_rng(2)
+    cells = cdb.cells(store, info["id"])
+    per_cell = rng.multinomial(50_000 // 5, np.full(len(cells), 1 / len(cells))) * 5
+    quality = {f"sys{k:02d}": 40 + k for k in range(40)}
+    scores = [rng.normal(quality[mm], 15, n).clip(0, 100) for mm, n in zip(cells["model"], per_cell)]
+    with store.engine.begin() as conn:
+        k_ = m.collect_cells
+        ids = conn.execute(k_.select().where(k_.c.collect_id == info["id"]).order_by(k_.c.doc_index, k_.c.model)).all()
+        by = {(r.doc_index, r.model): r.id for r in ids}
+        for (d, mm), n, sc in zip(zip(cells["doc_index"], cells["model"]), per_cell, scores):
+            if n:
+                conn.execute(update(k_).where(k_.c.id == by[(d, mm)]).values(
+                    given=1, done=1, n=int(n), total=float(sc.sum()), total_sq=float((sc * sc).sum())))
+    stored = int(cdb.cells(store, info["id"])["given"].sum())
+    (person,) = _people(store, "bench", "en-de", 1)
+    rule = get_rule("running-rank", coldstart=5)
+    decide, read, choose, take = [], [], [], []
+    cpu = []
+    for i in range(60):
+        t0, c0 = time.perf_counter(), time.process_time()
+        state = cesa.allocation_state(store, person, set())
+        t1 = time.perf_counter()
+        rule.choose(state, 3, np.random.default_rng(i))
+        t2 = time.perf_counter()
+        cpu.append(time.process_time() - c0)
+        read.append(t1 - t0)
+        choose.append(t2 - t1)
+        decide.append(t2 - t0)
+    for i in range(20):
+        state = cesa.allocation_state(store, person, set())
+        choice = rule.choose(state, 3, np.random.default_rng(100 + i))
+        doc, models = choice[0], choice[1]
+        t0 = time.perf_counter()
+        held = cdb.create_page(store, person.id, info["id"], int(doc), [state.models[j] for j in models],
+                               redundancy=int(info["redundancy"]) + 10)
+        take.append(time.perf_counter() - t0)
+        from leaderboard.storage.collect import write_transaction
+        with write_transaction(store.engine) as conn:  # give the page up again, to take the next
+            conn.execute(update(m.collect_assignments).where(m.collect_assignments.c.id == held["id"])
+                         .values(status="expired"))
+    answers = int(np.sum(per_cell))
+    return {"systems": 40, "documents": 400, "cells": len(cells), "answers_in_cells": answers, "cells_given": stored,
+            "setup_s": round(setup, 2), "decision": _q(decide), "decision_cpu_s": _q(cpu), "read_state": _q(read),
+            "rule": _q(choose),
+            "take_cells": _q(take), "target_s": 0.02, "met": _q(decide)["p95"] <= 0.02}
+
+
+def _campaign(store, campaign: str, n_docs: int, *, seed: int, redundancy: int = 50):
+    from leaderboard.collect.campaigns import create_cesa
+    plan = _plan(n_docs, 1, 6, 150, seed=seed, checks=0, check_prob=0.0, models_per_item=3,
+                 rule_params={"coldstart": 2})
+    create_cesa(store, campaign, "en-de", plan, seed=seed, redundancy=redundancy)
+
+
+def bench_submit(backend: str, folder: Path, n: int = 40) -> dict:
+    from leaderboard.collect import cesa
+    from leaderboard.storage import Store
+    store = Store(_url(backend, folder, "submit"))
+    _campaign(store, "bench", 200, seed=3)
+    (person,) = _people(store, "bench", "en-de", 1)
+    rng = np.random.default_rng(4)
+    page = cesa.next_page(store, person)
+    words = [len(t["text"].split()) for s in page.segments for t in s["translations"]]
+    times, cpu = [], []
+    for _ in range(n):
+        answers = _answers(page, rng)
+        t0, c0 = time.perf_counter(), time.process_time()
+        page = cesa.submit_page(store, person, page.assignment_id, answers)
+        times.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+    # CPU seconds of this process per submit (SQLite: the database's work included; PostgreSQL: the server's
+    # work is not): what one core can serve when the machine is not shared
+    return {"translations_per_page": len(words), "words_per_translation": words[0], **_q(times),
+            "cpu_s": _q(cpu), "target_s": 0.3, "met": _q(times)["p95"] <= 0.3}
+
+
+def bench_concurrency(levels: list[int], think: float, duration: float, folder: Path) -> list[dict]:
+    from sqlalchemy import func, select
+
+    from leaderboard.collect import cesa
+    from leaderboard.storage import Store
+    from leaderboard.storage import models as m
+    out = []
+    for n in levels:
+        store = Store(_url("postgres", folder, f"conc{n}"))
+        _campaign(store, "bench", max(400, n * 3), seed=n, redundancy=3)
+        people = _people(store, "bench", "en-de", n)
+        lat, given, errors = [], [0], []
+        lock = threading.Lock()
+        stop = time.perf_counter() + duration
+        start = threading.Barrier(n)
+
+        def annotator(person, k):
+            rng = np.random.default_rng(k)
+            try:
+                start.wait()
+                time.sleep(float(rng.uniform(0, think)))  # arrivals spread over one think time
+                page = cesa.next_page(store, person)
+                while page.state == "page" and time.perf_counter() < stop:
+                    time.sleep(float(rng.uniform(0.5, 1.5)) * think)
+                    answers = _answers(page, rng)
+                    t0 = time.perf_counter()
+                    page = cesa.submit_page(store, person, page.assignment_id, answers)
+                    with lock:
+                        lat.append(time.perf_counter() - t0)
+                        given[0] += len(answers)
+            except Exception as exc:  # noqa: BLE001 - counted
+                with lock:
+                    errors.append(repr(exc)[:200])
+        threads = [threading.Thread(target=annotator, args=(p, k), daemon=True) for k, p in enumerate(people)]
+        t0 = time.perf_counter()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(duration + 120)
+        with store.engine.connect() as conn:
+            stored = conn.execute(select(func.count()).select_from(m.judgments)).scalar_one()
+        q = _q(lat)
+        out.append({"annotators": n, "think_s": think, "seconds": round(time.perf_counter() - t0, 1),
+                    "pages_submitted": len(lat), "answers_given": given[0], "answers_stored": int(stored),
+                    "errors": len(errors), "first_error": errors[0] if errors else None, "submit_next": q,
+                    "met": q.get("p95", 9) <= 0.3 and not errors and stored == given[0]})
+        store.engine.dispose()
+    return out
+
+
+PROBE = """() => {
+  const root = document.getElementById('root');
+  const b = window.__bench = {t0: null, page: null, shown: []};
+  document.addEventListener('keydown', (e) => { if (e.key === 'Enter') { b.t0 = performance.now();
+                                                 b.page = root.getAttribute('data-page'); } }, true);
+  new MutationObserver(() => {
+    const page = root.getAttribute('data-page');
+    if (b.t0 !== null && page && page !== b.page && root.getAttribute('data-pending') === '0') {
+      const t0 = b.t0; b.t0 = null; requestAnimationFrame(() => b.shown.push(performance.now() - t0));
+    }
+  }).observe(root, {attributes: true, childList: true});
+}"""
+
+
+def bench_browser(folder: Path, pages: int = 15) -> dict:
+    """One annotator in chromium through ``mtlb serve``: Enter → the next page of three 150-word translations
+    drawn, measured in the browser."""
+    import os
+
+    from playwright.sync_api import sync_playwright
+
+    from leaderboard.collect.links import invitation_links
+    from leaderboard.storage import Store, default_url
+    from test_browser_app import ARGS, CHROMIUM, app_in
+    os.environ["MTLB_DATA_DIR"] = str(folder / "app")
+    (folder / "app").mkdir(exist_ok=True)
+    store = Store(default_url())
+    _campaign(store, "bench", 100, seed=7)
+    with app_in(folder / "app", MTLB_NO_DEMO="1") as base:
+        url = invitation_links(store, "bench", "en-de", 1, base)[0]["url"]
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            tab = browser.new_page(viewport={"width": 1280, "height": 1000})
+            tab.set_default_timeout(120000)
+            tab.goto(url)
+            sel = "iframe[title*='mtlb_cesa']"
+            frame = tab.frame_locator(sel)
+            frame.locator("main[data-page]").wait_for()
+            component = next(f for f in tab.frames if "mtlb_cesa" in f.url)
+            component.evaluate(PROBE)
+            for k in range(pages):
+                key = frame.locator("main[data-page]").get_attribute("data-page")
+                for label in ("A", "B", "C"):
+                    frame.get_by_test_id(f"score-1-{label}").focus()
+                    tab.keyboard.press("End")
+                    for _ in range(k % 3 + 1):
+                        tab.keyboard.press("Shift+ArrowLeft")
+                frame.get_by_test_id("tokens-1-A").locator(".tok").first.click()
+                frame.get_by_test_id("mark-minor-1-A").click()
+                frame.get_by_test_id("score-1-A").focus()
+                tab.keyboard.press("Enter")
+                frame.locator(f"main[data-pending='0']:not([data-page='{key}'])").wait_for()
+                component = next(f for f in tab.frames if "mtlb_cesa" in f.url)
+            shown = component.evaluate("window.__bench.shown") or []
+            browser.close()
+    q = _q([x / 1000 for x in shown])
+    return {"pages": pages, **q, "target_s": 0.3, "met": q.get("p95", 9) <= 0.3}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--backends", default="sqlite,postgres")
+    parser.add_argument("--levels", default="50,100,200,300")
+    parser.add_argument("--think", type=float, default=10.0, help="seconds an annotator spends on a page (mean)")
+    parser.add_argument("--duration", type=float, default=60.0, help="seconds each concurrency level runs")
+    parser.add_argument("--skip", default="", help="parts to skip: decision,submit,concurrency")
+    parser.add_argument("--browser", action="store_true", help="also measure the page in chromium")
+    args = parser.parse_args()
+    skip = set(filter(None, args.skip.split(",")))
+    result: dict = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        for backend in args.backends.split(","):
+            if "decision" not in skip:
+                result.setdefault("decision", {})[backend] = bench_decision(backend, folder)
+            if "submit" not in skip:
+                result.setdefault("submit_next", {})[backend] = bench_submit(backend, folder)
+        if "concurrency" not in skip and "postgres" in args.backends:
+            result["concurrency_postgres"] = bench_concurrency([int(x) for x in args.levels.split(",")], args.think,
+                                                               args.duration, folder)
+        if args.browser:
+            result["browser"] = bench_browser(folder)
+    result["load_average"] = [round(x, 1) for x in __import__("os").getloadavg()]
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,420 @@
+"""The annotator's side of a contrastive-ESA (cESA) campaign: pages, drafts, submits, checks, codes.
+
+A *page* is one document (its segments in order) with ``k`` translations of each segment side by side,
+shown in an order shuffled per annotator and segment, model names hidden. :func:`next_page` gives the
+annotator's page now:
+
+1. a tutorial or attention check they hold; else the tutorial documents they have not done (first);
+2. the page they are in the middle of (a reload or another browser resumes there, drafts included);
+3. before a new page, with the campaign's probability, an attention check they have not had (never one
+   built from the document that comes next);
+4. a new page: fixed HITs continue the HIT they hold or take a free one; dynamic assignment takes over a
+   page whose holder's time ran out, or asks the allocation rule for a document and ``k`` models (the
+   least-annotated first, caps applied) and takes its cells in one transaction;
+5. when nothing is left for them (or their cap is reached): the completion code, chosen by the stated
+   threshold on their attention checks.
+
+:func:`save_drafts` stores answers as they are given (changeable until the page is submitted);
+:func:`submit_page` needs a score for every translation (the error names the missing one), checks the
+page's rules (a loud check that fails is refused with its warning and the annotator redoes it; a silent
+one is only logged) and stores the page's final answers with their judgments in one transaction.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from functools import lru_cache
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from ..storage import Store
+from ..storage import collect as db
+from ..storage import collect_cesa as cdb
+from .allocation_api import DEFAULT_RULE, AllocationState, get_rule
+from .checks import evaluate, verdict
+from .service import Annotator
+from .spans import to_offsets, to_tokens, tokens
+
+LETTERS = "ABCD"
+#: a low score: a translation scored below this with no error marked gets a reminder
+LOW_SCORE = 66
+DECISION_ATTEMPTS = 6
+
+
+@dataclass
+class Page:
+    """What the annotator sees: ``state`` ``"page"`` (``segments``), ``"complete"`` (``code``) or ``"none"``."""
+
+    state: str
+    kind: str | None = None
+    assignment_id: int | None = None
+    hit: str | None = None
+    page: str | None = None
+    doc: str | None = None
+    segments: list[dict] = field(default_factory=list)
+    number: int = 0
+    total: int | None = None
+    warnings: list[dict] = field(default_factory=list)
+    code: str | None = None
+    passed: bool | None = None
+    message: str = ""
+    stored: bool | None = None
+
+    @property
+    def item_ids(self) -> list[int]:
+        return [t["item"] for s in self.segments for t in s["translations"]]
+
+
+def settings(annotator: Annotator) -> dict:
+    return cdb.settings(annotator.collect)
+
+
+def pages_done(store: Store, annotator: Annotator) -> int:
+    """Documents the annotator has submitted (dynamic pages)."""
+    return cdb.annotator_pages(store, annotator.id)["done"]
+
+
+def settings_of(info: dict) -> dict:
+    """A campaign's cESA settings (models per item, caps, checks, special tokens, instructions, assets)."""
+    return cdb.settings(info)
+
+
+def unit_lang(annotator: Annotator) -> str:
+    """The language the spans are cut by: the target's, or characters everywhere when word snapping is off."""
+    return annotator.languages[1] if settings(annotator).get("word_level", True) else "zh"
+
+
+def _order(annotator: Annotator, segment: str, n: int) -> list[int]:
+    """The display order of a segment's translations: shuffled per annotator and segment, the same on every
+    reload."""
+    rng = np.random.default_rng([int(annotator.id), zlib.crc32(str(segment).encode("utf-8"))])
+    return [int(i) for i in rng.permutation(n)]
+
+
+@lru_cache(maxsize=2048)
+def _items(store: Store, hit_id: int) -> pd.DataFrame:
+    return cdb.page_items(store, hit_id)  # a HIT's items never change
+
+
+def _page_view(store: Store, annotator: Annotator, assignment: dict, kind: str) -> Page | None:
+    """The first page of an assignment with an answer still open (None: all final)."""
+    items = _items(store, int(assignment["hit_id"]))
+    answers = cdb.page_answers(store, int(assignment["id"]))
+    final = set(answers.loc[answers["final"].astype(bool), "item_id"])
+    given = {int(r.item_id): r for r in answers.itertuples()}
+    pages = list(dict.fromkeys(items["page"]))
+    open_pages = [p for p in pages if not set(items.loc[items["page"] == p, "id"]) <= final]
+    if not open_pages:
+        return None
+    page = open_pages[0]
+    part = items[items["page"] == page]
+    lang = unit_lang(annotator)
+    segments = []
+    for segment, rows in part.groupby("segment", sort=False):
+        rows = rows.reset_index(drop=True)
+        order = _order(annotator, segment, len(rows))
+        translations = []
+        for slot, i in enumerate(order):
+            row = rows.iloc[i]
+            old = given.get(int(row["id"]))
+            translations.append({
+                "item": int(row["id"]), "label": LETTERS[slot], "text": row["text"],
+                "tokens": [[a, b] for a, b in tokens(row["text"], lang)],
+                "given": None if old is None else {
+                    "score": float(old.raw), "spans": to_tokens(old.spans, row["text"], lang)},
+                "_model": row["system"]})
+        first = rows.iloc[0]
+        note = first["note"] if isinstance(first["note"], str) and first["note"] else None
+        segments.append({"segment": str(segment), "source": first["source"], "note": note,
+                         "rules": bool(first["meta"].get("rules")), "translations": translations})
+    number = pages.index(page) + 1
+    return Page("page", kind, int(assignment["id"]), assignment["hit"], page, str(part["doc"].iloc[0]), segments,
+                number=number, total=len(pages) if kind == "task" else None)
+
+
+def _verdict(store: Store, annotator: Annotator) -> tuple[bool, str, list[bool]]:
+    """Pass / fail on the attention checks (each check's first attempt), with a reason."""
+    hist = cdb.history(store, annotator.id)
+    first: dict[str, bool] = {}
+    for checks in hist.loc[hist["kind"] == "check", "checks"]:
+        for c in checks:
+            first.setdefault(c["item_id"], bool(c["passed"]))
+    results = list(first.values())
+    threshold = settings(annotator).get("threshold", 0)
+    ok = verdict(results, threshold)
+    failed = sum(not r for r in results)
+    reason = (f"{failed} of {len(results)} attention checks failed (threshold {threshold})" if results
+              else "no attention check yet")
+    return ok, reason, results
+
+
+def _complete(store: Store, annotator: Annotator, assignment_id: int | None = None) -> Page:
+    ok, reason, results = _verdict(store, annotator)
+    db.record_qc(store, annotator.id, passed=ok, p_value=None, reason=reason, assignment_id=assignment_id)
+    code = annotator.collect["code_pass"] if ok else annotator.collect["code_fail"]
+    return Page("complete", code=code, passed=ok, message=reason)
+
+
+@lru_cache(maxsize=256)
+def _extra_hits(store: Store, collect_id: int) -> pd.DataFrame:
+    """The campaign's tutorial and check HITs (made with the campaign, never changed)."""
+    hits = cdb.hit_kinds(store, collect_id)
+    return hits[hits["kind"].isin(["tutorial", "check"])].reset_index(drop=True)
+
+
+def _extra(store: Store, annotator: Annotator, kind: str, hist: pd.DataFrame, exclude_doc: str | None = None):
+    """Hold the next tutorial (in order) or a random attention check the annotator has not had."""
+    hits = _extra_hits(store, int(annotator.collect["id"]))
+    mine = set(hist["hit_id"])
+    todo = hits[(hits["kind"] == kind) & ~hits["id"].isin(mine)]
+    if todo.empty:
+        return None
+    if kind == "check":
+        rng = np.random.default_rng([int(annotator.collect["seed"]), int(annotator.id), len(hist), 7])
+        ids = list(todo["id"])
+        for hit_id in [ids[i] for i in rng.permutation(len(ids))]:
+            origin = cdb.page_items(store, int(hit_id))["segment"]
+            if exclude_doc is not None and any(str(exclude_doc) in str(s) for s in origin):
+                continue
+            held = cdb.claim_extra(store, annotator.id, int(hit_id))
+            if held is not None:
+                return held
+        return None
+    return cdb.claim_extra(store, annotator.id, int(todo["id"].iloc[0]))
+
+
+def _roll_check(annotator: Annotator, hist: pd.DataFrame) -> bool:
+    p = float(settings(annotator).get("check_prob", 0) or 0)
+    rng = np.random.default_rng([int(annotator.collect["seed"]), int(annotator.id), len(hist), 3])
+    return p > 0 and rng.random() < p
+
+
+def allocation_state(store: Store, annotator: Annotator, had: set[int]) -> AllocationState:
+    """The rule's view: per document × model the annotators given it (``-1``: no such translation; the slot
+    takes the campaign's redundancy),
+    per model the count, sum and sum of squares of its final scores; documents this annotator may get."""
+    info = annotator.collect
+    cells = cdb.allocation_inputs(store, info["id"])
+    models = cells["models"]
+    n_docs = int(cells["doc"].max()) + 1 if len(cells["doc"]) else 0
+    counts = np.full((n_docs, len(models)), -1, dtype=np.int64)
+    counts[cells["doc"], cells["col"]] = cells["given"]
+    n, sums, sumsq = cells["n"], cells["total"], cells["total_sq"]
+    pool = settings(annotator).get("coldstart_pool")
+    cold = np.zeros(n_docs, dtype=bool)
+    cold[: pool or n_docs] = True
+    eligible = np.ones(n_docs, dtype=bool)
+    eligible[list(had)] = False
+    return AllocationState(models, counts, n, sums, sumsq, cold, eligible, slot_cap=int(info["redundancy"]))
+
+
+def _decide(store: Store, annotator: Annotator) -> dict | None:
+    """A new dynamic page for the annotator (None: nothing left for them)."""
+    s = settings(annotator)
+    mine = cdb.annotator_pages(store, annotator.id)
+    rule = get_rule(s.get("rule") or DEFAULT_RULE, **(s.get("rule_params") or {}))
+    k = int(s.get("models_per_item", 3))
+    for attempt in range(DECISION_ATTEMPTS):
+        state = allocation_state(store, annotator, mine["docs"])
+        rng = np.random.default_rng([int(annotator.collect["seed"]), int(annotator.id), mine["pages"], attempt])
+        choice = rule.choose(state, k, rng)
+        if choice is None:
+            return None
+        doc, picked = choice[0], choice[1]
+        random_item = bool(choice[2]) if len(choice) > 2 else False
+        held = cdb.create_page(store, annotator.id, annotator.collect["id"], int(doc),
+                               [state.models[i] for i in picked], redundancy=int(annotator.collect["redundancy"]),
+                               random_item=random_item)
+        if held is not None:
+            return held
+    return None
+
+
+def _check_first(store: Store, annotator: Annotator, page: Page, hist: pd.DataFrame) -> Page:
+    """Before a page nothing has been answered on yet, with the campaign's probability, an attention check the
+    annotator has not had (never one built from this page's document)."""
+    started = any(t["given"] for seg in page.segments for t in seg["translations"])
+    if not started and _roll_check(annotator, hist):
+        check = _extra(store, annotator, "check", hist, exclude_doc=page.doc)
+        if check is not None:
+            return _page_view(store, annotator, check, "check")
+    return page
+
+
+def next_page(store: Store, annotator: Annotator, *, new_hit: bool = False) -> Page:
+    """The annotator's page now (see the module's description)."""
+    active = cdb.active_assignments(store, annotator.id)
+    hist = cdb.history(store, annotator.id)
+    if active[True] is not None:
+        kind = hist.set_index("id").loc[active[True]["id"], "kind"]
+        page = _page_view(store, annotator, active[True], kind)
+        if page is not None:
+            return page
+    welcome = _extra(store, annotator, "tutorial", hist)
+    if welcome is not None:
+        return _page_view(store, annotator, welcome, "tutorial")
+    main = active[False]
+    s = settings(annotator)
+    dynamic = annotator.collect.get("assignment") == "dynamic"
+    if main is not None:
+        page = _page_view(store, annotator, main, "page" if dynamic else "task")
+        if page is not None:
+            return _check_first(store, annotator, page, hist)
+    if not dynamic:
+        latest = db.latest_assignment(store, annotator.id)
+        if latest is not None and latest["status"] == db.DONE and not new_hit:
+            return _complete(store, annotator, latest["id"])
+        held = db.claim(store, annotator.id, platform_assignment=annotator.platform_assignment)
+        if held is None:
+            return _complete(store, annotator) if latest is not None else \
+                Page("none", message="There is no HIT left for you in this campaign: every HIT is done or being done "
+                                     "by others. Thank you!")
+        page = _page_view(store, annotator, held, "task")
+        return _check_first(store, annotator, page, cdb.history(store, annotator.id)) if page else \
+            next_page(store, annotator)
+    mine = cdb.annotator_pages(store, annotator.id)
+    cap = s.get("docs_per_user")
+    if cap is not None and mine["pages"] >= cap:
+        return _complete(store, annotator)
+    if annotator.collect["status"] != db.OPEN:
+        raise InputError("this annotation campaign is stopped: no new pages are handed out")
+    held = cdb.take_over_page(store, annotator.id, annotator.collect["id"]) or _decide(store, annotator)
+    if held is None:
+        return _complete(store, annotator) if mine["done"] else \
+            Page("none", message="There is nothing left to annotate in this campaign. Thank you!")
+    page = _page_view(store, annotator, held, "page")
+    return _check_first(store, annotator, page, cdb.history(store, annotator.id)) if page else \
+        next_page(store, annotator)
+
+
+# --------------------------------------------------------------------------- answers
+
+
+def _score(value: Any, label: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(float(value)) \
+            or not 0 <= float(value) <= 100:
+        raise InputError(f"translation {label}: the score must be a number from 0 to 100, got {value!r}; nothing was "
+                         "stored", column="score")
+    return float(value)
+
+
+def _time(value: Any, fallback: datetime) -> datetime:
+    if isinstance(value, datetime):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        when = datetime.fromtimestamp(value / 1000, tz=timezone.utc)
+        if abs((when - fallback).total_seconds()) < 86400:
+            return when
+    return fallback
+
+
+def _validated(annotator: Annotator, page: Page, answers: Any, *, complete: bool) -> list[dict]:
+    """Answers checked against the page: known items, scores 0–100 (every translation when ``complete``; the
+    error names the first missing one), spans inside each text or on a special token."""
+    if not isinstance(answers, list):
+        raise InputError("answers must be a list; nothing was stored", column="answers")
+    by_item = {t["item"]: (s, t) for s in page.segments for t in s["translations"]}
+    special = list(settings(annotator).get("special_tokens") or [])
+    lang = unit_lang(annotator)
+    now = datetime.now(timezone.utc)
+    out, seen = [], set()
+    for a in answers:
+        if not isinstance(a, dict) or a.get("item") not in by_item:
+            raise InputError("an answer is for a translation that is not on your page; nothing was stored",
+                             column="item")
+        seg, t = by_item[a["item"]]
+        if a.get("score") is None:
+            continue
+        label = f"{t['label']} of segment {page.segments.index(seg) + 1}"
+        ended = _time(a.get("ended"), now)
+        out.append({"item_id": int(a["item"]), "raw": _score(a.get("score"), label),
+                    "spans": to_offsets(a.get("spans") or [], t["text"], lang, special),
+                    "started_at": min(_time(a.get("started"), ended), ended), "ended_at": ended})
+        seen.add(a["item"])
+    if complete:
+        for n, seg in enumerate(page.segments, 1):
+            for t in seg["translations"]:
+                if t["item"] not in seen:
+                    raise InputError(f"translation {t['label']} of segment {n} has no score yet: score every "
+                                     "translation before you submit the page; nothing was stored", column="score")
+    return out
+
+
+def _current(store: Store, annotator: Annotator, assignment_id: Any) -> Page:
+    """The open page of one of the annotator's active assignments (refused when it is not theirs or not active)."""
+    held = db.assignment(store, assignment_id) if isinstance(assignment_id, int) and \
+        not isinstance(assignment_id, bool) else None
+    page = None
+    if held is not None and held["annotator_id"] == annotator.id and held["status"] == db.ACTIVE:
+        page = _page_view(store, annotator, held, cdb.hit_kind(store, int(held["hit_id"])))
+    if page is None:
+        raise InputError("this page is no longer yours to answer (it was submitted, or it went to another annotator "
+                         "after a long pause); nothing was stored", column="page")
+    return page
+
+
+def save_drafts(store: Store, annotator: Annotator, assignment_id: Any, answers: Any) -> int:
+    """Store the scores given so far on the current page (each changeable until the page is submitted)."""
+    page = _current(store, annotator, assignment_id)
+    valid = _validated(annotator, page, answers, complete=False)
+    return cdb.save_drafts(store, annotator.id, page.assignment_id, valid) if valid else 0
+
+
+def submit_page(store: Store, annotator: Annotator, assignment_id: Any, answers: Any) -> Page:
+    """Submit the current page (every translation scored); returns the next page, or the same page with the
+    warnings of loud checks that failed (its answers kept as drafts)."""
+    page = _current(store, annotator, assignment_id)
+    valid = _validated(annotator, page, answers, complete=True)
+    special = list(settings(annotator).get("special_tokens") or [])
+    by_item = {a["item_id"]: a for a in valid}
+    logged, warnings = [], []
+    if page.kind in ("tutorial", "check"):
+        items = cdb.page_items(store, int(db.assignment(store, page.assignment_id)["hit_id"])).set_index("id")
+        hist = cdb.history(store, annotator.id)
+        previous = hist.set_index("id").loc[page.assignment_id, "checks"]
+        for n, seg in enumerate(page.segments, 1):
+            rules = items.loc[seg["translations"][0]["item"], "meta"].get("rules")
+            if not rules:
+                continue
+            answers_by_model = {t["_model"]: {"score": by_item[t["item"]]["raw"], "spans": by_item[t["item"]]["spans"]}
+                                for t in seg["translations"]}
+            texts = {t["_model"]: t["text"] for t in seg["translations"]}
+            result = evaluate(rules, answers_by_model, texts, special)
+            attempt = 1 + sum(1 for c in previous if c["item_id"] == seg["segment"])
+            logged.append({"item_id": seg["segment"], "passed": result["passed"], "loud": result["loud"],
+                           "attempt": attempt})
+            label = {t["_model"]: t["label"] for t in seg["translations"]}
+            warnings += [{"segment": n, "label": label[model], "text": _shown_names(text, label)}
+                         for model, text in result["warnings"]]
+    if warnings:
+        cdb.save_drafts(store, annotator.id, page.assignment_id, valid)
+        cdb.log_checks(store, annotator.id, page.assignment_id, logged)
+        page.warnings = warnings
+        page.segments = _page_view(store, annotator, db.assignment(store, page.assignment_id), page.kind).segments
+        page.stored = False
+        return page
+    result = cdb.finalise_page(store, annotator.id, page.assignment_id, page.page, valid, logged)
+    after = next_page(store, annotator)
+    after.stored = result["stored"]
+    return after
+
+
+def _shown_names(text: str, labels: dict[str, str]) -> str:
+    """A warning with the hidden model names replaced by the letters the annotator sees."""
+    for model in sorted(labels, key=len, reverse=True):
+        text = text.replace(f"the {model}", f"translation {labels[model]}").replace(model, f"translation "
+                                                                                            f"{labels[model]}")
+    return text
+
+
+def public(page: Page) -> dict[str, Any]:
+    """The page without what the annotator must not see (model names)."""
+    segments = [{**s, "translations": [{k: v for k, v in t.items() if not k.startswith("_")}
+                                       for t in s["translations"]]} for s in page.segments]
+    return {**page.__dict__, "segments": segments}

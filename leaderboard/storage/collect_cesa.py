@@ -1,0 +1,531 @@
+"""Storage of contrastive-ESA (cESA) campaigns: documents, pages, dynamic cells, drafts and final answers.
+
+A cESA campaign is an ordinary annotation campaign (:mod:`.collect`) whose HITs have a ``kind``:
+
+* ``task`` — a fixed HIT (pages of documents × models), ``redundancy`` slots, as DA and ESA HITs;
+* ``doc`` — dynamic assignment: one document with every model's translations (a template: no slots);
+  an allocation decision copies its chosen models into a ``page`` HIT held by one annotator;
+* ``tutorial`` / ``check`` — a tutorial document or an attention check; each annotator who gets one holds
+  a slot of their own (numbered by their id), so it is done once per annotator and never counts.
+
+Rules in the database: each document × model *cell* of a dynamic campaign is given to at most
+``redundancy`` annotators — a guarded ``UPDATE … SET given = given + 1 WHERE given < redundancy``, taken
+in one order (model name) by every writer, so concurrent decisions never over-give a cell (on
+PostgreSQL the second waits and re-checks; SQLite's write lock serialises them). Answers are stored as
+given (``final`` false: a draft the annotator may change) and become final, with their judgments and
+spans, when the page is submitted, in one transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime, timedelta
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sqlalchemy import and_, func, insert, select, update
+
+from ..errors import InputError
+from . import models as m
+from .bulk import insert_frame
+from .collect import (ACTIVE, DONE, EXPIRED, INPUT_FORMAT, OPEN, _assignment_row, _code, _for_update, _now, _utc,
+                      write_transaction)
+from .loader import campaign_id_for_write, lp_id_for_write
+from .store import Store
+
+c_ = m.collect_campaigns
+h_ = m.collect_hits
+i_ = m.collect_items
+a_ = m.collect_annotators
+s_ = m.collect_slots
+g_ = m.collect_assignments
+r_ = m.collect_answers
+k_ = m.collect_cells
+ASSESSMENT = "cesa"
+COUNTED_KINDS = ("task", "page")
+_DOC_ID = re.compile(r"_###_(.+)_###_")
+
+
+def doc_id(doc: list[dict], index: int) -> str:
+    """A document's id: WMT26's middle part of ``<domain>_###_<doc id>_###_<n>``, else given, else ``doc<n>``."""
+    first = doc[0]
+    if first.get("_doc"):
+        return str(first["_doc"])
+    found = _DOC_ID.search(str(first.get("item_id") or ""))
+    return found.group(1) if found else f"doc{index + 1}"
+
+
+def _meta(seg: dict, model: str) -> str:
+    rule = (seg.get("validation") or {}).get(model)
+    out = {"item_id": seg.get("item_id"), "src_text": seg.get("src_text")}
+    if rule is not None:
+        out["validation"] = rule
+    if seg.get("validation"):
+        out["rules"] = seg["validation"]
+    return json.dumps(out, ensure_ascii=False, sort_keys=True)
+
+
+def _rows(docs: list[tuple[int, list[dict], tuple[str, ...] | None, str]], counted: bool) -> list[dict]:
+    """Item rows of pages ``(doc index, segments, models or None for all, page key)`` in display order."""
+    rows = []
+    for d, doc, models, page in docs:
+        did = doc_id(doc, d)
+        for s, seg in enumerate(doc):
+            for model in (models or tuple(seg["tgt"])):
+                rows.append({"system": str(model), "segment": str(seg.get("item_id") or f"{did}_{s}"), "doc": did,
+                             "pair_id": page, "text": str(seg["tgt"][model]), "source": str(seg.get("src") or ""),
+                             "note": seg.get("instructions") if s == 0 else None, "meta": _meta(seg, model),
+                             "counted": counted})
+    return rows
+
+
+def create_cesa(store: Store, campaign: str, lp: str, *, assignment: str, settings: dict, documents: list[list[dict]],
+                tasks: list[list[tuple[int, tuple[str, ...] | None]]] | None, welcome: list[list[dict]],
+                checks: list[list[dict]], redundancy: int, seed: int, timeout_seconds: int,
+                created_by: str | None = None) -> dict[str, Any]:
+    """Store a cESA campaign in one transaction: fixed HITs (``tasks``: per HIT, (document, models) pages) or
+    one ``doc`` template per document with its cells (dynamic), plus tutorial and check documents."""
+    import hashlib
+    import secrets
+    with write_transaction(store.engine) as conn:
+        cid = campaign_id_for_write(conn, campaign)
+        lp_id = lp_id_for_write(conn, cid, lp)
+        if conn.execute(select(c_.c.id).where(c_.c.lp_id == lp_id)).first() is not None:
+            raise InputError(f"campaign {campaign!r} already has an annotation campaign for {lp}", column="lp")
+        import_id = conn.execute(insert(m.imports).values(
+            campaign_id=cid, kind="judgments", file_name=f"collected in the service (cesa, {lp})",
+            sha256=hashlib.sha256(secrets.token_bytes(32)).hexdigest(), input_format=INPUT_FORMAT, rows=0,
+            created_at=_now(), created_by=created_by).returning(m.imports.c.id)).scalar_one()
+        collect_id = conn.execute(insert(c_).values(
+            lp_id=lp_id, import_id=import_id, protocol="cesa", assessment=ASSESSMENT, context="source",
+            hit_size=int(settings.get("hit_size", 0) or 0), redundancy=redundancy, seed=seed,
+            timeout_seconds=timeout_seconds, status=OPEN, crowd_key=secrets.token_urlsafe(18), code_pass=_code(),
+            code_fail=_code(), created_at=_now(), created_by=created_by, assignment=assignment,
+            settings=json.dumps(settings, ensure_ascii=False, sort_keys=True)).returning(c_.c.id)).scalar_one()
+        hits: list[tuple[str, str, int | None, list[dict]]] = []  # name, kind, doc index, rows
+        if assignment == "fixed":
+            for t, task in enumerate(tasks or []):
+                pages = [(d, documents[d], models, str(p + 1)) for p, (d, models) in enumerate(task)]
+                hits.append((f"H{t + 1:04d}", "task", None, _rows(pages, True)))
+        else:
+            for d, doc in enumerate(documents):
+                hits.append((f"D{d + 1:05d}", "doc", d, _rows([(d, doc, None, "1")], True)))
+        for w, doc in enumerate(welcome):
+            hits.append((f"T{w + 1:03d}", "tutorial", None, _rows([(w, doc, None, "1")], False)))
+        for k, doc in enumerate(checks):
+            hits.append((f"C{k + 1:03d}", "check", None, _rows([(k, doc, None, "1")], False)))
+        conn.execute(insert(h_), [{"collect_id": collect_id, "name": name, "kind": kind, "doc_index": d,
+                                   "items": sum(r["counted"] for r in rows) if kind != "doc" else 0}
+                                  for name, kind, d, rows in hits])
+        hit_ids = dict(conn.execute(select(h_.c.name, h_.c.id).where(h_.c.collect_id == collect_id)).all())
+        frame = pd.DataFrame([{**r, "hit": name, "seq": n + 1} for name, _, _, rows in hits
+                              for n, r in enumerate(rows)])
+        counted = frame[frame["counted"]]
+        sys_ids = store._ids(conn, m.systems, "lp_id", lp_id, "name", counted["system"])
+        seg_ids = store._ids(conn, m.segments, "lp_id", lp_id, "key", counted["segment"], extra=counted["doc"])
+        position = frame.groupby("hit").cumcount() + 1
+        items = pd.DataFrame({
+            "hit_id": frame["hit"].map(hit_ids).astype("int64").to_numpy(),
+            "seq": frame["seq"].astype("int64").to_numpy(),
+            "position": pd.array(np.where(frame["counted"], position, pd.NA), dtype="Int64"),
+            "item_type": np.where(frame["counted"], "SYSTEM", "CHECK"),
+            "system_id": pd.array(sys_ids.reindex(frame.index).to_numpy(), dtype="Int64"),
+            "segment_id": pd.array(seg_ids.reindex(frame.index).to_numpy(), dtype="Int64"),
+            "system": frame["system"].to_numpy(), "segment": frame["segment"].to_numpy(),
+            "doc": frame["doc"].to_numpy(), "pair_id": frame["pair_id"].to_numpy(),
+            "text": frame["text"].to_numpy(), "source": frame["source"].to_numpy(), "reference": "",
+            "note": frame["note"].where(frame["note"].notna(), None).to_numpy(), "meta": frame["meta"].to_numpy(),
+        })
+        insert_frame(conn, "collect_items", items)
+        task_ids = [hit_ids[name] for name, kind, _, _ in hits if kind == "task"]
+        if task_ids:
+            insert_frame(conn, "collect_slots", pd.DataFrame({
+                "hit_id": np.repeat(np.array(task_ids, dtype=np.int64), redundancy),
+                "slot": np.tile(np.arange(1, redundancy + 1), len(task_ids)), "done": False}))
+        if assignment == "dynamic":
+            models = list(dict.fromkeys(str(mm) for doc in documents for mm in doc[0]["tgt"]))
+            insert_frame(conn, "collect_cells", pd.DataFrame({
+                "collect_id": collect_id, "doc_index": np.repeat(np.arange(len(documents)), len(models)),
+                "model": np.tile(np.array(models, dtype=object), len(documents)), "given": 0, "done": 0}))
+    return {"id": collect_id, "hits": len(task_ids) if assignment == "fixed" else 0, "documents": len(documents),
+            "items": int(len(items)), "tutorial": len(welcome), "checks": len(checks)}
+
+
+def settings(info: dict) -> dict:
+    """The stored settings of a campaign row (``{}`` for DA / ESA campaigns)."""
+    return json.loads(info.get("settings") or "{}")
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def hit_kinds(store: Store, collect_id: int) -> pd.DataFrame:
+    """Every HIT of the campaign: id, name, kind, doc_index."""
+    with store.engine.connect() as conn:
+        rows = conn.execute(select(h_.c.id, h_.c.name, h_.c.kind, h_.c.doc_index)
+                            .where(h_.c.collect_id == collect_id).order_by(h_.c.id)).all()
+    return pd.DataFrame(rows, columns=["id", "name", "kind", "doc_index"])
+
+
+def hit_kind(store: Store, hit_id: int) -> str:
+    with store.engine.connect() as conn:
+        return str(conn.execute(select(h_.c.kind).where(h_.c.id == hit_id)).scalar_one())
+
+
+def page_items(store: Store, hit_id: int) -> pd.DataFrame:
+    """A HIT's items in display order with their page key (``pair_id``) and meta (parsed)."""
+    q = (select(i_.c.id, i_.c.seq, i_.c.position, i_.c.item_type, i_.c.system, i_.c.segment, i_.c.doc,
+                i_.c.pair_id, i_.c.text, i_.c.source, i_.c.note, i_.c.meta).where(i_.c.hit_id == hit_id)
+         .order_by(i_.c.seq))
+    with store.engine.connect() as conn:
+        rows = conn.execute(q).all()
+    frame = pd.DataFrame(rows, columns=["id", "seq", "position", "item_type", "system", "segment", "doc", "page",
+                                        "text", "source", "note", "meta"])
+    frame["position"] = frame["position"].astype("Int64")
+    frame["meta"] = frame["meta"].map(lambda t: json.loads(t) if isinstance(t, str) and t else {})
+    return frame
+
+
+def page_answers(store: Store, assignment_id: int) -> pd.DataFrame:
+    """The answers of an assignment: item_id, raw, spans (parsed), final."""
+    with store.engine.connect() as conn:
+        rows = conn.execute(select(r_.c.item_id, r_.c.raw, r_.c.spans, r_.c.final, r_.c.started_at)
+                            .where(r_.c.assignment_id == assignment_id).order_by(r_.c.id)).all()
+    frame = pd.DataFrame(rows, columns=["item_id", "raw", "spans", "final", "started_at"])
+    frame["spans"] = frame["spans"].map(lambda t: json.loads(t) if isinstance(t, str) and t else [])
+    return frame
+
+
+def active_assignments(store: Store, annotator_id: int) -> dict[bool, dict | None]:
+    """The annotator's active assignments: ``{False: main, True: tutorial or check}``."""
+    with store.engine.connect() as conn:
+        out = {}
+        for extra in (False, True):
+            row = _assignment_row(conn, and_(g_.c.annotator_id == annotator_id, g_.c.status == ACTIVE,
+                                             g_.c.extra == extra))
+            out[extra] = row
+    return out
+
+
+def history(store: Store, annotator_id: int) -> pd.DataFrame:
+    """Every assignment of the annotator with its HIT's kind: id, hit_id, name, kind, doc_index, status, extra,
+    checks (parsed), started_at."""
+    with store.engine.connect() as conn:
+        rows = conn.execute(select(g_.c.id, g_.c.hit_id, h_.c.name, h_.c.kind, h_.c.doc_index, g_.c.status, g_.c.extra,
+                                   g_.c.checks, g_.c.started_at).join(h_, h_.c.id == g_.c.hit_id)
+                            .where(g_.c.annotator_id == annotator_id).order_by(g_.c.id)).all()
+    frame = pd.DataFrame(rows, columns=["id", "hit_id", "name", "kind", "doc_index", "status", "extra", "checks",
+                                        "started_at"])
+    frame["checks"] = frame["checks"].map(lambda t: json.loads(t) if isinstance(t, str) and t else [])
+    return frame
+
+
+_CELL_INDEX: dict[tuple[str, int], tuple[np.ndarray, np.ndarray, tuple[str, ...]]] = {}
+
+
+def _cell_index(store: Store, conn, collect_id: int) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
+    """Per cell (in id order) its document index and model column, and the model names — fixed when the campaign
+    is created, so read once per process."""
+    key = (str(store.engine.url), collect_id)
+    if key not in _CELL_INDEX:
+        rows = conn.execute(select(k_.c.doc_index, k_.c.model).where(k_.c.collect_id == collect_id)
+                            .order_by(k_.c.id)).all()
+        docs = np.fromiter((r[0] for r in rows), np.int64, len(rows))
+        models, col = np.unique(np.array([r[1] for r in rows], dtype=object).astype(str), return_inverse=True)
+        _CELL_INDEX[key] = (docs, col.astype(np.int64), tuple(str(x) for x in models))
+    return _CELL_INDEX[key]
+
+
+def allocation_inputs(store: Store, collect_id: int) -> dict[str, Any]:
+    """What an allocation rule looks at, read from the campaign's cells (documents × models, whatever the number
+    of answers): per cell the annotators given it, and per model the count, sum and sum of squares of its final
+    segment scores. Two light queries on one connection (plain cursor rows into numpy)."""
+    with store.engine.connect() as conn:
+        docs, col, models = _cell_index(store, conn, collect_id)
+        cursor = conn.connection.driver_connection.cursor()
+        mark = "%s" if conn.dialect.name == "postgresql" else "?"
+        cursor.execute(f"SELECT given FROM collect_cells WHERE collect_id = {mark} ORDER BY id", (collect_id,))
+        given = np.fromiter((r[0] for r in cursor.fetchall()), np.int64, len(docs))
+        cursor.execute(f"SELECT model, SUM(n), SUM(total), SUM(total_sq) FROM collect_cells WHERE collect_id = {mark} "
+                       "GROUP BY model", (collect_id,))
+        stats = {r[0]: r[1:] for r in cursor.fetchall()}
+        cursor.close()
+    return {"doc": docs, "col": col, "models": models, "given": given,
+            "n": np.array([int(stats.get(mm, (0, 0, 0))[0] or 0) for mm in models], np.int64),
+            "total": np.array([float(stats.get(mm, (0, 0, 0))[1] or 0) for mm in models]),
+            "total_sq": np.array([float(stats.get(mm, (0, 0, 0))[2] or 0) for mm in models])}
+
+
+def annotator_pages(store: Store, annotator_id: int) -> dict[str, Any]:
+    """How many main pages (dynamic) the annotator was given, and the documents they had."""
+    with store.engine.connect() as conn:
+        rows = conn.execute(select(h_.c.doc_index, g_.c.status).join(h_, h_.c.id == g_.c.hit_id)
+                            .where(and_(g_.c.annotator_id == annotator_id, h_.c.kind == "page"))).all()
+    return {"pages": len(rows), "done": sum(r.status == DONE for r in rows),
+            "docs": {int(r.doc_index) for r in rows}}
+
+
+# --------------------------------------------------------------------------- handing out
+
+
+def _new_assignment(conn, hit_id: int, slot_id: int, annotator_id: int, extra: bool, now: datetime) -> dict:
+    new_id = conn.execute(insert(g_).values(hit_id=hit_id, slot_id=slot_id, annotator_id=annotator_id, status=ACTIVE,
+                                            started_at=now, extra=extra).returning(g_.c.id)).scalar_one()
+    return _assignment_row(conn, g_.c.id == new_id)
+
+
+def _check_annotator(conn, annotator_id: int, *, new: bool) -> Any:
+    ann = conn.execute(_for_update(select(a_.c.id, a_.c.collect_id, a_.c.decision).where(a_.c.id == annotator_id),
+                                   conn)).first()
+    if ann is None:
+        raise InputError("unknown annotator")
+    if ann.decision == "rejected":
+        raise InputError("the organisers have ended your participation in this campaign")
+    if new:
+        status = conn.execute(select(c_.c.status).where(c_.c.id == ann.collect_id)).scalar_one()
+        if status != OPEN:
+            raise InputError("this annotation campaign is stopped: no new pages are handed out")
+    return ann
+
+
+def claim_extra(store: Store, annotator_id: int, hit_id: int, *, now: datetime | None = None) -> dict | None:
+    """Hold a tutorial or check HIT for the annotator (a slot of their own); None when they had it before."""
+    now = now or _now()
+    with write_transaction(store.engine) as conn:
+        _check_annotator(conn, annotator_id, new=False)
+        if conn.execute(select(g_.c.id).where(and_(g_.c.hit_id == hit_id, g_.c.annotator_id == annotator_id))).first():
+            return None
+        timeout = conn.execute(select(c_.c.timeout_seconds).join(h_, h_.c.collect_id == c_.c.id)
+                               .where(h_.c.id == hit_id)).scalar_one()
+        slot_id = conn.execute(insert(s_).values(hit_id=hit_id, slot=annotator_id, holder_id=annotator_id,
+                                                 held_until=now + timedelta(seconds=timeout), done=False)
+                               .returning(s_.c.id)).scalar_one()
+        return _new_assignment(conn, hit_id, slot_id, annotator_id, True, now)
+
+
+def take_over_page(store: Store, annotator_id: int, collect_id: int, *, now: datetime | None = None) -> dict | None:
+    """A dynamic page whose holder let its time run out, for another annotator (its cells stay given); None if
+    there is none they may take (not a document they had)."""
+    now = now or _now()
+    with write_transaction(store.engine) as conn:
+        _check_annotator(conn, annotator_id, new=True)
+        had = (select(h_.c.doc_index).join(g_, g_.c.hit_id == h_.c.id)
+               .where(and_(g_.c.annotator_id == annotator_id, h_.c.kind == "page")))
+        free = (select(s_.c.id, s_.c.hit_id).join(h_, h_.c.id == s_.c.hit_id)
+                .where(and_(h_.c.collect_id == collect_id, h_.c.kind == "page", s_.c.done == False,  # noqa: E712
+                            s_.c.held_until < now, h_.c.doc_index.not_in(had))).order_by(s_.c.id).limit(1))
+        if conn.dialect.name == "postgresql":
+            free = free.with_for_update(skip_locked=True, of=s_)
+        slot = conn.execute(free).first()
+        if slot is None:
+            return None
+        timeout = conn.execute(select(c_.c.timeout_seconds).where(c_.c.id == collect_id)).scalar_one()
+        conn.execute(update(g_).where(and_(g_.c.slot_id == slot.id, g_.c.status == ACTIVE)).values(status=EXPIRED))
+        conn.execute(update(s_).where(s_.c.id == slot.id).values(holder_id=annotator_id,
+                                                                   held_until=now + timedelta(seconds=timeout)))
+        return _new_assignment(conn, slot.hit_id, slot.id, annotator_id, False, now)
+
+
+def create_page(store: Store, annotator_id: int, collect_id: int, doc_index: int, models: list[str], *,
+                redundancy: int, random_item: bool = False, now: datetime | None = None) -> dict | None:
+    """Give the annotator a page: document ``doc_index`` with ``models``, in one transaction. Each
+    document × model cell is taken by a guarded increment (never beyond ``redundancy``); a model whose cell is
+    full is left off the page, and when fewer than two remain nothing is written and None is returned (the
+    caller decides again)."""
+    now = now or _now()
+    with write_transaction(store.engine) as conn:
+        _check_annotator(conn, annotator_id, new=True)
+        if conn.execute(select(g_.c.id).where(g_.c.annotator_id == annotator_id, g_.c.status == ACTIVE,
+                                              g_.c.extra == False)).first():  # noqa: E712
+            return None
+        taken_models = []
+        for model in sorted(models):  # one lock order for every writer
+            taken = conn.execute(update(k_).where(and_(k_.c.collect_id == collect_id, k_.c.doc_index == doc_index,
+                                                       k_.c.model == model, k_.c.given < redundancy))
+                                 .values(given=k_.c.given + 1))
+            if taken.rowcount == 1:
+                taken_models.append(model)
+        if len(taken_models) < min(2, len(models)):  # a contrast needs two: decide again (nothing written)
+            conn.rollback()
+            return None
+        models = taken_models
+        template = conn.execute(select(h_.c.id).where(and_(h_.c.collect_id == collect_id, h_.c.kind == "doc",
+                                                           h_.c.doc_index == doc_index))).scalar_one()
+        rows = conn.execute(select(i_).where(and_(i_.c.hit_id == template, i_.c.system.in_(models)))
+                            .order_by(i_.c.seq)).mappings().all()
+        n = conn.execute(select(func.count()).select_from(g_).where(g_.c.annotator_id == annotator_id)).scalar_one()
+        name = f"P{annotator_id}-{doc_index + 1}-{n + 1}"
+        hit_id = conn.execute(insert(h_).values(collect_id=collect_id, name=name, items=len(rows), kind="page",
+                                                doc_index=doc_index, random_item=bool(random_item))
+                              .returning(h_.c.id)).scalar_one()
+        conn.execute(insert(i_), [{**{k: v for k, v in r.items() if k not in ("id", "hit_id")}, "hit_id": hit_id,
+                                   "seq": q + 1, "position": q + 1} for q, r in enumerate(rows)])
+        timeout = conn.execute(select(c_.c.timeout_seconds).where(c_.c.id == collect_id)).scalar_one()
+        slot_id = conn.execute(insert(s_).values(hit_id=hit_id, slot=1, holder_id=annotator_id,
+                                                 held_until=now + timedelta(seconds=timeout), done=False)
+                               .returning(s_.c.id)).scalar_one()
+        return _new_assignment(conn, hit_id, slot_id, annotator_id, False, now)
+
+
+# --------------------------------------------------------------------------- answers
+
+
+def _mine(conn, annotator_id: int, assignment_id: int):
+    asg = conn.execute(select(g_.c.id, g_.c.slot_id, g_.c.status, g_.c.hit_id, g_.c.checks)
+                       .where(and_(g_.c.id == assignment_id, g_.c.annotator_id == annotator_id))).first()
+    if asg is None:
+        raise InputError("this page is not assigned to you; nothing was stored")
+    conn.execute(_for_update(select(s_.c.id).where(s_.c.id == asg.slot_id), conn))  # slot, then assignment
+    asg = conn.execute(_for_update(select(g_.c.id, g_.c.slot_id, g_.c.status, g_.c.hit_id, g_.c.checks)
+                                   .where(g_.c.id == assignment_id), conn)).first()
+    if asg.status == EXPIRED:
+        raise InputError("your time on this page ran out and it went to another annotator; nothing was stored")
+    return asg
+
+
+def save_drafts(store: Store, annotator_id: int, assignment_id: int, answers: list[dict]) -> int:
+    """Store answers as given (``{item_id, raw, spans, started_at, ended_at}``), changeable until final.
+    Answers to items of a page already submitted are refused. Returns the answers written."""
+    written = 0
+    with write_transaction(store.engine) as conn:
+        ann = conn.execute(select(a_.c.decision).where(a_.c.id == annotator_id)).first()
+        if ann is None or ann.decision == "rejected":
+            raise InputError("the organisers have ended your participation in this campaign; nothing was stored")
+        asg = _mine(conn, annotator_id, assignment_id)
+        if asg.status != ACTIVE:
+            raise InputError("this page was submitted; nothing was stored")
+        have = {r.item_id: r for r in conn.execute(select(r_.c.id, r_.c.item_id, r_.c.final)
+                                                   .where(r_.c.assignment_id == asg.id)).all()}
+        for a in answers:
+            spans = json.dumps(a["spans"], sort_keys=True, ensure_ascii=False)
+            old = have.get(a["item_id"])
+            if old is not None and old.final:
+                raise InputError("this page was submitted: its answers are final; nothing was stored")
+            if old is None:
+                conn.execute(insert(r_).values(assignment_id=asg.id, item_id=a["item_id"], raw=a["raw"], spans=spans,
+                                               started_at=a["started_at"], ended_at=a["ended_at"], final=False))
+            else:
+                conn.execute(update(r_).where(r_.c.id == old.id).values(raw=a["raw"], spans=spans,
+                                                                        ended_at=a["ended_at"],
+                                                                        revisions=r_.c.revisions + 1))
+            written += 1
+        timeout = conn.execute(select(c_.c.timeout_seconds).join(h_, h_.c.collect_id == c_.c.id)
+                               .where(h_.c.id == asg.hit_id)).scalar_one()
+        conn.execute(update(s_).where(and_(s_.c.id == asg.slot_id, s_.c.holder_id == annotator_id))
+                     .values(held_until=_now() + timedelta(seconds=timeout)))
+    return written
+
+
+def finalise_page(store: Store, annotator_id: int, assignment_id: int, page: str, answers: list[dict],
+                  checks: list[dict] | None = None) -> dict[str, Any]:
+    """Submit one page: its answers (every item of the page, validated by the caller) become final with their
+    judgments and spans, in one transaction; ``checks`` (results of tutorial / attention rules) are logged on
+    the assignment. Returns ``{"stored", "complete", "assignment_id"}``; a repeated submit stores nothing."""
+    with write_transaction(store.engine) as conn:
+        asg = _mine(conn, annotator_id, assignment_id)
+        ann = conn.execute(select(a_.c.collect_id, a_.c.worker_id, a_.c.name, a_.c.decision)
+                           .where(a_.c.id == annotator_id)).one()
+        if ann.decision == "rejected":
+            raise InputError("the organisers have ended your participation in this campaign; nothing was stored")
+        items = conn.execute(select(i_.c.id, i_.c.position, i_.c.item_type, i_.c.system_id, i_.c.segment_id,
+                                    i_.c.system, i_.c.pair_id, h_.c.name.label("hit"), h_.c.kind, h_.c.doc_index)
+                             .join(h_, h_.c.id == i_.c.hit_id).where(i_.c.hit_id == asg.hit_id)).all()
+        mine = [it for it in items if it.pair_id == page]
+        have = {r.item_id: r for r in conn.execute(select(r_.c.id, r_.c.item_id, r_.c.final, r_.c.started_at)
+                                                   .where(r_.c.assignment_id == asg.id)).all()}
+        if mine and all(have.get(it.id) is not None and have[it.id].final for it in mine):
+            return {"stored": False, "complete": asg.status == DONE, "assignment_id": asg.id}
+        if asg.status != ACTIVE:
+            raise InputError("this page was submitted; nothing was stored")
+        given = {a["item_id"]: a for a in answers}
+        if set(given) != {it.id for it in mine}:
+            raise InputError("a page is submitted with an answer for every translation on it; nothing was stored")
+        info = conn.execute(select(c_.c.import_id, c_.c.lp_id, c_.c.assessment, c_.c.redundancy, c_.c.id)
+                            .where(c_.c.id == ann.collect_id)).one()
+        spans_rows = []
+        for it in mine:
+            a = given[it.id]
+            old = have.get(it.id)
+            spans = json.dumps(a["spans"], sort_keys=True, ensure_ascii=False)
+            started = old.started_at if old is not None else a["started_at"]
+            if old is None:
+                answer_id = conn.execute(insert(r_).values(
+                    assignment_id=asg.id, item_id=it.id, raw=a["raw"], spans=spans, started_at=a["started_at"],
+                    ended_at=a["ended_at"], final=True).returning(r_.c.id)).scalar_one()
+            else:
+                answer_id = old.id
+                conn.execute(update(r_).where(r_.c.id == old.id).values(
+                    raw=a["raw"], spans=spans, ended_at=a["ended_at"], final=True,
+                    revisions=r_.c.revisions + (1 if old.final is False else 0)))
+            if it.position is not None and it.kind in COUNTED_KINDS:
+                seconds = max(0.0, (_utc(a["ended_at"]) - _utc(started)).total_seconds())
+                judgment = conn.execute(insert(m.judgments).values(
+                    import_id=info.import_id, lp_id=info.lp_id, assessment=info.assessment,
+                    worker_id=ann.worker_id, hit=it.hit, position=int(it.position), segment_id=it.segment_id,
+                    system_id=it.system_id, item_type=it.item_type, raw=float(a["raw"]), z=None, seconds=seconds)
+                    .returning(m.judgments.c.id)).scalar_one()
+                conn.execute(update(r_).where(r_.c.id == answer_id).values(judgment_id=judgment))
+                spans_rows += [{"import_id": info.import_id, "lp_id": info.lp_id, "assessment": ASSESSMENT,
+                                "system_id": it.system_id, "segment_id": it.segment_id, "rater": ann.name,
+                                "category": None, "severity": s["severity"], "span_start": s.get("start"),
+                                "span_end": s.get("end"), "comment": s.get("token"), "line": answer_id}
+                               for s in a["spans"]]
+        if spans_rows:
+            conn.execute(insert(m.expert_annotations), spans_rows)
+        if checks:
+            logged = json.loads(asg.checks) if asg.checks else []
+            conn.execute(update(g_).where(g_.c.id == asg.id).values(checks=json.dumps(logged + checks)))
+        if mine and mine[0].kind == "page":
+            for model in sorted({it.system for it in mine}):
+                raws = [float(given[it.id]["raw"]) for it in mine if it.system == model and it.position is not None]
+                conn.execute(update(k_).where(and_(k_.c.collect_id == info.id, k_.c.doc_index == mine[0].doc_index,
+                                                   k_.c.model == model)).values(
+                    done=k_.c.done + 1, n=k_.c.n + len(raws), total=k_.c.total + sum(raws),
+                    total_sq=k_.c.total_sq + sum(r * r for r in raws)))
+        n_final = conn.execute(select(func.count()).select_from(r_).where(and_(
+            r_.c.assignment_id == asg.id, r_.c.final == True))).scalar_one()  # noqa: E712
+        complete = n_final >= len(items)
+        if complete:
+            conn.execute(update(g_).where(g_.c.id == asg.id).values(status=DONE, completed_at=_now()))
+            conn.execute(update(s_).where(s_.c.id == asg.slot_id).values(done=True))
+        else:
+            timeout = conn.execute(select(c_.c.timeout_seconds).where(c_.c.id == info.id)).scalar_one()
+            conn.execute(update(s_).where(and_(s_.c.id == asg.slot_id, s_.c.holder_id == annotator_id))
+                         .values(held_until=_now() + timedelta(seconds=timeout)))
+    return {"stored": True, "complete": complete, "assignment_id": asg.id}
+
+
+def log_checks(store: Store, annotator_id: int, assignment_id: int, checks: list[dict]) -> None:
+    """Append check results (a loud check's failed attempt) to an assignment's log."""
+    with write_transaction(store.engine) as conn:
+        asg = _mine(conn, annotator_id, assignment_id)
+        logged = json.loads(asg.checks) if asg.checks else []
+        conn.execute(update(g_).where(g_.c.id == asg.id).values(checks=json.dumps(logged + checks)))
+
+
+def check_results(store: Store, collect_id: int) -> pd.DataFrame:
+    """Every logged check result: annotator, hit, kind, item_id, passed, loud, attempt."""
+    with store.engine.connect() as conn:
+        rows = conn.execute(select(a_.c.name, h_.c.name, h_.c.kind, g_.c.checks).join(g_, g_.c.annotator_id == a_.c.id)
+                            .join(h_, h_.c.id == g_.c.hit_id)
+                            .where(and_(a_.c.collect_id == collect_id, g_.c.checks.is_not(None)))).all()
+    out = [{"annotator": r[0], "hit": r[1], "kind": r[2], **c} for r in rows for c in json.loads(r[3])]
+    return pd.DataFrame(out, columns=["annotator", "hit", "kind", "item_id", "passed", "loud", "attempt"])
+
+
+def cells_progress(store: Store, collect_id: int) -> dict[str, int]:
+    """Dynamic campaigns: document × model cells, given and done (each up to the redundancy)."""
+    with store.engine.connect() as conn:
+        n, given, done = conn.execute(select(func.count(k_.c.id), func.coalesce(func.sum(k_.c.given), 0),
+                                             func.coalesce(func.sum(k_.c.done), 0))
+                                      .where(k_.c.collect_id == collect_id)).one()
+    return {"cells": int(n), "given": int(given), "done": int(done)}
+
+
+def cells(store: Store, collect_id: int) -> pd.DataFrame:
+    with store.engine.connect() as conn:
+        rows = conn.execute(select(k_.c.doc_index, k_.c.model, k_.c.given, k_.c.done)
+                            .where(k_.c.collect_id == collect_id)).all()
+    return pd.DataFrame(rows, columns=["doc_index", "model", "given", "done"])
