@@ -106,7 +106,9 @@ def _upload(view: common.View, user: dict, token: str) -> None:
         common.show_input_error(exc.with_file(upload.name), errors)
         return
     metrics = list(dict.fromkeys(frame["metric"].astype(str)))
-    st.session_state["metric_pick"] = f"{metrics[0]} #{ids[0]}" if len(ids) == len(metrics) else None
+    # the Results tab opens on the upload's first metric (labelled as _label labels it; see _results)
+    if len(ids) == len(metrics):
+        st.session_state[PICK_NEXT] = f"{me.metric_display_name(metrics[0])} #{ids[0]}"
     st.success(f"Stored {len(ids)} submission(s) (#{', #'.join(map(str, ids))}); they stay private until you or an "
                "organiser publish them.")
     for lp, renamed in summary["names"].items():
@@ -116,6 +118,25 @@ def _upload(view: common.View, user: dict, token: str) -> None:
     for lp, humans in summary["humans_not_scored"].items():
         st.caption(md_escape(f"{lp}: human translation(s) {', '.join(humans)} not scored — not required; "
                                     "correlations leave them out."))
+
+
+#: session-state key of the metric an upload asks the Results tab to show next
+PICK_NEXT = "metric_pick_next"
+
+
+def _pick_key(options: list[str], default: str) -> str:
+    """The metric selector's key, its state set for this run when it must change (issue 42.4).
+
+    The selection lives in session state only, and is written in the run that draws the selector:
+    a selector given an index beside a state value, or a state value written in an earlier run (the
+    upload's, while the Results tab was closed), shows one metric in the browser while the page
+    computes another's numbers — the browser keeps its last choice unless told the value changed."""
+    pick = st.session_state.pop(PICK_NEXT, None)
+    if pick in options:
+        st.session_state["metric_pick"] = pick
+    elif st.session_state.get("metric_pick") not in options:
+        st.session_state["metric_pick"] = default
+    return "metric_pick"
 
 
 def _label(sub) -> str:
@@ -164,9 +185,7 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
     own = [_label(r) for r in subs.itertuples() if user and r.owner == user["name"] and _label(r) in names]
     default = own[-1] if own else (submitted[0] if submitted else names[0])
     options = submitted + [n for n in names if n not in submitted]
-    if st.session_state.get("metric_pick") not in options:
-        st.session_state.pop("metric_pick", None)
-    chosen = st.selectbox("Metric", options, index=options.index(default), key="metric_pick")
+    chosen = st.selectbox("Metric", options, key=_pick_key(options, default))
     slug = f"{view.campaign}-{view.lp}"
 
     st.markdown(f"### System level: {md_escape(chosen)} against human Ave z")
