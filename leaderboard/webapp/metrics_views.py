@@ -195,6 +195,28 @@ def meta_evaluation(url: str, campaign: str, lps: tuple[str, ...], assessment: s
     return evaluate(pairs)
 
 
+def cluster_sentence(chosen: str, cluster: int, n_clusters: int, against: pd.DataFrame,
+                     alpha: float = 0.05) -> str:
+    """What the system-level Williams tests say of ``chosen`` (plain text: the caller escapes it).
+
+    ``against``: :func:`leaderboard.publish.metric_eval.williams_against` of ``chosen``. Names only the
+    metrics whose own one-sided Williams test against ``chosen`` is significant (with its p), never a
+    whole earlier cluster: a cluster opens when one metric of the previous one beats its first metric,
+    so a metric of an earlier cluster need not beat this one. Says "Williams test" because the page
+    also shows the meta-evaluation's permutation tests."""
+    test = f"one-sided Williams test, p < {alpha:g}"
+    better = against[pd.to_numeric(against["p_other_better"], errors="coerce") < alpha] \
+        .sort_values("p_other_better")
+    head = f"{chosen} is in Williams-test cluster {cluster} of {n_clusters}"
+    if not better.empty:
+        named = ", ".join(f"{r.compared_with} (p = {r.p_other_better:.3g})" for r in better.itertuples())
+        return f"{head}; significantly outperformed ({test}) by {named}."
+    if cluster > 1:
+        return (f"{head}, yet no metric correlates significantly better than it ({test}): its cluster opened "
+                "because a metric of the cluster before beats another metric of this one.")
+    return f"{head}; no metric correlates significantly better ({test})."
+
+
 #: headers and formats of :func:`meta_eval_rows`
 META_COLUMNS = {"metric": ("Metric", None), "kind": ("Kind", None), "acc_eq": ("acc_eq", "{:.4f}"),
                 "epsilon": ("ε", "{:.4g}"), "acc_eq_cluster": ("acc_eq cluster", "{:.0f}"),

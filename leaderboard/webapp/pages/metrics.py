@@ -210,16 +210,12 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
             st.markdown("**Correlation of every metric with human Ave z** (95% bootstrap CIs; clusters: Williams test)")
             common.static_table(table, CORRELATION_COLUMNS)
             common.csv_download(table, f"correlations-{slug}", "Download correlations (CSV)", key="dl-corr")
-            above = table[table["cluster"] < row["cluster"]]["metric"].tolist()
-            st.caption(f"{md_escape(chosen)} is in cluster {int(row['cluster'])} of {n_clusters}"
-                       + (f"; significantly outperformed by a metric of an earlier cluster "
-                          f"({md_escape(', '.join(above))})." if above else
-                          "; no metric correlates significantly better."))
+            against = me.williams_against(result, chosen)
+            st.caption(md_escape(mv.cluster_sentence(chosen, int(row["cluster"]), n_clusters, against)))
             for skipped in result.get("skipped", []):
                 st.caption(md_escape(f"{skipped['metric']} is left out: no score for {', '.join(skipped['missing'])}."))
 
             st.markdown("**Williams test** (one-sided: does one metric correlate significantly better with the humans?)")
-            against = me.williams_against(result, chosen)
             if result["n_systems"] < 4:
                 st.info("The Williams test needs at least 4 systems.")
             common.static_table(against, WILLIAMS_COLUMNS)
