@@ -94,7 +94,7 @@ def evaluate(url: str, campaign: str, lp: str, assessment: str, version: int, to
         return {"human": human, "long": payload_frame(stored["long"]), "signatures": stored["signatures"],
                 "notes": list(stored["notes"]), "seg_subs": [], "result": stored["result"],
                 "segment": pd.DataFrame(), "left_out": list(stored["left_out"])}
-    from metrics.validation import correlate_lp
+    from metrics.validation import N_RESAMPLES, SEED, correlate_with_ranking
     if stored is not None:
         base_sys, base_seg, signatures = payload_frame(stored["long"]), pd.DataFrame(), stored["signatures"]
         notes += [n for n in stored["notes"] if "left out of the correlations" not in n]
@@ -142,14 +142,22 @@ def evaluate(url: str, campaign: str, lp: str, assessment: str, version: int, to
     left_out, human_notes = me.humans_left_out(judged, long, human["is_human"].tolist())
     notes += human_notes
     out["left_out"] = left_out
-    out["result"] = correlate_lp(human.assign(lp=lp), long, lp, human_score="z", n_resamples=1000, seed=12345,
-                                 exclude=left_out)
+    out["result"] = correlate_with_ranking(human, long, lp, exclude=left_out)
     judged = tuple(s for s in judged if s not in left_out)
     if segment_parts:
         seg_all = pd.concat(segment_parts, ignore_index=True)
-        human_seg = state.segment_scores(url, campaign, lp, assessment, token)
-        out["segment"] = me.segment_level(human_seg, seg_all, list(judged))
+        out["segment"] = me.segment_level(ranked_segments(url, campaign, lp, assessment, version, token), seg_all,
+                                          list(judged), n_resamples=N_RESAMPLES, seed=SEED)
     return out
+
+
+def ranked_segments(url: str, campaign: str, lp: str, assessment: str, version: int, token: str) -> pd.DataFrame:
+    """The human side of the segment-level correlations: per (system, segment) raw and z of the published
+    ranking exactly as it computed them (its worker QC, selection and standardisation; stored with the
+    snapshot), so raw-only campaigns — those collected in the app — get the z the ranking used."""
+    from .snapshot_views import segments_frame
+    signature = str(state.snapshot(url, campaign, lp, assessment, version).get("signature", ""))
+    return segments_frame(url, campaign, lp, assessment, int(version), token, signature)
 
 
 @st.cache_data(show_spinner="Meta-evaluating (acc_eq, SPA, 1000 draws per metric pair)…", max_entries=16)

@@ -179,6 +179,7 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
             st.caption(common.lower_text(note))
         _manage(subs, user)
         return
+    from metrics.validation import N_RESAMPLES, SEED
     table = me.correlation_table(result)
     names = table["metric"].tolist()
     submitted = [n for n in names if n not in me.BASELINES.values()]
@@ -194,7 +195,7 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
     for stat, label in (("pearson", "Pearson r"), ("spearman", "Spearman ρ"), ("kendall", "Kendall τ")):
         interval = f"95% CI [{row[stat + '_ci_lo']:.3f}, {row[stat + '_ci_hi']:.3f}]"
         figures.append(Figure(label, f"{row[stat]:.3f}", note=interval,
-                              help=f"95% bootstrap CI ({row['ci_resample']} resampled, 1000 times)"))
+                              help=f"95% bootstrap CI ({row['ci_resample']} resampled, {N_RESAMPLES} times)"))
     n_clusters = int(table["cluster"].max())
     figures.append(Figure("Significance cluster", f"{int(row['cluster'])} of {n_clusters}",
                           help="Metrics in one cluster are not significantly different (Williams test, p < 0.05)"))
@@ -241,7 +242,9 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
                 st.caption("DARR: WMT's Kendall-like tau over pairs of outputs of one segment whose raw DA scores differ by "
                            "at least 25 points (a metric tie counts as discordant). Pearson: all (system, segment) cells "
                            "against human segment z. Kendall (item): tau-b of the systems within each segment, averaged. "
-                           "CIs resample segments (1000 times). Baselines: sentence chrF and sentence BLEU.")
+                           f"CIs resample segments ({N_RESAMPLES} times, seed {SEED}). Human side: the per-segment scores of "
+                           "the published ranking (its worker QC and standardisation). Baselines: sentence chrF and "
+                           "sentence BLEU.")
 
             st.markdown("**Scores** (human Ave and Ave z of the published ranking, then every metric)")
             scores = wide.rename(columns={"ave": "human_ave", "human": "human_ave_z"})
@@ -263,6 +266,7 @@ def _charts(view: common.View, data: dict, table: pd.DataFrame, wide: pd.DataFra
             slug: str) -> None:
     """The Metrics page's charts: the chosen metric against the humans, every metric's correlation with
     its interval and cluster, and the Williams tests between metrics."""
+    from metrics.validation import N_RESAMPLES, SEED
     result = data["result"]
     common.chart(charts.metric_scatter(wide.dropna(subset=[chosen]), chosen, view.lp),
                  f"metric-scatter-{slug}-{chosen}", "scatter plot")
@@ -271,8 +275,8 @@ def _charts(view: common.View, data: dict, table: pd.DataFrame, wide: pd.DataFra
     st.caption(md_escape(
         f"Each point is a system (hover for its name; names are written where they fit); the orange-red line "
         f"is the least-squares fit. {result['n_systems']} systems{left}. Lower-is-better submissions are "
-        "negated so that higher is better everywhere. Correlations: 95% CIs from 1000 bootstrap resamples of "
-        "the systems (seed 12345); clusters from one-sided Williams tests, p < 0.05."))
+        f"negated so that higher is better everywhere. Correlations: 95% CIs from {N_RESAMPLES} bootstrap resamples "
+        f"of the systems (seed {SEED}); clusters from one-sided Williams tests, p < 0.05."))
     common.chart(charts.correlation_figure(table, chosen), f"metric-clusters-{slug}", "correlation chart")
     names = table["metric"].tolist()
     if len(result["williams"]) > 1:
