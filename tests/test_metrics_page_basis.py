@@ -127,7 +127,7 @@ def test_collected_campaign_is_raw_only_and_the_ranking_dropped_the_clickers(col
 def test_metrics_page_equals_mtlb_correlate_on_the_same_snapshot(collected, monkeypatch, capsys):
     from test_app_pages import run_app, shown_table
     from leaderboard.webapp.pages.metrics import SEGMENT_COLUMNS
-    from test_app_metrics import corr_table
+    from test_app_metrics import corr_table, split_intervals
     cli = _run(capsys, "correlate", "--human", str(collected["snapshot"]), "--segment-scores",
                str(collected["submission"]), "--human-segments", str(collected["segments"]), "--lp", LP, "--json")
     monkeypatch.setenv("MTLB_DATA_DIR", str(collected["folder"]))
@@ -141,7 +141,7 @@ def test_metrics_page_equals_mtlb_correlate_on_the_same_snapshot(collected, monk
         shown = [table.loc[label, stat], table.loc[label, f"{stat}_ci_lo"], table.loc[label, f"{stat}_ci_hi"]]
         assert np.isfinite(shown).all()
         assert shown == pytest.approx([row[stat], *row[f"{stat}_ci"]], abs=5e-4), stat
-    seg_page = shown_table(at, SEGMENT_COLUMNS, "darr_tau").set_index("metric").loc[label]
+    seg_page = split_intervals(shown_table(at, SEGMENT_COLUMNS, "darr_tau")).set_index("metric").loc[label]
     seg_cli = next(r for r in cli["segment_level"] if r["metric"] == "SentChrF")
     for key in ("darr_tau", "darr_tau_ci_lo", "darr_tau_ci_hi", "pearson", "pearson_ci_lo", "pearson_ci_hi",
                 "kendall_item", "kendall_item_ci_lo", "kendall_item_ci_hi"):

@@ -209,7 +209,8 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
     if tables_tab.open:
         with tables_tab:
             st.markdown("**Correlation of every metric with human Ave z** (95% bootstrap CIs; clusters: Williams test)")
-            common.static_table(table, CORRELATION_COLUMNS)
+            common.static_table(_ordered(interval_columns(table, CORRELATION_STATS), CORRELATION_COLUMNS),
+                                CORRELATION_COLUMNS)
             common.csv_download(table, f"correlations-{slug}", "Download correlations (CSV)", key="dl-corr")
             against = me.williams_against(result, chosen)
             st.caption(md_escape(mv.cluster_sentence(chosen, int(row["cluster"]), n_clusters, against)))
@@ -237,7 +238,7 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
                 st.info("No segment-level results could be computed.")
             else:
                 seg = data["segment"]
-                common.static_table(seg, SEGMENT_COLUMNS)
+                common.static_table(_ordered(interval_columns(seg, SEGMENT_STATS), SEGMENT_COLUMNS), SEGMENT_COLUMNS)
                 common.csv_download(seg, f"segment-level-{slug}", "Download segment-level correlations (CSV)", key="dl-seg")
                 st.caption("DARR: WMT's Kendall-like tau over pairs of outputs of one segment whose raw DA scores differ by "
                            "at least 25 points (a metric tie counts as discordant). Pearson: all (system, segment) cells "
@@ -283,27 +284,45 @@ def _charts(view: common.View, data: dict, table: pd.DataFrame, wide: pd.DataFra
         common.chart(charts.williams_figure(result["williams"], names), f"williams-{slug}", "Williams test chart")
 
 
-def _with_cis(columns: dict, stats: tuple[tuple[str, str, str], ...]) -> dict:
-    """Headers and formats (three decimals) of each statistic and its CI columns (``<key>_ci_lo`` / ``_hi``).
-
-    ``stats``: (column key, header, CI header prefix)."""
-    for key, name, prefix in stats:
+def _with_cis(columns: dict, stats: tuple[tuple[str, str], ...]) -> dict:
+    """Headers and formats of each statistic (three decimals) and its interval, one column ``<key>_ci``
+    (see :func:`interval_columns`). ``stats``: (column key, header)."""
+    for key, name in stats:
         columns[key] = (name, "{:.3f}")
-        columns[f"{key}_ci_lo"] = (f"{prefix} 95% CI low", "{:.3f}")
-        columns[f"{key}_ci_hi"] = (f"{prefix} 95% CI high", "{:.3f}")
+        columns[f"{key}_ci"] = (f"{name} 95% CI", None)
     return columns
 
 
-#: headers and formats of :func:`metric_eval.correlation_table`
-CORRELATION_COLUMNS = _with_cis({"metric": ("Metric", None), "cluster": ("Cluster", "{:.0f}"),
-                                 "ci_resample": ("CI resamples", None), "n_systems": ("Systems", "{:.0f}")},
-                                (("pearson", "Pearson r", "Pearson"), ("spearman", "Spearman ρ", "Spearman"),
-                                 ("kendall", "Kendall τ", "Kendall")))
-#: headers and formats of :func:`metric_eval.segment_level`
-SEGMENT_COLUMNS = _with_cis({"metric": ("Metric", None), "darr_pairs": ("DARR pairs", "{:.0f}"),
-                             "cells": ("Cells", "{:.0f}")},
-                            (("darr_tau", "DARR τ", "DARR τ"), ("pearson", "Pearson r", "Pearson r"),
-                             ("kendall_item", "Kendall τ (item)", "Kendall τ (item)")))
+def interval_columns(frame: pd.DataFrame, keys: list[str], digits: int = 3) -> pd.DataFrame:
+    """``frame`` as the page shows it: each ``<key>_ci_lo`` / ``<key>_ci_hi`` pair as one text column
+    ``<key>_ci`` ("lo – hi", "–" when absent), as the leaderboard shows its intervals; downloads keep
+    the two numeric columns."""
+    out = frame.drop(columns=[f"{k}_ci_{e}" for k in keys for e in ("lo", "hi") if f"{k}_ci_{e}" in frame])
+    for key in keys:
+        if f"{key}_ci_lo" not in frame or f"{key}_ci_hi" not in frame:
+            continue
+        lo = pd.to_numeric(frame[f"{key}_ci_lo"], errors="coerce")
+        hi = pd.to_numeric(frame[f"{key}_ci_hi"], errors="coerce")
+        out[f"{key}_ci"] = ["–" if pd.isna(a) or pd.isna(b) else f"{a:.{digits}f} – {b:.{digits}f}"
+                            for a, b in zip(lo, hi)]
+    return out
+
+
+#: headers and formats of :func:`metric_eval.correlation_table` (intervals: :func:`interval_columns`)
+CORRELATION_COLUMNS = _with_cis({"metric": ("Metric", None), "cluster": ("Cluster", "{:.0f}")},
+                                (("pearson", "Pearson r"), ("spearman", "Spearman ρ"), ("kendall", "Kendall τ")))
+CORRELATION_COLUMNS.update({"ci_resample": ("CI resamples", None), "n_systems": ("Systems", "{:.0f}")})
+CORRELATION_STATS = ["pearson", "spearman", "kendall"]
+#: headers and formats of :func:`metric_eval.segment_level` (intervals: :func:`interval_columns`)
+SEGMENT_COLUMNS = _with_cis({"metric": ("Metric", None)},
+                            (("darr_tau", "DARR τ"), ("pearson", "Pearson r"), ("kendall_item", "Kendall τ (item)")))
+SEGMENT_COLUMNS.update({"darr_pairs": ("DARR pairs", "{:.0f}"), "cells": ("Cells", "{:.0f}")})
+SEGMENT_STATS = ["darr_tau", "pearson", "kendall_item"]
+def _ordered(frame: pd.DataFrame, columns: dict) -> pd.DataFrame:
+    """The columns of ``columns`` first, in its order (each statistic beside its interval)."""
+    return frame[[c for c in columns if c in frame] + [c for c in frame.columns if c not in columns]]
+
+
 #: headers and formats of :func:`metric_eval.williams_against`
 WILLIAMS_COLUMNS = {"compared_with": ("Compared with", None), "r_metric": ("Pearson r (chosen)", "{:.3f}"),
                     "r_other": ("Pearson r (other)", "{:.3f}"), "p_metric_better": ("p (chosen better)", "{:.3g}"),
