@@ -203,6 +203,59 @@ def meta_evaluation(url: str, campaign: str, lps: tuple[str, ...], assessment: s
     return evaluate(pairs)
 
 
+#: what the page shows of each metric-developer task (issue 40): task -> measures, the last one tested
+MTEVAL_KEYS: dict[str, tuple[str, ...]] = {"spans": ("precision", "recall", "f1"),
+                                           "error-free": ("precision", "recall", "f1", "mcc")}
+
+
+@st.cache_data(show_spinner="Scoring the submissions against the campaign's gold (bootstrap over segments)…",
+               max_entries=8)
+def mteval(url: str, campaign: str, lp: str, token: str, task: str, files: tuple[tuple[str, bytes], ...],
+           measure: str = "wmt25", threshold: float = 85.0) -> dict:
+    """A metric developer's error-span or error-free submissions (WMT25 task TSV files, ``(name, bytes)``)
+    against the stored human evaluation of (campaign, lp): ``{"rows", "signature", "notes"}``, the rows of
+    :func:`mteval_rows` with 95% bootstrap intervals over segments. Nothing is stored."""
+    import tempfile
+    from pathlib import Path
+    from metrics.validation import N_RESAMPLES, SEED
+    from ..outputs.mteval import campaign_gold, error_free_eval, read_annotations, span_eval
+    if task not in MTEVAL_KEYS:
+        raise InputError(f"unknown task {task!r}", column="task")
+    gold = campaign_gold(state.get_store(), campaign, lp)
+    predictions = {}
+    with tempfile.TemporaryDirectory(prefix="mtlb-mteval-") as folder:
+        for i, (name, body) in enumerate(files):
+            stem = Path(name).name.rsplit(".", 1)[0] or f"submission-{i + 1}"
+            label = stem if stem not in predictions else f"{stem} ({i + 1})"
+            path = Path(folder) / f"{i}.tsv"
+            path.write_bytes(body)
+            predictions[label] = read_annotations(path, kind="spans" if task == "spans" else None, name=name)
+    if task == "spans":
+        result = span_eval(gold, predictions, measure=measure, draws=N_RESAMPLES, seed=SEED)
+    else:
+        result = error_free_eval(gold, predictions, threshold=threshold, draws=N_RESAMPLES, seed=SEED)
+    return {"rows": mteval_rows(result.values, MTEVAL_KEYS[task]), "signature": result.signature,
+            "notes": result.notes}
+
+
+def mteval_rows(values: dict, keys: tuple[str, ...]) -> pd.DataFrame:
+    """One row per submission and pair (``all``: the mean over pairs) of an evaluation result's values:
+    each measure with ``<key>_ci_lo`` / ``_hi``, the cluster of the last measure and the segments."""
+    rows = []
+    for name, scopes in values.items():
+        for scope, row in scopes.items():
+            out: dict = {"submission": name, "pair": scope}
+            for key in keys:
+                lo, hi = row.get(f"{key}_ci") or (None, None)
+                out.update({key: row.get(key), f"{key}_ci_lo": lo, f"{key}_ci_hi": hi})
+            out["cluster"] = row.get(f"{keys[-1]}_cluster")
+            out["segments"] = row.get("segments")
+            rows.append(out)
+    columns = ["submission", "pair"] + [f"{k}{e}" for k in keys for e in ("", "_ci_lo", "_ci_hi")] + \
+        ["cluster", "segments"]
+    return pd.DataFrame(rows, columns=columns)
+
+
 def cluster_sentence(chosen: str, cluster: int, n_clusters: int, against: pd.DataFrame,
                      alpha: float = 0.05) -> str:
     """What the system-level Williams tests say of ``chosen`` (plain text: the caller escapes it).

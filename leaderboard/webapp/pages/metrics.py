@@ -23,7 +23,12 @@ def render() -> None:
     url = state.store_url()
     token = state.data_token(url, view.campaign)
     st.subheader(md_escape(f"{view.campaign} · {view.lp} · {view.assessment}"))
-    results_tab, package_tab, upload_tab = common.lazy_tabs(["Results", "Evaluation package", "Upload scores"])
+    results_tab, spans_tab, package_tab, upload_tab = common.lazy_tabs(
+        ["Results", SPANS_TAB, "Evaluation package", "Upload scores"])
+    if spans_tab.open:
+        with spans_tab:
+            if common.require_role("metric-developer", "organiser", action="evaluate error spans"):
+                _span_tasks(view, token)
     if package_tab.open:
         with package_tab:
             _package(view, token)
@@ -48,6 +53,74 @@ def _package(view: common.View, token: str) -> None:
                        mime="application/zip", key="dl-package", on_click="ignore")
     st.caption("Sources, references and system outputs of every language pair, one segment per line, "
                "in the WMT metrics-task layout; segment ids are the line numbers.")
+
+
+#: the tab of the metric developers' error-span and error-free tasks (issue 40)
+SPANS_TAB = "Error spans and error-free"
+#: headers and formats of :func:`metrics_views.mteval_rows` (intervals: :func:`interval_columns`)
+MTEVAL_COLUMNS = {"submission": ("Submission", None), "pair": ("Pair", None), "precision": ("Precision", "{:.3f}"),
+                  "precision_ci": ("Precision 95% CI", None), "recall": ("Recall", "{:.3f}"),
+                  "recall_ci": ("Recall 95% CI", None), "f1": ("F1", "{:.3f}"), "f1_ci": ("F1 95% CI", None),
+                  "mcc": ("MCC", "{:.3f}"), "mcc_ci": ("MCC 95% CI", None), "cluster": ("Cluster", "{:.0f}"),
+                  "segments": ("Segments", "{:.0f}")}
+
+
+def _span_tasks(view: common.View, token: str) -> None:
+    """Error-span detection and error-free detection of uploaded WMT25 task TSV files against this
+    campaign's stored human evaluation of the pair (its spans and scores): nothing is stored."""
+    st.markdown("Score your **error spans** (WMT25 character-level measure, or partial overlap with partial "
+                "credit) or your **error-free labels** against the human evaluation stored for "
+                f"{md_escape(view.campaign)} · {md_escape(view.lp)} (first rating of each item). Files: the WMT25 "
+                "task TSV (doc_id, segment_id, source_lang, target_lang, set_id, system_id, …, start_indices, "
+                "end_indices, error_types; a label or score column for error-free detection). They are scored "
+                "here and not stored.")
+    files = st.file_uploader(f"Submissions (WMT25 task TSV, at most {MAX_UPLOAD_MB} MB each)",
+                             accept_multiple_files=True, key="span_files", max_upload_size=MAX_UPLOAD_MB)
+    task = st.radio("Task", ["Error-span detection", "Error-free detection"], horizontal=True, key="span_task")
+    spans = task == "Error-span detection"
+    if spans:
+        measure = st.radio("Measure", ["wmt25", "mpp"], horizontal=True, key="span_measure",
+                           format_func={"wmt25": "WMT25 character-level", "mpp": "partial overlap, partial credit"}.get)
+        threshold = 85.0
+    else:
+        measure = "wmt25"
+        threshold = float(st.number_input("Gold error-free threshold (human score at least)", 0.0, 100.0, 85.0,
+                                          step=1.0, key="span_threshold"))
+    errors = st.container()
+    if st.button("Evaluate", key="span_go", disabled=not files):
+        uploads = tuple((f.name, bytes(f.getbuffer())) for f in files)
+        try:
+            st.session_state["span_result"] = (view.key, task, mv.mteval(
+                state.store_url(), view.campaign, view.lp, token, "spans" if spans else "error-free", uploads,
+                measure, threshold))
+        except InputError as exc:
+            st.session_state.pop("span_result", None)
+            common.show_input_error(exc, errors)
+            return
+    stored = st.session_state.get("span_result")
+    if not stored or stored[0] != view.key:
+        return
+    _, done_task, data = stored
+    keys = mv.MTEVAL_KEYS["spans" if done_task == "Error-span detection" else "error-free"]
+    rows = data["rows"]
+    shown = rows[rows["pair"] == view.lp] if (rows["pair"] == view.lp).any() else rows
+    st.markdown(f"**{md_escape(done_task)}** against {md_escape(view.campaign)} · {md_escape(view.lp)}")
+    columns = {k: v for k, v in MTEVAL_COLUMNS.items() if k.split("_ci")[0] in keys or k in
+               ("submission", "pair", "cluster", "segments")}
+    common.static_table(_ordered(interval_columns(shown, list(keys)), columns), columns)
+    slug = f"{view.campaign}-{view.lp}"
+    common.csv_download(rows, f"{'spans' if keys[-1] == 'f1' else 'error-free'}-{slug}",
+                        f"Download {done_task.lower()} results (CSV)", key="dl-mteval")
+    st.caption(md_escape(f"95% CIs: percentiles of {mteval_draws()} bootstrap resamples of the segments; cluster: "
+                         f"paired bootstrap test of {keys[-1].upper() if keys[-1] == 'mcc' else keys[-1]} between "
+                         "submissions, one-sided, p < 0.05. Signature: ") + common.code(data["signature"]))
+    common.chart(charts.measures_figure(shown, keys, f"{done_task}: each submission with its 95% CI"),
+                 f"mteval-{slug}", f"{done_task.lower()} chart")
+
+
+def mteval_draws() -> int:
+    from metrics.validation import N_RESAMPLES
+    return N_RESAMPLES
 
 
 def _campaign_systems(url: str, campaign: str, token: str) -> dict[str, set[str]]:
