@@ -55,6 +55,12 @@ def _prepare(folder: Path) -> None:
     # an earlier public submission, so the page has a selection before the upload
     earlier = pd.DataFrame({"lp": LP, "system": SYSTEMS, "segment": None, "score": [5, 4, 3.5, 2, 1.5, 1.0]})
     store.save_metric_submission(CAMPAIGN, earlier, metric="Earlier", level="system", owner="mdev", public=True)
+    # an MQM campaign for the error-span tab (issue 40)
+    from leaderboard.cli import main
+    from test_app_metrics_spans import _mqm
+    _mqm(folder / "mqm_toy_ende.tsv")
+    assert main(["ingest", str(folder / "mqm_toy_ende.tsv"), "--campaign", "toy-mqm"]) == 0
+    publish_rankings(store, "toy-mqm", "olga")
 
 
 @pytest.fixture(scope="module")
@@ -142,4 +148,43 @@ def test_two_metric_upload_shows_the_selected_metrics_numbers(server, tmp_path):
         selected, named, pearson = _shown(page)
         assert selected == named and named.startswith(other)
         assert pearson == pytest.approx(expected[other], abs=0.0006)
+        browser.close()
+
+
+def test_error_spans_tab_shows_intervals_and_a_chart(server, tmp_path):
+    """Issue 40 in a real browser: two span submissions against the stored MQM spans, each measure with
+    its interval in one column, the chart drawn, the CSV offered."""
+    from playwright.sync_api import expect, sync_playwright
+    from test_app_metrics_spans import LP as MQM_LP, SYSTEMS as MQM_SYSTEMS, _mqm
+    from test_browser_members import _login
+    from test_span_eval import write_tsv
+    from leaderboard.webapp.pages.metrics import SPANS_TAB
+    marked = _mqm(tmp_path / "again.tsv")  # the same seed: the spans stored in the server's campaign
+    rows = [{"lp": MQM_LP, "system": s, "segment": g, "doc": "d",
+             "spans": [(*marked[(s, g)], "major")] if (s, g) in marked else []}
+            for s in MQM_SYSTEMS for g in range(1, 31)]
+    exact = write_tsv(tmp_path / "exact.tsv", rows)
+    blank = write_tsv(tmp_path / "blank.tsv", [{**r, "spans": []} for r in rows])
+    expect.set_options(timeout=90000)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1600})
+        page.set_default_timeout(180000)
+        _login(page, server["base"], "mdev", "developer-pass", "Metrics")
+        page.goto(server["base"] + "/metrics?campaign=toy-mqm&lp=" + MQM_LP + "&tab=" + quote(SPANS_TAB))
+        panel = page.locator("[role='tabpanel']:visible")
+        expect(panel.get_by_role("button", name="Evaluate")).to_be_visible()
+        _wait_idle(page)
+        panel.locator("[data-testid='stFileUploader'] input[type='file']").set_input_files([str(exact), str(blank)])
+        _wait_idle(page)
+        panel.get_by_role("button", name="Evaluate").click()
+        table = panel.locator("table.mtlb-table").filter(has_text="F1 95% CI")
+        expect(table).to_be_visible()
+        text = table.inner_text()
+        exact_row = next(line for line in text.splitlines() if line.startswith("exact"))
+        assert exact_row.count("1.000 – 1.000") == 3  # precision, recall, F1: perfect, and certain
+        blank_row = next(line for line in text.splitlines() if line.startswith("blank"))
+        assert "0.000" in blank_row  # marks nothing: recall 0
+        expect(panel.locator(".js-plotly-plot")).to_have_count(1)
+        expect(panel.get_by_role("button", name="Download error-span detection results (CSV)")).to_be_visible()
         browser.close()
