@@ -40,3 +40,36 @@ def test_collect_create_says_a_da_campaign(tmp_path, capsys):
                  *map(str, files["hyps"]), "--ref", str(files["ref"]), "--docs", str(files["docs"]), "--hits", "1",
                  *db]) == 0
     assert "created an ESA annotation campaign" in capsys.readouterr().out
+
+
+def test_mtlb_submit_lists_every_bad_score_one_per_line(tmp_path, capsys):
+    """The README says every problem is listed: not only the first NaN, and each on its own line."""
+    path = tmp_path / "m.csv"
+    path.write_text("metric,lp,system,score\nM,de-en,a,1\nM,de-en,b,nan\nM,de-en,c,abc\nM,de-en,,2\nM,de-en,e,inf\n",
+                    encoding="utf-8")
+    assert main(["submit", str(path), "--systems-from", str(_systems(tmp_path)), "--lp", "de-en"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[0].endswith("4 problems in the file (nothing was stored):")
+    assert err[1:] == ["- line 3, column 'score': score is missing (nan); every row needs a finite number",
+                       "- line 4, column 'score': score 'abc' is not a number",
+                       "- line 5, column 'system': the system is empty",
+                       "- line 6, column 'score': score is inf; every row needs a finite number"]
+
+
+def test_a_file_with_very_many_bad_rows_lists_the_first_and_counts_the_rest(tmp_path):
+    import pytest
+    from leaderboard.errors import InputError
+    from metrics.submissions import MAX_LISTED, read_submission
+    path = tmp_path / "m.csv"
+    path.write_text("metric,lp,system,score\n" + "".join(f"M,de-en,s{i},x\n" for i in range(MAX_LISTED + 7)),
+                    encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        read_submission(path)
+    assert len(err.value.problems) == MAX_LISTED + 1 and "… and 7 more rows with problems" in str(err.value)
+
+
+def _systems(tmp_path):
+    path = tmp_path / "rank.json"
+    path.write_text('{"lp": "de-en", "systems": [' + ", ".join(
+        f'{{"system": "{s}", "ave_z": {i}}}' for i, s in enumerate("abcde")) + "]}", encoding="utf-8")
+    return path
