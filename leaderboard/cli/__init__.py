@@ -112,7 +112,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _fail(args: argparse.Namespace, message: str, status: int = 2) -> int:
-    print(f"mtlb {args.command}: error: {' '.join(message.split())}", file=sys.stderr)
+    # one problem per line when an error lists several; whitespace within a line collapsed
+    lines = [" ".join(line.split()) for line in str(message).splitlines() if line.strip()] or [""]
+    print(f"mtlb {args.command}: error: " + "\n".join(lines), file=sys.stderr)
     return status
 
 
