@@ -13,8 +13,12 @@ corpus ones and each segment score equals ``metric.sentence_score(hyp, refs)``.
 
 from __future__ import annotations
 
+import hashlib
+import threading
+from collections import OrderedDict
 from typing import Mapping, Sequence
 
+import numpy as np
 from sacrebleu.metrics import BLEU, CHRF, TER
 
 from leaderboard.errors import InputError
@@ -42,6 +46,48 @@ def make_metric(name: str, *, segment: bool = False, references: Sequence[Sequen
     if key == "ter":
         return TER(references=references)
     raise InputError(f"unknown metric {name!r} (choose from {', '.join(METRICS)})", column="metric")
+
+
+def text_digest(*streams: Sequence[str]) -> str:
+    """A digest of aligned text streams (their order, lengths and every line)."""
+    digest = hashlib.sha256()
+    for lines in streams:
+        digest.update(f"\0{len(lines)}\0".encode())
+        for line in lines:
+            digest.update(line.encode("utf-8", "surrogatepass"))
+            digest.update(b"\n")
+    return digest.hexdigest()
+
+
+#: Segment statistics already computed, keyed by (metric settings, references, hypotheses); bounded by
+#: the number of numbers kept. The same output is scored on several paths (a submission's own scores,
+#: the metric baselines of a published ranking, `mtlb score`), and sacrebleu's n-gram extraction is
+#: most of the cost of each.
+_STATS_LIMIT = 20_000_000
+_stats_cache: OrderedDict[tuple[str, str, str], np.ndarray] = OrderedDict()
+_stats_size = 0
+_stats_lock = threading.Lock()
+
+
+def corpus_statistics(metric_obj, references_key: str, hypotheses: Sequence[str]) -> list:
+    """sacrebleu's per-segment statistics of ``hypotheses`` against the references ``metric_obj`` was
+    made with (``references_key``: their :func:`text_digest`), computed once per content and settings."""
+    global _stats_size
+    key = (metric_obj.get_signature().format(), references_key, text_digest(hypotheses))
+    with _stats_lock:
+        found = _stats_cache.get(key)
+        if found is not None:
+            _stats_cache.move_to_end(key)
+            return found.tolist()
+    stats = metric_obj._extract_corpus_statistics(list(hypotheses), None)
+    kept = np.asarray(stats)
+    with _stats_lock:
+        if key not in _stats_cache and kept.size <= _STATS_LIMIT:
+            _stats_cache[key] = kept
+            _stats_size += kept.size
+            while _stats_size > _STATS_LIMIT:
+                _stats_size -= _stats_cache.popitem(last=False)[1].size
+    return stats
 
 
 def check_bleu_tokeniser(name: str) -> str:
@@ -114,13 +160,14 @@ def score_systems(
     systems: dict[str, float] = {}
     seg_scores: dict[str, list[float]] = {}
     score_name = ""
+    references_key = text_digest(*refs)
     items = list(hyps.items())
     if progress:
         from tqdm import tqdm
         items = tqdm(items, desc=f"{key} systems", unit="system", disable=None, leave=False)
     for system, lines in items:
         # per-segment statistics against the cached references; the corpus score sums them
-        stats = corpus_metric._extract_corpus_statistics(list(lines), None)
+        stats = corpus_statistics(corpus_metric, references_key, lines)
         score = corpus_metric._aggregate_and_compute(stats)
         score_name = score.name
         systems[system] = float(score.score)

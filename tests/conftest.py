@@ -67,50 +67,81 @@ def sqlite_url(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'store.sqlite'}"
 
 
-@pytest.fixture()
-def pg_url() -> str:
-    """A clean PostgreSQL schema for one test; skips when no server answers on 127.0.0.1:5432."""
+def _admin_engine():
+    from sqlalchemy import create_engine
+    return create_engine(PG_URL, isolation_level="AUTOCOMMIT")
+
+
+def _database_url(name: str) -> str:
+    """The URL of database ``name`` on the test server; its connections carry the name (application_name),
+    so that what a test leaves open can be found."""
+    return f"{PG_URL.rsplit('/', 1)[0]}/{name}?application_name={name}"
+
+
+def forget_engines(url: str) -> None:
+    """Close and drop the store engines this process keeps for ``url`` (storage.db keeps one per URL)."""
+    from leaderboard.storage import db
+    for engine in [e for e in db._OPEN_ENGINES if e.url.render_as_string(hide_password=False) == url]:
+        engine.dispose()
+        db._OPEN_ENGINES.remove(engine)
+    db._engine.cache_clear()
+
+
+@pytest.fixture(scope="session")
+def pg_template():
+    """A PostgreSQL database migrated to the head revision once per test process; every ``pg_url`` is a
+    copy of it (CREATE DATABASE … TEMPLATE takes milliseconds; replaying the migrations per test took
+    seconds on a busy machine). Dropped at the end of the session."""
     if not pg_available():
         pytest.skip("PostgreSQL is not reachable on 127.0.0.1:5432")
-    from sqlalchemy import create_engine, text
     import uuid
-    schema = "t_" + uuid.uuid4().hex[:12]
-    engine = create_engine(PG_URL)
-    with engine.begin() as conn:
-        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    engine.dispose()
-    # the connections of the test carry the schema as their name, so that its end can close them
-    url = f"{PG_URL}?application_name={schema}&options=-csearch_path%3D{schema}"
+
+    from sqlalchemy import text
+
+    from leaderboard.storage import Store
+    name = "mtlb_tpl_" + uuid.uuid4().hex[:12]
+    admin = _admin_engine()
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    url = _database_url(name)
+    Store(url)  # migrated step by step
+    forget_engines(url)
+    with admin.connect() as conn:  # a template must have no open connection while it is copied
+        conn.execute(text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = :n"), {"n": name})
+    yield name
+    with admin.connect() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    admin.dispose()
+
+
+@pytest.fixture()
+def pg_url(request) -> str:
+    """A PostgreSQL database of its own for one test, already migrated (a copy of ``pg_template``); tests
+    marked ``empty_store`` get an empty one (they check migrating itself). Skips when no server answers
+    on 127.0.0.1:5432."""
+    if not pg_available():
+        pytest.skip("PostgreSQL is not reachable on 127.0.0.1:5432")
+    import uuid
+
+    from sqlalchemy import text
+    empty = request.node.get_closest_marker("empty_store") is not None
+    template = "" if empty else f' TEMPLATE "{request.getfixturevalue("pg_template")}"'
+    name = "mtlb_t_" + uuid.uuid4().hex[:12]
+    admin = _admin_engine()
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"{template}'))
+    url = _database_url(name)
     yield url
-    close_connections(schema)
-    engine = create_engine(PG_URL)
-    with engine.begin() as conn:
-        conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-    engine.dispose()
-
-
-def close_connections(application_name: str) -> None:
-    """Close what a finished test left open on PostgreSQL under ``application_name``.
-
-    A store a test drops keeps its pooled connections until the garbage collector frees its engine,
-    and the app's cached stores keep theirs for the whole run: over a thousand tests they would add
-    up to the server's limit of clients. Collecting first lets the pools close their own connections;
-    the server ends the rest.
-    """
-    import gc
-
-    from sqlalchemy import create_engine, text
-    gc.collect()
-    engine = create_engine(PG_URL)
-    with engine.begin() as conn:
-        conn.execute(text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                          "WHERE application_name = :name AND pid <> pg_backend_pid()"), {"name": application_name})
-    engine.dispose()
+    forget_engines(url)
+    with admin.connect() as conn:  # FORCE ends what the test (or an app's cached store) left connected
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    admin.dispose()
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def db_url(request, tmp_path: Path) -> str:
-    """Run a store test on both back ends."""
+    """Run a store test on both back ends (a new store on each: migrated, or empty for tests marked
+    ``empty_store``)."""
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'store.sqlite'}"
     return request.getfixturevalue("pg_url")

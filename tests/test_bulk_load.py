@@ -45,11 +45,11 @@ def test_rows_come_back_in_file_order_with_exact_values(db_url):
 
 @pytest.fixture()
 def plain_role_url(pg_url):
-    """The pg_url schema, reached through a new role that is not a superuser and has no grant on
+    """The pg_url database, reached through a new role that is not a superuser and has no grant on
     session_replication_role."""
     role = "mtlb_plain_" + uuid.uuid4().hex[:8]
-    schema = pg_url.split("search_path%3D", 1)[1]
-    admin = create_engine(PG_URL)
+    schema = "public"
+    admin = create_engine(pg_url)
     Store(pg_url)  # migrate as the owner
     with admin.begin() as conn:
         conn.execute(text(f'CREATE ROLE "{role}" LOGIN'))
@@ -60,6 +60,9 @@ def plain_role_url(pg_url):
     with admin.begin() as conn:
         conn.execute(text(f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '{role}'"))
         conn.execute(text(f'DROP OWNED BY "{role}"'))
+    admin.dispose()
+    admin = create_engine(PG_URL)  # a role belongs to the server: dropped from another database
+    with admin.begin() as conn:
         conn.execute(text(f'DROP ROLE "{role}"'))
     admin.dispose()
 

@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from formats import small_campaign, write_canonical
 from leaderboard.storage.db import head_revision
 
@@ -18,6 +20,7 @@ def mtlb(args: list[str], url: str, **env) -> subprocess.CompletedProcess:
                           env=full, timeout=300)
 
 
+@pytest.mark.empty_store
 def test_migrate_once_then_refuse_to_migrate(db_url, tmp_path):
     data = tmp_path / "camp"
     data.mkdir()
@@ -40,6 +43,7 @@ def test_migrate_once_then_refuse_to_migrate(db_url, tmp_path):
     assert json.loads(mtlb(["db", "current", "--json"], db_url).stdout)["current"] is True
 
 
+@pytest.mark.empty_store
 def test_db_wait_returns_once_another_process_migrates(db_url):
     """`mtlb db wait` (a replica's start with MTLB_AUTO_MIGRATE=0) returns as soon as the schema is current."""
     import time

@@ -58,6 +58,7 @@ def test_db_current_on_sqlite_loads_no_database_library(tmp_path):
                                   "current": True}
 
 
+@pytest.mark.empty_store
 def test_stored_revision_agrees_with_sqlalchemy(db_url):
     engine = make_engine(db_url)
     try:

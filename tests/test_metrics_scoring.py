@@ -31,6 +31,11 @@ def organisers(general: Path) -> pd.DataFrame:
     return pd.read_csv(general / "automatic-scores.tsv", sep="\t")
 
 
+#: the tests that score the full WMT22 cs-en / de-en outputs run in one test process, so that sacrebleu's
+#: statistics of each output are computed once (metrics.scoring keeps them) and reused by the next test
+WMT22_SCORES = pytest.mark.xdist_group("wmt22-scores")
+
+
 @pytest.fixture(scope="module")
 def ours(general: Path) -> dict[tuple[str, str], float]:
     """(lp, system, column) → our score, for every column the organisers publish (computed once)."""
@@ -48,6 +53,7 @@ def ours(general: Path) -> dict[tuple[str, str], float]:
 
 
 @pytest.mark.slow(weight=5)  # ~20 s here, minutes on a loaded machine: 20 systems × 3 reference sets × (BLEU + chrF)
+@WMT22_SCORES
 def test_reproduces_organisers_bleu_and_chrf(organisers: pd.DataFrame, ours: dict) -> None:
     rows = organisers[organisers["metric"].str.match(r"^(bleu|chrf)-")]
     assert len(rows) == 120  # 20 systems × (all + one column per reference they have) × 2 metrics
@@ -62,6 +68,7 @@ def test_reproduces_organisers_bleu_and_chrf(organisers: pd.DataFrame, ours: dic
 
 
 @pytest.mark.slow
+@WMT22_SCORES
 def test_single_reference_scores_are_lower_than_multi_reference(ours: dict) -> None:
     for (lp, system, col), value in ours.items():
         if col.startswith("bleu-") and col != "bleu-all":

@@ -10,6 +10,9 @@ from leaderboard.storage import Store
 from leaderboard.storage.models import metadata
 
 
+pytestmark = pytest.mark.empty_store  # db_url stores start empty: the migrations are replayed
+
+
 @pytest.fixture(autouse=True)
 def replay_migrations(monkeypatch):
     """These tests check the migrations themselves: no store here is a copy of a migrated template."""

@@ -104,6 +104,7 @@ def test_mtlb_score_picks_the_tokeniser_from_the_language_pair(tmp_path, capsys)
 
 
 @pytest.mark.slow(weight=5)  # 20 submissions, each scored against 2 references and each one (~60 s)
+@pytest.mark.xdist_group("wmt22-scores")  # with tests/test_metrics_scoring.py: each output's statistics once
 def test_every_wmt22_submission_reproduces_the_organisers_scores(shared, tmp_path, capsys):
     general = shared / "wmt22-general"
     organisers = pd.read_csv(general / "automatic-scores.tsv", sep="\t")

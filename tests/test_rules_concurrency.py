@@ -186,6 +186,7 @@ def test_submission_limit_holds_for_concurrent_cli_processes(task):
     assert len(submission_rows(store)) == LIMIT
 
 
+@pytest.mark.empty_store
 def test_migration_keeps_the_newest_of_duplicate_primaries(db_url):
     """An old store holding three primaries of one team (left by the race) upgrades to one: the newest."""
     from datetime import datetime, timezone

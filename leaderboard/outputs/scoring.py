@@ -82,7 +82,7 @@ def score_output(hypothesis: Sequence[str], references: Mapping[str, Sequence[st
     each reference alone when there are several. ``bleu_tokenize``: the test set's BLEU tokeniser
     (None: by target language).
     """
-    from metrics.scoring import signature
+    from metrics.scoring import corpus_statistics, signature, text_digest
     if not references:
         raise ValueError("scoring needs at least one reference")
     out = OutputScores()
@@ -95,7 +95,7 @@ def score_output(hypothesis: Sequence[str], references: Mapping[str, Sequence[st
     for metric in METRICS + (("ter",) if ter else ()):
         for suffix, refs in sets:
             obj = _cached_metric(key, metric, suffix, lp, refs, bleu_tokenize)
-            stats = obj._extract_corpus_statistics(hyp, None)
+            stats = corpus_statistics(obj, text_digest(*refs), hyp)
             result = obj._aggregate_and_compute(stats)
             out.scores[metric + suffix] = float(result.score)
             out.signatures[metric + suffix] = signature(obj, result.name)
