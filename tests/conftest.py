@@ -32,14 +32,14 @@ PG_URL = os.environ.get("MTLB_TEST_PG_URL", "postgresql+psycopg://postgres@127.0
 
 def pytest_collection_modifyitems(config, items) -> None:
     """Slow tests first, the heaviest (``slow(weight=N)``) leading: with several test processes
-    (pytest-xdist) the long ones then start at once rather than last, which would leave one process
-    working on them alone at the end. The rest keep their order."""
+    (pytest-xdist, ``--dist loadgroup``) the long ones then start at once rather than last, which would
+    leave one process working on them alone at the end. Heavy tests alternate with light ones, so that
+    no process gets two of them in a row. The rest keep their order. (xdist starts tests grouped with
+    ``xdist_group`` before the others: its groups are the demo and the WMT22 scoring tests.)"""
     def weight(item) -> int:
         mark = item.get_closest_marker("slow")
         return 0 if mark is None else int(mark.kwargs.get("weight", 1))
     items.sort(key=lambda item: -weight(item))
-    # each process is handed two tests at a time (--maxschedchunk 2): the heaviest go one per pair, so
-    # that no process gets two of them in a row
     heavy = [item for item in items if weight(item) > 1]
     rest = items[len(heavy):]
     paired = [item for pair in zip(heavy, rest) for item in pair]

@@ -10,7 +10,9 @@ from leaderboard.publish.demo import DEMO_CAMPAIGN, SIMULATED_CAMPAIGN, WMT21_CA
 from leaderboard.human.qc import filter_judgments, qc_summary
 from leaderboard.storage import Store
 
-pytestmark = pytest.mark.slow  # each test loads the demo campaigns
+# each test loads the demo campaigns: in one test process (with tests/test_demo_accounts.py), where every
+# load after the first reuses sacrebleu's statistics of the demo's outputs
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("demo")]
 
 
 def test_demo_loads_once_and_publishes(sqlite_url):

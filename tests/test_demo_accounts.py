@@ -19,6 +19,8 @@ from leaderboard.storage import models as m
 from leaderboard.webapp.markdown import md_escape
 from test_app_pages import fresh_store, run_app
 
+pytestmark = pytest.mark.xdist_group("demo")  # with tests/test_demo.py: the demo's statistics computed once
+
 PRINTED = re.compile(r"^\s+(organiser|metric developer)\s+user (\S+)\s+password (\S+)$", re.M)
 
 
