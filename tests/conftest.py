@@ -177,6 +177,20 @@ def campaign_with_users(tmp_path: Path, sqlite_url: str, monkeypatch, capsys) ->
 
 
 @pytest.fixture(scope="session")
+def demo_template(tmp_path_factory) -> Path:
+    """An SQLite store holding the published demo campaigns (no accounts), built once per test process;
+    tests that only read the demo copy it (``stores.copy_store``)."""
+    from leaderboard.publish.demo import ensure_demo
+    from leaderboard.storage import Store
+
+    path = tmp_path_factory.mktemp("demo-template") / "mtlb.sqlite"
+    url = f"sqlite:///{path}"
+    ensure_demo(Store(url))
+    forget_engines(url)
+    return path
+
+
+@pytest.fixture(scope="session")
 def demo_contents(tmp_path_factory) -> dict:
     """What `mtlb demo` stores, read from a demo loaded here into a scratch SQLite file: the campaign
     names and the number of published rankings (containers must hold the same)."""

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from stores import copy_store
 from test_browser_app import ARGS, CHROMIUM, _select, _shot, _wait_idle, serve_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -49,17 +50,16 @@ def _hostile_frame() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _prepare(folder: Path) -> None:
+def _prepare(folder: Path, demo_template: Path) -> None:
     os.environ["MTLB_DATA_DIR"] = str(folder)
     from leaderboard.accounts.auth import create_user
-    from leaderboard.publish.demo import ensure_demo
     from leaderboard.publish.snapshots import publish_rankings
     from leaderboard.schema import normalise_dtypes
     from leaderboard.storage import Store, default_url
+    copy_store(demo_template, folder)  # the published demo
     store = Store(default_url())
     create_user(store, "olga", "organiser-pass", "organiser")
     create_user(store, "mdev", "developer-pass", "metric-developer")
-    ensure_demo(store)
     frame = normalise_dtypes(_hostile_frame())
     store.load_judgments(frame, file_name=HOSTILE_FILE, input_format="canonical")
     publish_rankings(store, HOSTILE_CAMPAIGN, "olga", qc="none", note=HOSTILE_NOTE)
@@ -69,9 +69,9 @@ def _prepare(folder: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def server(tmp_path_factory, demo_template):
     folder = tmp_path_factory.mktemp("members-store")
-    with serve_app(folder, _prepare) as (base, _):
+    with serve_app(folder, lambda f: _prepare(f, demo_template)) as (base, _):
         yield {"base": base, "folder": folder}
 
 

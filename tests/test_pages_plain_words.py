@@ -55,12 +55,13 @@ COMMAND = re.compile(r"\bmtlb\s+[a-z]")
 
 
 @pytest.fixture(scope="module")
-def demo_store(tmp_path_factory):
-    """The demo campaigns, loaded once into a scratch SQLite store the app reads (MTLB_DATA_DIR)."""
-    from leaderboard.publish.demo import ensure_demo
+def demo_store(tmp_path_factory, demo_template):
+    """A copy of the published demo campaigns in a scratch SQLite store the app reads (MTLB_DATA_DIR)."""
+    from stores import copy_store
     with pytest.MonkeyPatch.context() as mp:
-        store = fresh_store(tmp_path_factory.mktemp("demo"), mp, demo=True)
-        ensure_demo(store)
+        folder = tmp_path_factory.mktemp("demo")
+        copy_store(demo_template, folder)
+        store = fresh_store(folder, mp, demo=True)
         _RUNS.clear()
         yield store
         _RUNS.clear()

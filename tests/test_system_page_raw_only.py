@@ -54,12 +54,13 @@ def test_raw_only_campaign_gets_the_rankings_z(raw_env):
     assert len(run_app("system.py", params={**params, "tab": "Distribution"}).get("plotly_chart")) == 1
 
 
-def test_simulated_demo_system_page(tmp_path, monkeypatch):
+def test_simulated_demo_system_page(tmp_path, monkeypatch, demo_template):
     """The shipped simulated campaign (raw only, ranked after paired-t QC): the page's segment z
     average to the published Ave z of every system."""
-    from leaderboard.publish.demo import SIMULATED_CAMPAIGN, ensure_demo
+    from leaderboard.publish.demo import SIMULATED_CAMPAIGN
+    from stores import copy_store
+    copy_store(demo_template, tmp_path)
     store = fresh_store(tmp_path, monkeypatch, demo=True)
-    ensure_demo(store)
     snap = store.snapshot(SIMULATED_CAMPAIGN, "de-en", "adequacy")
     rows = {s["system"]: s for s in snap["ranking"]["systems"]}
     first, second = list(rows)[:2]
