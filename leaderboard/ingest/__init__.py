@@ -131,7 +131,8 @@ def read_judgments(
         frame = read_canonical(str(path), name=label, defaults={
             "campaign": default_campaign, "lp": lp, "assessment": assessment or "adequacy"})
     if worker_stats is not None and fmt != "wmt-stnd":
-        raise InputError("--worker-stats applies only to the WMT release format (wmt-stnd)", file=label)
+        raise InputError("a worker mean/sd file applies only to the WMT release format (wmt-stnd)", file=label,
+                         column="worker_stats", code="worker_stats_not_release")
     replaced: list[str] = []
     if campaign is not None and "campaign" in frame.columns:
         replaced = sorted({str(c) for c in frame["campaign"].unique()} - {campaign})

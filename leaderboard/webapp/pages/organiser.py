@@ -3,7 +3,6 @@ run human evaluations in the service."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import tempfile
 from contextlib import contextmanager
@@ -143,11 +142,14 @@ def _target_campaign(key: str) -> str | None:
 
 
 def _judgments_tab(user: dict) -> None:
-    from leaderboard.ingest import FORMATS, detect_format, raw_score_warnings, read_judgments
+    from contextlib import ExitStack
+
+    from leaderboard.ingest import FORMATS
+    from leaderboard.usecases.store_files import InputFile, read_files, store_read
 
     campaign = _target_campaign("up_campaign")
-    upload = st.file_uploader(f"Judgments file (CSV / TSV / Parquet / WMT release; at most {MAX_UPLOAD_MB} MB)",
-                              key="up_judgments", max_upload_size=MAX_UPLOAD_MB)
+    upload = st.file_uploader(f"Judgments file (CSV / TSV / Parquet / WMT release / Appraise / MQM / Pearmut log; "
+                              f"at most {MAX_UPLOAD_MB} MB)", key="up_judgments", max_upload_size=MAX_UPLOAD_MB)
     cols = st.columns(3)
     fmt = cols[0].selectbox("Format", ["detect"] + list(FORMATS), key="up_format")
     lp = cols[1].text_input("Language pair (when the file has none, e.g. cs-en)", key="up_lp").strip() or None
@@ -165,43 +167,42 @@ def _judgments_tab(user: dict) -> None:
         return
     progress = st.progress(0.0, text="Validating…")
     try:
-        with uploaded_path(upload) as path:
-            stats_ctx = uploaded_path(stats) if stats is not None else None
-            stats_path = stats_ctx.__enter__() if stats_ctx else None
-            try:
-                chosen = detect_format(path, name=upload.name) if fmt == "detect" else fmt
-                frame = read_judgments(path, chosen, worker_stats=stats_path, campaign=campaign, lp=lp,
-                                       assessment=assessment, name=upload.name)
-            finally:
-                if stats_ctx:
-                    stats_ctx.__exit__(None, None, None)
-        warnings = raw_score_warnings(frame, chosen)
-        if warnings and not allow_no_raw:
+        with ExitStack() as stack:
+            path = stack.enter_context(uploaded_path(upload))
+            stats_file = (InputFile(stack.enter_context(uploaded_path(stats)), stats.name)
+                          if stats is not None else None)
+            read = read_files([InputFile(path, upload.name)], input_format=None if fmt == "detect" else fmt,
+                              worker_stats=stats_file, campaign=campaign, lp=lp, assessment=assessment)
+        if read.warnings and not allow_no_raw:
             progress.empty()
-            for warning in warnings:
+            for warning in read.warnings:
                 errors.warning(f"Not stored: {md_escape(warning)}. Add the worker mean/sd file above, or "
                                "tick 'Store even if raw scores are missing'.", icon=":material/warning:")
             return
-        total = max(len(frame), 1)
+        total = max(len(read.frame), 1)
         done = [0]
 
         def tick(n: int) -> None:
             done[0] += n
-            progress.progress(min(done[0] / total, 1.0), text=f"Storing {done[0]:,} of {total:,} judgments…")
+            progress.progress(min(done[0] / total, 1.0), text=f"Storing {done[0]:,} of {total:,} rows…")
 
-        summary = state.get_store().load_judgments(
-            frame, file_name=upload.name, input_format=chosen,
-            sha256=hashlib.sha256(upload.getvalue()).hexdigest(), created_by=user["name"], progress=tick)
+        result = store_read(state.get_store(), read, created_by=user["name"], progress=tick)
     except InputError as exc:
         progress.empty()
         common.show_input_error(exc.with_file(upload.name), errors)
         return
     progress.progress(1.0, text="Stored.")
     state.invalidate()
-    st.success(md_escape(f"Stored {summary['judgments']:,} judgments of {frame['worker'].nunique()} workers "
-                                f"and {frame['system'].nunique()} systems into {campaign} "
-                                f"({', '.join(sorted(set(summary['lps'])))})."))
-    for warning in warnings:
+    lps = result["lp"] if isinstance(result["lp"], str) else ", ".join(result["lp"])
+    if read.kind == "mqm":
+        st.success(md_escape(f"Stored {result['annotations']:,} MQM annotations of {result['raters']} raters on "
+                             f"{result['outputs']:,} outputs of {result['systems']} systems into {campaign} "
+                             f"({lps})."))
+        return
+    spans = f", with {result['error_spans']:,} error spans" if result["error_spans"] else ""
+    st.success(md_escape(f"Stored {result['judgments']:,} judgments of {result['workers']} workers "
+                         f"and {result['systems']} systems into {campaign} ({lps}){spans}."))
+    for warning in result["warnings"]:
         st.warning(common.lower_text(warning), icon=":material/warning:")
 
 
