@@ -265,20 +265,37 @@ def resolve_qc(qc: str, input_formats: Iterable[str], protocol: str | None = Non
     return qc
 
 
-def apply_qc(frame: pd.DataFrame, qc: str, qc_alpha: float = 0.05) -> tuple[pd.DataFrame, str]:
+@dataclass
+class QualityControl:
+    """What worker QC did before a ranking: the signature's ``label`` (``none``, ``release``,
+    ``<method>@<alpha>``), the ``method`` and ``alpha`` it ran (None: nothing filtered here), the
+    judgments it ``kept`` and its per-worker ``report`` (pooled over language pairs; None when nothing
+    was tested)."""
+    label: str
+    method: str | None
+    alpha: float | None
+    kept: pd.DataFrame
+    report: pd.DataFrame | None = None
+
+
+def run_qc(frame: pd.DataFrame, qc: str, qc_alpha: float = 0.05) -> QualityControl:
     """Filter workers with ``leaderboard.human.qc`` unless ``qc`` is "none" / "release".
 
-    Returns the kept frame and the signature label (``none``, ``release``, ``<method>@<alpha>``).
-    ``"auto"`` here means the QC module's default method (the CLI maps ``auto`` to ``release``
+    ``"auto"`` here means the QC module's default method (the callers map ``auto`` to ``release``
     for the WMT release, whose files hold only workers who passed).
     """
     if qc in QC_NONE:
-        return frame, qc
-    from . import qc as qc_module  # lazily: ranking works without the QC helper's module
-    method = getattr(qc_module, "DEFAULT_METHOD", None) if qc == "auto" else qc
-    kept, _report = (qc_module.filter_judgments(frame, method, qc_alpha) if method is not None
-                     else qc_module.filter_judgments(frame, alpha=qc_alpha))
-    return kept, f"{method or 'default'}@{qc_alpha:g}"
+        return QualityControl(qc, None, None, frame)
+    from . import qc as qc_module
+    method = qc_module.DEFAULT_METHOD if qc == "auto" else qc
+    kept, report = qc_module.filter_judgments(frame, method, qc_alpha)
+    return QualityControl(f"{method}@{qc_alpha:g}", method, float(qc_alpha), kept, report)
+
+
+def apply_qc(frame: pd.DataFrame, qc: str, qc_alpha: float = 0.05) -> tuple[pd.DataFrame, str]:
+    """The kept frame and the signature label of :func:`run_qc`."""
+    done = run_qc(frame, qc, qc_alpha)
+    return done.kept, done.label
 
 
 def _z_scores(frame: pd.DataFrame, standardise: str | None, exclude_ref: bool, exclude_bad_ref: bool,
@@ -460,7 +477,21 @@ def rank_judgments(frame: pd.DataFrame, **options) -> list[dict]:
     return [r.to_dict() for r in rankings(frame, **options)]
 
 
-def rankings(
+@dataclass
+class RankingResult:
+    """What one ranking run computed, kept for whoever shows or stores it: the worker QC
+    (:class:`QualityControl`: label, report, kept judgments) and the rankings of every (lp, assessment),
+    each with its system table, p-values, intervals and clusters."""
+    qc: QualityControl
+    rankings: list[Ranking]
+
+
+def rankings(frame: pd.DataFrame, **options: Any) -> list[Ranking]:
+    """Rank every (lp, assessment) of ``frame`` into :class:`Ranking` objects (see :func:`rank_result`)."""
+    return rank_result(frame, **options).rankings
+
+
+def rank_result(
     frame: pd.DataFrame,
     *,
     protocol: str = "wmt-da",
@@ -482,8 +513,8 @@ def rankings(
     human_systems: Mapping[str, bool] | None = None,
     documents: Mapping[str, Mapping[str, str]] | None = None,
     documents_source: str | None = None,
-) -> list[Ranking]:
-    """Rank every (lp, assessment) of ``frame`` into :class:`Ranking` objects.
+) -> RankingResult:
+    """Rank every (lp, assessment) of ``frame``; the rankings and the worker QC behind them.
 
     ``standardise`` None = "keep" when every row has a z-score, else "worker" (then
     ``exclude_ref``, ``exclude_bad_ref`` and ``zero_sd`` apply, see
@@ -518,7 +549,8 @@ def rankings(
         raise InputError("trials must be positive", column="trials")
     qc = resolve_qc(qc, (), proto.name)
     unfiltered = frame
-    frame, qc_label = apply_qc(frame, qc, qc_alpha)
+    quality = run_qc(frame, qc, qc_alpha)
+    frame, qc_label = quality.kept, quality.label
     if lp is not None:
         frame = frame[frame["lp"].astype(str).to_numpy() == lp]
         unfiltered = unfiltered[unfiltered["lp"].astype(str).to_numpy() == lp]
@@ -579,7 +611,7 @@ def rankings(
                               trials=trials, signature_fields=base_fields, domains=domains,
                               n_resamples=n_resamples, human_systems=human_systems))
     out.sort(key=lambda r: (r.lp, r.assessment))
-    return out
+    return RankingResult(quality, out)
 
 
 def h_scores(raw: pd.Series | np.ndarray) -> np.ndarray:
@@ -589,7 +621,8 @@ def h_scores(raw: pd.Series | np.ndarray) -> np.ndarray:
         return np.minimum(np.round(values / 25.0) + 1.0, 4.0)
 
 
-def published_segment_scores(frame: pd.DataFrame, signature: str, lp: str, assessment: str) -> pd.DataFrame:
+def published_segment_scores(frame: pd.DataFrame, signature: str, lp: str, assessment: str, *,
+                             filtered: bool = False) -> pd.DataFrame:
     """Per (system, segment) mean raw and z of ``lp`` / ``assessment`` as the ranking with ``signature`` had them.
 
     ``frame``: the stored judgments the ranking started from (worker QC pools a worker's judgments
@@ -597,12 +630,13 @@ def published_segment_scores(frame: pd.DataFrame, signature: str, lp: str, asses
     ``qc`` field says which workers were removed, its ``std`` field how z was computed (``given``:
     the stored z; ``worker…``: standardised per worker from raw with the recorded options), its
     ``score`` field which rows counted (a z protocol drops rows without z), and ``exclude`` which
-    systems were left out. Columns: system, segment, raw, z, n.
+    systems were left out. ``filtered``: ``frame`` holds the judgments the ranking's QC kept (QC is not
+    run again). Columns: system, segment, raw, z, n.
     """
     from ..signature import parse_signature
 
     fields = parse_signature(signature)
-    qc_label = fields.get("qc", "none")
+    qc_label = "none" if filtered else fields.get("qc", "none")
     if qc_label in QC_NONE:
         qc, qc_alpha = qc_label, 0.05
     else:

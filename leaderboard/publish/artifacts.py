@@ -61,56 +61,54 @@ def segment_scores_artifact(frame: pd.DataFrame, ranking: Mapping, kept: pd.Data
 
     ``frame``: the judgments the ranking started from (all language pairs of the assessment: worker QC
     pools them); ``kept``: the judgments its QC kept, when already known (then QC is not run again)."""
-    import re
     from ..human.ranking import published_segment_scores
-    signature = str(ranking.get("signature", ""))
-    if kept is not None:
-        frame, signature = kept, re.sub(r"\|qc:[^|]*", "|qc:none", signature)
-    seg = published_segment_scores(frame, signature, str(ranking["lp"]), str(ranking["assessment"]))
+    seg = published_segment_scores(frame if kept is None else kept, str(ranking.get("signature", "")),
+                                   str(ranking["lp"]), str(ranking["assessment"]), filtered=kept is not None)
     return frame_payload(seg)
 
 
-def qc_artifact(frame: pd.DataFrame, ranking: Mapping, cache: dict | None = None) -> dict:
-    """The QC behind a ranking: ``{"label", "method", "alpha", "filtered_here", "summary", "report"}``.
+def qc_artifact(frame: pd.DataFrame, ranking: Mapping, qc: Any = None) -> dict:
+    """The QC behind a ranking: ``{"label", "method", "alpha", "filtered_here", "summary", "report", "stored"}``.
 
-    ``label`` is the signature's ``qc`` field. ``release``: the data are a WMT release, which holds only
-    the workers who passed the organisers' QC, so nothing was filtered here (``report`` is null);
-    ``none``: no worker QC; ``<method>@<alpha>``: the ranking ran that test itself and ``report`` is
-    its per-worker verdict, pooled over the language pairs, for the workers of the ranking's pair
-    (``summary``: :func:`leaderboard.human.qc.qc_summary_for_lp`, counts of this pair only). ``cache``: a dict shared by
-    the rankings of one publication (the verdicts pool language pairs, so they are computed once); it
-    also receives the kept judgments under ``("kept", label)``.
+    ``qc``: the :class:`leaderboard.human.ranking.QualityControl` the ranking ran (its label, verdicts and
+    kept judgments); without it (a snapshot published before artifacts existed) the QC the
+    signature names is run again. ``release``: the data are a WMT release, which holds only the workers
+    who passed the organisers' QC, so nothing was filtered here (``report`` is null); ``none``: no
+    worker QC; ``<method>@<alpha>``: the ranking ran that test itself and ``report`` is its per-worker
+    verdict, pooled over the language pairs, for the workers of the ranking's pair (``summary``:
+    :func:`leaderboard.human.qc.qc_summary_for_lp`, counts of this pair only).
     """
-    from ..signature import parse_signature
-    label = parse_signature(str(ranking.get("signature", ""))).get("qc", "none")
     part = frame[frame["assessment"].astype(str) == str(ranking["assessment"])]
+    if qc is None:
+        qc = _qc_of_signature(part, str(ranking.get("signature", "")))
     lp_part = part[part["lp"].astype(str) == str(ranking["lp"])]
-    out: dict[str, Any] = {"label": label, "method": None, "alpha": None, "filtered_here": False,
+    out: dict[str, Any] = {"label": qc.label, "method": None, "alpha": None, "filtered_here": False,
                            "summary": None, "report": None,
                            "stored": {"workers": int(part["worker"].nunique()), "judgments": int(len(part)),
                                       "lp_workers": int(lp_part["worker"].nunique()),
                                       "lp_judgments": int(len(lp_part)),
                                       "lps": sorted(part["lp"].astype(str).unique())}}
-    if label in ("none", "release") or "@" not in label:
+    if qc.method is None:
         return out
-    from ..human.qc import filter_judgments, lp_report, qc_summary_for_lp
-    method, _, alpha = label.partition("@")
-    alpha_value = float(alpha or 0.05)
-    if method == "default":
-        from ..human import qc as qc_module
-        method = getattr(qc_module, "DEFAULT_METHOD", "paired-t")
-    key = (label, str(ranking["assessment"]))
-    if cache is not None and key in cache:
-        kept, report = cache[key]
-    else:
-        kept, report = filter_judgments(part, method, alpha_value)
-        if cache is not None:
-            cache[key] = (kept, report)
+    from ..human.qc import lp_report, qc_summary_for_lp
+    report = qc.report
     # the verdicts pool the language pairs; the counts are of this ranking's pair: its workers, their judgments
     lp = str(ranking["lp"])
-    out.update(method=method, alpha=alpha_value, filtered_here=True, summary=qc_summary_for_lp(report, part, lp),
+    out.update(method=qc.method, alpha=qc.alpha, filtered_here=True, summary=qc_summary_for_lp(report, part, lp),
                report=frame_payload(lp_report(report, part, lp)) if isinstance(report, pd.DataFrame) else None)
     return out
+
+
+def _qc_of_signature(frame: pd.DataFrame, signature: str) -> Any:
+    """The QC a stored signature names, run again on ``frame`` (snapshots published before their
+    ranking specification and artifacts were stored with them)."""
+    from ..human.ranking import QualityControl, run_qc
+    from ..signature import parse_signature
+    label = parse_signature(signature).get("qc", "none")
+    if label in ("none", "release") or "@" not in label:
+        return QualityControl(label, None, None, frame)
+    method, _, alpha = label.partition("@")
+    return run_qc(frame, "auto" if method == "default" else method, float(alpha or 0.05))
 
 
 def metric_baselines_artifact(texts: pd.DataFrame, ranking: Mapping) -> dict | None:
@@ -141,19 +139,20 @@ def metric_baselines_artifact(texts: pd.DataFrame, ranking: Mapping) -> dict | N
 
 
 def compute_artifacts(ranking: Mapping, frame: pd.DataFrame | None, texts: pd.DataFrame | None,
-                      cache: dict | None = None) -> dict[str, Any]:
+                      qc: Any = None) -> dict[str, Any]:
     """Every artifact of a DA-style ranking that can be computed from ``frame`` (its judgments, all
-    language pairs of the assessment) and ``texts`` (the language pair's stored texts); ``cache``: shared by
-    the rankings of one publication (see :func:`qc_artifact`).
+    language pairs of the assessment), ``texts`` (the language pair's stored texts) and ``qc`` (the
+    :class:`leaderboard.human.ranking.QualityControl` the ranking ran: QC is not run again).
 
     An artifact that cannot be computed is left out (the page then computes what it can on view)."""
     out: dict[str, Any] = {}
     if frame is None or frame.empty or "mqm" in (ranking.get("systems") or [{}])[0]:
         return out
-    cache = {} if cache is None else cache
-    out["qc"] = qc_artifact(frame, ranking, cache)
-    filtered = cache.get((out["qc"]["label"], str(ranking["assessment"])))
-    out["segment_scores"] = segment_scores_artifact(frame, ranking, None if filtered is None else filtered[0])
+    part = frame[frame["assessment"].astype(str) == str(ranking["assessment"])]
+    if qc is None:
+        qc = _qc_of_signature(part, str(ranking.get("signature", "")))
+    out["qc"] = qc_artifact(frame, ranking, qc)
+    out["segment_scores"] = segment_scores_artifact(frame, ranking, qc.kept)
     if ranking.get("assessment") != "mqm":
         from ..errors import InputError
         try:
