@@ -309,15 +309,15 @@ def _z_scores(frame: pd.DataFrame, standardise: str | None, exclude_ref: bool, e
                          column="standardise")
     if standardise == "keep":
         if not np.isfinite(z_given).all():
-            raise InputError("some judgments have no z-score; standardise from raw scores instead "
-                             "(--standardise worker)", column="z")
+            raise InputError("some judgments have no z-score; standardise from raw scores per worker instead",
+                             column="z", code="missing_z")
         return z_given, "given"
     if zero_sd not in ZERO_SD_OPTIONS:
         raise InputError(f"zero_sd must be one of {', '.join(ZERO_SD_OPTIONS)}", column="zero_sd")
     raw = frame["raw"].to_numpy(dtype=float, na_value=np.nan)
     if len(frame) and np.isnan(raw).all():
-        raise InputError("no raw scores to standardise (for the WMT release pass --worker-stats, "
-                         "or keep the file's z-scores with --standardise keep)", column="raw")
+        raise InputError("no raw scores to standardise (for the WMT release, store its worker mean/sd file with "
+                         "it, or keep the file's z-scores)", column="raw", code="no_raw_to_standardise")
     z = worker_z(frame, exclude_ref=exclude_ref, exclude_bad_ref=exclude_bad_ref, zero_sd=zero_sd)
     label = ("worker" + ("-noref" if exclude_ref else "") + ("-nobadref" if exclude_bad_ref else "")
              + ("-sd0one" if zero_sd == "one" else "-sd0drop"))
@@ -561,9 +561,10 @@ def rank_result(
     if frame.empty and not unfiltered.empty:
         workers = unfiltered["worker"].nunique()
         raise InputError(f"all {workers} worker(s){where} failed quality control ({qc_label}), so no "
-                         f"judgments are left to rank; rank without it (--qc none) or with a looser "
-                         f"threshold (a higher --qc-alpha than {qc_alpha:g}); without BAD_REF / REPEAT items no worker "
-                         "can pass, and judgments that are already filtered need --qc none", column="qc")
+                         f"judgments are left to rank; rank without worker QC or with a looser threshold (higher "
+                         f"than p < {qc_alpha:g}); without BAD_REF / REPEAT items no worker can pass, and judgments "
+                         "that are already filtered need no worker QC", column="qc", code="all_workers_failed_qc",
+                         value=qc_alpha)
     if frame.empty:
         raise InputError("no judgments to rank" + where)
     items = "system+repeat"
@@ -585,8 +586,8 @@ def rank_result(
             excluded |= names.map(lambda s, pat=pattern: fnmatch.fnmatchcase(s, pat)).to_numpy(dtype=bool)
         usable &= ~excluded
     if proto.score == "raw" and not usable.any():
-        raise InputError("this protocol needs raw scores, and the input has none (for the WMT "
-                         "release pass --worker-stats)", column="raw")
+        raise InputError("this protocol needs raw scores, and the input has none (for the WMT release, store its "
+                         "worker mean/sd file with it)", column="raw", code="no_raw_scores")
     seg_all = segment_table(frame, ["lp", "assessment"], z=z, keep=usable)
     if seg_all.empty:
         raise InputError("no SYSTEM or REPEAT judgments with a usable score to rank")

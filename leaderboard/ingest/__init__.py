@@ -66,8 +66,8 @@ def detect_format(path: str | os.PathLike, name: str | None = None) -> str:
     if looks_like_wmt23(head):
         return "wmt23"
     raise InputError(
-        "cannot tell the format from the content; pass --input-format "
-        f"({' | '.join(FORMATS)})", file=label, line=1,
+        f"cannot tell the format from the content; name it ({' | '.join(FORMATS)})", file=label, line=1,
+        code="unknown_format",
     )
 
 
@@ -172,8 +172,8 @@ def raw_score_warnings(frame: pd.DataFrame, input_format: str) -> list[str]:
         return []
     if input_format == "wmt-stnd":
         return [f"no raw scores: the WMT release holds z-scores only, and without its worker mean/sd file "
-                f"(ad-<lp>-trk-mean-sd.txt, --worker-stats) none of the {missing:,} judgments has a raw score, so "
+                f"(ad-<lp>-trk-mean-sd.txt) none of the {missing:,} judgments has a raw score, so "
                 "Ave will be empty in every ranking; to add them later, retract this import "
-                "(`mtlb imports retract`) and store the file again with its mean/sd file"]
+                "and store the file again with its mean/sd file"]
     return [f"{missing:,} of {len(frame):,} judgments have no raw score; Ave will leave them out "
             "(empty when no judgment of a system has one)"]

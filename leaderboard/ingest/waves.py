@@ -98,7 +98,7 @@ def read_waves(path: str | os.PathLike, *, lp: str | None = None, name: str | No
                                  f"{', '.join(sorted(pairs.unique())[:10])}", file=label, column="lp")
             raw, wave, score, line_no, pairs = raw[keep], wave[keep], score[keep], line_no[keep], pairs[keep]
     elif lp is None:
-        raise InputError("the file has no lp column; pass --lp", file=label, column="lp")
+        raise InputError("the file has no lp column; give the language pair", file=label, column="lp", code="no_lp")
     else:
         pairs = pd.Series(lp, index=raw.index)
     out = pd.DataFrame({

@@ -153,8 +153,8 @@ class OutputStore:
         with self.engine.connect() as conn:
             row = conn.execute(q).mappings().first()
             if row is None:
-                raise InputError(f"campaign {campaign!r} has no test set for {lp} "
-                                 f"(add one with mtlb testset add --campaign {campaign} --lp {lp} ...)")
+                raise InputError(f"campaign {campaign!r} has no test set for {lp}", code="no_testset",
+                                 value=(campaign, lp))
             refs = conn.execute(select(m.testset_texts.c.name).distinct().where(and_(
                 m.testset_texts.c.testset_id == row["id"], m.testset_texts.c.kind == "reference"))
                 .order_by(m.testset_texts.c.name)).scalars().all()

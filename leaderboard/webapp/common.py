@@ -14,7 +14,8 @@ import streamlit as st
 from ..jsonable import to_jsonable
 from ..errors import InputError
 from ..tables import to_csv_bytes
-from . import display, html_table, navigation, state, wording
+from . import display, html_table, navigation, state
+from .hints import web_message
 from .markdown import md_escape
 
 # query parameters that make a view reproducible from its URL
@@ -223,7 +224,7 @@ def show_input_error(exc: InputError, container=st) -> None:
     """
     if exc.problems:
         head = f"file **{md_escape(str(exc.file))}**: " if exc.file else ""
-        items = "\n".join(f"- {md_escape(p.where(with_file=False) + wording.for_web(p.message))}"
+        items = "\n".join(f"- {md_escape(p.where(with_file=False) + web_message(p))}"
                           for p in exc.problems)
         container.error(f"{head}{len(exc.problems)} problems (all listed; nothing was stored):\n\n{items}",
                         icon=":material/error:")
@@ -236,13 +237,13 @@ def show_input_error(exc: InputError, container=st) -> None:
     if exc.column:
         parts.append(f"column **{md_escape(str(exc.column))}**")
     where = (", ".join(parts) + ": ") if parts else ""
-    container.error(f"{where}{md_escape(wording.for_web(exc.message))}", icon=":material/error:")
+    container.error(f"{where}{md_escape(web_message(exc))}", icon=":material/error:")
 
 
 def lower_text(text: str) -> str:
-    """A message or note of the lower layers for a Markdown element: worded for the web
-    (:func:`.wording.for_web`: no command-line flags) and shown literally."""
-    return md_escape(wording.for_web(text))
+    """A message or note of the lower layers for a Markdown element, shown literally (the lower layers
+    name no command-line flags)."""
+    return md_escape(text)
 
 
 def code(text: str) -> str:
