@@ -87,7 +87,7 @@ def test_cli_and_page_publish_byte_identical_snapshots_with_one_qc_run_each(tmp_
     assert len(qc_runs) == 1
     web_snaps, web_arts = _stored(store)
 
-    assert len(cli_snaps) == 1 and {a["name"] for a in cli_arts} == {"qc", "segment_scores"}
+    assert len(cli_snaps) == 1 and {a["name"] for a in cli_arts} == {"qc", "segment_scores", "spec"}
     sig = cli_snaps[0]["signature"]
     assert "qc:paired-t@0.1" in sig and "p:0.01" in sig and "clusters:strict" in sig and "exclude:sys3" in sig
     assert "resamples:200" in sig and "seed:7" in sig

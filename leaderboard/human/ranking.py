@@ -67,7 +67,7 @@ from ..errors import InputError
 from .intervals import DEFAULT_RESAMPLES, system_intervals
 from ..naming import is_human
 from .scores import segment_table, system_scores_from_segments
-from ..signature import make_signature
+from .spec import RankingSpec
 from .significance import (DEFAULT_SEED, DEFAULT_TRIALS, approximate_randomisation_matrix, directional,
                            mwu_greater_matrix, mwu_greater_shared_matrix, score_matrix,
                            signed_rank_greater_matrix)
@@ -145,6 +145,7 @@ class Ranking:
     systems: pd.DataFrame          # in ranking order
     pvalues: np.ndarray            # [i, j] in ranking order
     extra: dict = field(default_factory=dict)
+    spec: RankingSpec | None = None  # how it was computed (None: rankings of other kinds)
 
     def to_dict(self) -> dict[str, Any]:
         names = self.systems["system"].tolist()
@@ -385,7 +386,7 @@ def _system_table(seg: pd.DataFrame) -> pd.DataFrame:
 
 def rank_group(seg: pd.DataFrame, *, lp: str, assessment: str, protocol: Protocol, alpha: float,
                cluster_rule: str, seed: int, trials: int | None,
-               signature_fields: dict[str, Any], domains: dict | None = None,
+               spec: RankingSpec, domains: dict | None = None,
                n_resamples: int = DEFAULT_RESAMPLES, human_systems: Mapping[str, bool] | None = None) -> Ranking:
     """Rank one (lp, assessment) from its per-segment table (system, segment, raw, z, n; optionally h).
 
@@ -447,23 +448,9 @@ def rank_group(seg: pd.DataFrame, *, lp: str, assessment: str, protocol: Protoco
         cis, shares = _segment_intervals(seg, systems, protocol.score, n_resamples, seed, by_domain)
         table = pd.concat([table, cis], axis=1)
         extra["_rank_shares"] = shares
-    uses_seed = protocol.test == "ar-greater"
-    fields = {
-        **signature_fields,
-        "score": protocol.score, "sort": key + ("-domain-mean" if means is not None and protocol.domains else ""),
-        "test": protocol.test,
-        "trials": (trials or protocol.trials) if uses_seed else None,
-        "p": alpha, "clusters": cluster_rule, "systems": n, "segments": int(seg["segment"].nunique()),
-        "judgments": int(table["n_all"].sum()),
-        "ci": "bootstrap-segments@0.95" if n_resamples else None, "resamples": n_resamples or None,
-        "seed": seed if uses_seed or n_resamples else None,
-    }
-    if not uses_seed:
-        del fields["trials"]
-    if not n_resamples:
-        del fields["ci"], fields["resamples"]
-    return Ranking(lp=lp, assessment=assessment, signature=make_signature(fields), systems=table,
-                   pvalues=p, extra=extra)
+    return Ranking(lp=lp, assessment=assessment, systems=table, pvalues=p, extra=extra, spec=spec,
+                   signature=spec.signature(systems=n, segments=int(seg["segment"].nunique()),
+                                            judgments=int(table["n_all"].sum())))
 
 
 def rank_judgments(frame: pd.DataFrame, **options) -> list[dict]:
@@ -596,20 +583,30 @@ def rank_result(
                                      keep=usable)["raw"].to_numpy()
     bounds = np.searchsorted(seg_all["_group"].to_numpy(), np.arange(int(seg_all["_group"].max()) + 2)) \
         if len(seg_all) else np.zeros(1, dtype=int)
-    base_fields = {"protocol": proto.name, "qc": qc_label, "std": std_label, "items": items}
     domains = None
+    domains_text = None
     if proto.domains or documents is not None:
         from .domains import domains_label, segment_domains
         domains = segment_domains(frame[usable], documents, documents_source)
-        base_fields["domains"] = domains_label(documents)
-    if exclude_systems:
-        base_fields["exclude"] = ",".join(exclude_systems)
+        domains_text = domains_label(documents)
+    uses_seed = proto.test == "ar-greater"
+    worker = std_label != "given"
+    spec = RankingSpec(
+        protocol=proto.name, qc=quality.method or quality.label, qc_alpha=quality.alpha,
+        standardise="worker" if worker else "given", exclude_ref=bool(exclude_ref) and worker,
+        exclude_bad_ref=bool(exclude_bad_ref) and worker,
+        zero_sd=(zero_sd or proto.zero_sd or "drop") if worker else "drop", items=items, score=proto.score,
+        sort=("ave_z" if proto.score == "z" else "ave") + ("-domain-mean" if domains is not None and proto.domains
+                                                           else ""),
+        test=proto.test, trials=(trials or proto.trials) if uses_seed else None, alpha=alpha,
+        cluster_rule=cluster_rule, resamples=n_resamples, seed=seed if uses_seed or n_resamples else None,
+        domains=domains_text, exclude=tuple(exclude_systems))
     out = []
     for a, b in zip(bounds[:-1], bounds[1:]):
         part = seg_all.iloc[a:b]
         out.append(rank_group(part, lp=str(part["lp"].iloc[0]), assessment=str(part["assessment"].iloc[0]),
                               protocol=proto, alpha=alpha, cluster_rule=cluster_rule, seed=seed,
-                              trials=trials, signature_fields=base_fields, domains=domains,
+                              trials=trials, spec=spec, domains=domains,
                               n_resamples=n_resamples, human_systems=human_systems))
     out.sort(key=lambda r: (r.lp, r.assessment))
     return RankingResult(quality, out)
@@ -622,43 +619,29 @@ def h_scores(raw: pd.Series | np.ndarray) -> np.ndarray:
         return np.minimum(np.round(values / 25.0) + 1.0, 4.0)
 
 
-def published_segment_scores(frame: pd.DataFrame, signature: str, lp: str, assessment: str, *,
-                             filtered: bool = False) -> pd.DataFrame:
-    """Per (system, segment) mean raw and z of ``lp`` / ``assessment`` as the ranking with ``signature`` had them.
+def segment_scores(frame: pd.DataFrame, spec: RankingSpec, lp: str, assessment: str, *,
+                   filtered: bool = False) -> pd.DataFrame:
+    """Per (system, segment) mean raw and z of ``lp`` / ``assessment`` as the ranking made with ``spec`` had them.
 
     ``frame``: the stored judgments the ranking started from (worker QC pools a worker's judgments
-    over language pairs, so pass the campaign's judgments of the assessment). The signature's
-    ``qc`` field says which workers were removed, its ``std`` field how z was computed (``given``:
-    the stored z; ``worker…``: standardised per worker from raw with the recorded options), its
-    ``score`` field which rows counted (a z protocol drops rows without z), and ``exclude`` which
-    systems were left out. ``filtered``: ``frame`` holds the judgments the ranking's QC kept (QC is not
-    run again). Columns: system, segment, raw, z, n.
+    over language pairs, so pass the campaign's judgments of the assessment), or, with ``filtered``, the
+    judgments its QC kept (QC is not run again). The spec says which workers QC removed, how z was
+    computed, which rows counted (a z protocol drops rows without z) and which systems were left out.
+    Columns: system, segment, raw, z, n.
     """
-    from ..signature import parse_signature
-
-    fields = parse_signature(signature)
-    qc_label = "none" if filtered else fields.get("qc", "none")
-    if qc_label in QC_NONE:
-        qc, qc_alpha = qc_label, 0.05
-    else:
-        method, _, alpha_text = qc_label.partition("@")
-        qc, qc_alpha = ("auto" if method == "default" else method), float(alpha_text or 0.05)
-    kept, _ = apply_qc(frame, qc, qc_alpha)
+    kept = frame if filtered else run_qc(frame, spec.qc, spec.qc_alpha or 0.05).kept
     part = kept[(kept["lp"].astype(str).to_numpy() == lp) & (kept["assessment"].astype(str).to_numpy() == assessment)]
-    if fields.get("items") == "system-latest":  # the WMT24 selection (protocol wmt24-esa)
+    if spec.items == "system-latest":  # the WMT24 selection (protocol wmt24-esa)
         from .selection import wmt24_selection
         part = wmt24_selection(part)
-    std = fields.get("std", "given")
-    if std == "given" or part.empty:
+    if spec.standardise == "given" or part.empty:
         z = part["z"].to_numpy(dtype=float, na_value=np.nan)
     else:
-        z = worker_z(part, exclude_ref="-noref" in std, exclude_bad_ref="-nobadref" in std,
-                     zero_sd="one" if "-sd0one" in std else "drop")
-    values = part["raw"].to_numpy(dtype=float, na_value=np.nan) if fields.get("score") == "raw" else z
+        z = worker_z(part, exclude_ref=spec.exclude_ref, exclude_bad_ref=spec.exclude_bad_ref, zero_sd=spec.zero_sd)
+    values = part["raw"].to_numpy(dtype=float, na_value=np.nan) if spec.score == "raw" else z
     keep = ~np.isnan(values)
-    patterns = [p for p in fields.get("exclude", "").split(",") if p]
-    if patterns:
+    if spec.exclude:
         names = part["system"].astype(str)
-        keep &= ~names.map(lambda s: any(fnmatch.fnmatchcase(s, p) for p in patterns)).to_numpy(dtype=bool)
+        keep &= ~names.map(lambda s: any(fnmatch.fnmatchcase(s, p) for p in spec.exclude)).to_numpy(dtype=bool)
     seg = segment_table(part, [], z=z, keep=keep)
     return seg[["system", "segment", "raw", "z", "n"]].astype({"system": str, "segment": str}).reset_index(drop=True)

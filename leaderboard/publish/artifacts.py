@@ -4,6 +4,8 @@ A snapshot never changes, so everything derived from it and from the data it was
 computed when it is published (in the snapshot's transaction, see :func:`leaderboard.publish.publish_rankings`)
 instead of on a participant's first visit:
 
+- ``spec`` — the ranking specification (:class:`leaderboard.human.spec.RankingSpec`) that made it and
+  renders its signature;
 - ``segment_scores`` — per (system, segment) raw, z and n exactly as the ranking computed them (the
   System page's distribution, per-segment table and head-to-head);
 - ``qc`` — the quality control that produced the ranking: its label, what it kept, and the per-worker
@@ -23,7 +25,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-ARTIFACTS: tuple[str, ...] = ("segment_scores", "qc", "metric_baselines")
+ARTIFACTS: tuple[str, ...] = ("spec", "segment_scores", "qc", "metric_baselines")
 #: the bootstrap of the stored correlations (as ``mtlb correlate`` and the Metrics page)
 N_RESAMPLES, SEED = 1000, 12345
 
@@ -56,14 +58,15 @@ def payload_frame(payload: Mapping) -> pd.DataFrame:
     return frame
 
 
-def segment_scores_artifact(frame: pd.DataFrame, ranking: Mapping, kept: pd.DataFrame | None = None) -> dict:
+def segment_scores_artifact(frame: pd.DataFrame, ranking: Mapping, spec: Any, kept: pd.DataFrame | None = None) -> dict:
     """Per (system, segment) raw, z, n of the ranking's language pair as the ranking had them.
 
     ``frame``: the judgments the ranking started from (all language pairs of the assessment: worker QC
-    pools them); ``kept``: the judgments its QC kept, when already known (then QC is not run again)."""
-    from ..human.ranking import published_segment_scores
-    seg = published_segment_scores(frame if kept is None else kept, str(ranking.get("signature", "")),
-                                   str(ranking["lp"]), str(ranking["assessment"]), filtered=kept is not None)
+    pools them); ``spec``: its :class:`leaderboard.human.spec.RankingSpec`; ``kept``: the judgments its QC
+    kept, when already known (then QC is not run again)."""
+    from ..human.ranking import segment_scores
+    seg = segment_scores(frame if kept is None else kept, spec, str(ranking["lp"]), str(ranking["assessment"]),
+                         filtered=kept is not None)
     return frame_payload(seg)
 
 
@@ -80,7 +83,7 @@ def qc_artifact(frame: pd.DataFrame, ranking: Mapping, qc: Any = None) -> dict:
     """
     part = frame[frame["assessment"].astype(str) == str(ranking["assessment"])]
     if qc is None:
-        qc = _qc_of_signature(part, str(ranking.get("signature", "")))
+        qc = _qc_of(part, spec_of(ranking))
     lp_part = part[part["lp"].astype(str) == str(ranking["lp"])]
     out: dict[str, Any] = {"label": qc.label, "method": None, "alpha": None, "filtered_here": False,
                            "summary": None, "report": None,
@@ -99,16 +102,20 @@ def qc_artifact(frame: pd.DataFrame, ranking: Mapping, qc: Any = None) -> dict:
     return out
 
 
-def _qc_of_signature(frame: pd.DataFrame, signature: str) -> Any:
-    """The QC a stored signature names, run again on ``frame`` (snapshots published before their
-    ranking specification and artifacts were stored with them)."""
+def spec_of(ranking: Mapping) -> Any:
+    """The :class:`leaderboard.human.spec.RankingSpec` of a ranking published before specs were stored
+    (read from its signature; None for rankings of other kinds)."""
+    from ..human.spec import legacy_spec
+    return legacy_spec(str(ranking.get("signature", "")))
+
+
+def _qc_of(frame: pd.DataFrame, spec: Any) -> Any:
+    """The worker QC ``spec`` names, run on ``frame`` (rankings published before their spec and
+    artifacts were stored with them)."""
     from ..human.ranking import QualityControl, run_qc
-    from ..signature import parse_signature
-    label = parse_signature(signature).get("qc", "none")
-    if label in ("none", "release") or "@" not in label:
-        return QualityControl(label, None, None, frame)
-    method, _, alpha = label.partition("@")
-    return run_qc(frame, "auto" if method == "default" else method, float(alpha or 0.05))
+    if spec is None:
+        return QualityControl("none", None, None, frame)
+    return run_qc(frame, spec.qc, spec.qc_alpha or 0.05)
 
 
 def metric_baselines_artifact(texts: pd.DataFrame, ranking: Mapping) -> dict | None:
@@ -139,20 +146,25 @@ def metric_baselines_artifact(texts: pd.DataFrame, ranking: Mapping) -> dict | N
 
 
 def compute_artifacts(ranking: Mapping, frame: pd.DataFrame | None, texts: pd.DataFrame | None,
-                      qc: Any = None) -> dict[str, Any]:
+                      qc: Any = None, spec: Any = None) -> dict[str, Any]:
     """Every artifact of a DA-style ranking that can be computed from ``frame`` (its judgments, all
-    language pairs of the assessment), ``texts`` (the language pair's stored texts) and ``qc`` (the
-    :class:`leaderboard.human.ranking.QualityControl` the ranking ran: QC is not run again).
+    language pairs of the assessment), ``texts`` (the language pair's stored texts), ``qc`` (the
+    :class:`leaderboard.human.ranking.QualityControl` the ranking ran: QC is not run again) and ``spec``
+    (its :class:`leaderboard.human.spec.RankingSpec`, stored as the ``spec`` artifact).
 
     An artifact that cannot be computed is left out (the page then computes what it can on view)."""
     out: dict[str, Any] = {}
     if frame is None or frame.empty or "mqm" in (ranking.get("systems") or [{}])[0]:
         return out
     part = frame[frame["assessment"].astype(str) == str(ranking["assessment"])]
+    spec = spec or spec_of(ranking)
+    if spec is None:
+        return out
     if qc is None:
-        qc = _qc_of_signature(part, str(ranking.get("signature", "")))
+        qc = _qc_of(part, spec)
+    out["spec"] = spec.to_dict()
     out["qc"] = qc_artifact(frame, ranking, qc)
-    out["segment_scores"] = segment_scores_artifact(frame, ranking, qc.kept)
+    out["segment_scores"] = segment_scores_artifact(frame, ranking, spec, qc.kept)
     if ranking.get("assessment") != "mqm":
         from ..errors import InputError
         try:

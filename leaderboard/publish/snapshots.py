@@ -30,6 +30,7 @@ class Prepared:
     data_hash: str
     frame: pd.DataFrame | None = None
     qc: Any = None
+    spec: Any = None
     artifacts: dict | None = None
 
 
@@ -71,7 +72,7 @@ def rank_stored(store: Store, campaign: str, *, lp: str | None = None, assessmen
     for ranking in result.rankings:
         own = frame[(lps == ranking.lp).to_numpy() & (assessments == ranking.assessment).to_numpy()]
         prepared.append(Prepared(ranking.lp, ranking.assessment, ranking.to_dict(), frame_hash(own),
-                                 frame, result.qc))
+                                 frame, result.qc, ranking.spec))
     return prepared
 
 
@@ -85,7 +86,7 @@ def add_artifacts(store: Store, campaign: str, prepared: list[Prepared], extra: 
         if item.frame is None:
             continue
         part = item.frame[item.frame["assessment"].astype(str) == item.assessment]
-        out = compute_artifacts(item.ranking, part, store.texts(campaign, item.lp), item.qc)
+        out = compute_artifacts(item.ranking, part, store.texts(campaign, item.lp), item.qc, item.spec)
         for name, value in (extra or {}).items():
             value = value(item.ranking) if callable(value) else value
             if value is not None:
