@@ -40,6 +40,7 @@ HINTS: dict[str, str] = {
     "unknown_system": "(`mtlb campaigns human` lists the campaign's systems)",
     "no_testset": "(add one with `mtlb testset add`)",
     "no_judgments": "(`mtlb ingest` stores them)",
+    "no_texts": "(store them with `mtlb texts` first)",
 }
 
 

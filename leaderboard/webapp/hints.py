@@ -14,6 +14,7 @@ HINTS: dict[str, str] = {
     "all_workers_failed_qc": "(“Worker QC”: none, or a higher “QC threshold p <”)",
     "missing_z": "(standardise per worker)",
     "no_testset": "(organisers release one on the Test sets page)",
+    "no_texts": "(store them on the Upload texts tab first)",
 }
 
 

@@ -100,7 +100,7 @@ SEGMENTS_HELP = ("Only when judgment segment id N is line N of the source / refe
 
 def _campaign_settings(names: list[str]) -> None:
     """The segments-are-lines setting of an existing campaign, with a check from the data."""
-    from metrics.alignment import check_campaign
+    from leaderboard.usecases.campaigns import check_segments_are_lines
 
     st.markdown("**Campaign settings**")
     campaign = st.selectbox("Campaign", names, key="set_campaign")
@@ -114,7 +114,7 @@ def _campaign_settings(names: list[str]) -> None:
     if cols[2].button("Verify from the data", key="set_lines_verify"):
         with st.spinner("Scoring sentence chrF of the judged outputs at line offsets −5…+5…"):
             try:
-                st.session_state["lines_check"] = (campaign, check_campaign(state.get_store(), campaign))
+                st.session_state["lines_check"] = (campaign, check_segments_are_lines(state.get_store(), campaign))
             except InputError as exc:
                 common.show_input_error(exc)
     found = st.session_state.get("lines_check")
