@@ -17,7 +17,6 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
-from leaderboard.errors import InputError
 from leaderboard.naming import match_systems
 
 #: offsets tried besides 0 (segment id s paired with line s + offset)

@@ -252,3 +252,23 @@ def test_statistics_take_frames_not_the_store():
                 if "store" in names:
                     problems.append(f"{module}.{node.name} takes the store")
     assert not problems, "\n".join(problems)
+
+
+def test_one_storage_style_no_sql_outside_storage_and_no_private_members_from_outside():
+    """Only storage/ speaks SQL (imports sqlalchemy), and no module reaches into another's private
+    names (``x._name`` on anything but ``self`` / ``cls``), except third-party objects (sacrebleu's
+    metric internals, which the project's scorers document)."""
+    third_party = {"_extract_corpus_statistics", "_aggregate_and_compute", "_compute_score_from_stats",
+                   "_SubParsersAction"}
+    problems = []
+    for module, path in module_names().items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)) and package_of(module) != "storage":
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+                problems += [f"{module}:{node.lineno} imports {n}" for n in names if n.split(".")[0] == "sqlalchemy"]
+            if (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
+                    and node.attr not in third_party
+                    and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))):
+                problems.append(f"{module}:{node.lineno} uses {ast.unparse(node)}")
+    assert not problems, "\n".join(problems)

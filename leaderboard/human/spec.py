@@ -106,6 +106,12 @@ class RankingSpec:
         return cls.from_dict(json.loads(text))
 
 
+#: how a ranking without a spec or a DA signature (hand-made, imported) is read: every judgment's stored z,
+#: no worker QC
+GIVEN_Z = RankingSpec(protocol="given", qc="none", standardise="given", items="system+repeat", score="z",
+                      sort="ave_z", test="none", alpha=0.05, cluster_rule="organisers")
+
+
 def legacy_spec(signature: str) -> RankingSpec | None:
     """The spec of a DA ranking published before specs were stored with snapshots, read once from its
     signature (None: not a DA ranking's signature). The only reader of signature strings: everything

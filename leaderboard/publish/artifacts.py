@@ -104,17 +104,15 @@ def qc_artifact(frame: pd.DataFrame, ranking: Mapping, qc: Any = None) -> dict:
 
 def spec_of(ranking: Mapping) -> Any:
     """The :class:`leaderboard.human.spec.RankingSpec` of a ranking published before specs were stored
-    (read from its signature; None for rankings of other kinds)."""
-    from ..human.spec import legacy_spec
-    return legacy_spec(str(ranking.get("signature", "")))
+    (read from its signature; a signature of another kind: the stored z without QC)."""
+    from ..human.spec import GIVEN_Z, legacy_spec
+    return legacy_spec(str(ranking.get("signature", ""))) or GIVEN_Z
 
 
 def _qc_of(frame: pd.DataFrame, spec: Any) -> Any:
     """The worker QC ``spec`` names, run on ``frame`` (rankings published before their spec and
     artifacts were stored with them)."""
-    from ..human.ranking import QualityControl, run_qc
-    if spec is None:
-        return QualityControl("none", None, None, frame)
+    from ..human.ranking import run_qc
     return run_qc(frame, spec.qc, spec.qc_alpha or 0.05)
 
 
@@ -157,12 +155,11 @@ def compute_artifacts(ranking: Mapping, frame: pd.DataFrame | None, texts: pd.Da
     if frame is None or frame.empty or "mqm" in (ranking.get("systems") or [{}])[0]:
         return out
     part = frame[frame["assessment"].astype(str) == str(ranking["assessment"])]
+    if spec is not None:  # the spec the ranking was made with (never one read back from a signature)
+        out["spec"] = spec.to_dict()
     spec = spec or spec_of(ranking)
-    if spec is None:
-        return out
     if qc is None:
         qc = _qc_of(part, spec)
-    out["spec"] = spec.to_dict()
     out["qc"] = qc_artifact(frame, ranking, qc)
     out["segment_scores"] = segment_scores_artifact(frame, ranking, spec, qc.kept)
     if ranking.get("assessment") != "mqm":

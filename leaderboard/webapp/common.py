@@ -41,7 +41,7 @@ def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", str(text)).strip("_") or "table"
 
 
-def _pick(label: str, options: list, key: str, param: str, fmt: Callable[[Any], str] = str,
+def pick(label: str, options: list, key: str, param: str, fmt: Callable[[Any], str] = str,
           container=st.sidebar) -> Any:
     """A selectbox whose value comes from the URL when the page is opened and goes back into it."""
     if not options:
@@ -70,11 +70,11 @@ def sidebar_view() -> View | None:
     st.sidebar.markdown("**Published results**")
     # the campaign published most recently comes first (and is the default view)
     recent = snaps.groupby("campaign")["published_at"].max().sort_values(ascending=False, kind="stable")
-    campaign = _pick("Campaign", list(recent.index), "view_campaign", "campaign")
+    campaign = pick("Campaign", list(recent.index), "view_campaign", "campaign")
     part = snaps[snaps["campaign"] == campaign]
-    lp = _pick("Language pair", sorted(part["lp"].unique()), "view_lp", "lp")
+    lp = pick("Language pair", sorted(part["lp"].unique()), "view_lp", "lp")
     part = part[part["lp"] == lp]
-    assessment = _pick("Assessment", sorted(part["assessment"].unique()), "view_assessment", "assessment")
+    assessment = pick("Assessment", sorted(part["assessment"].unique()), "view_assessment", "assessment")
     part = part[part["assessment"] == assessment]
     versions = sorted((int(v) for v in part["version"]), reverse=True)
     latest = versions[0]

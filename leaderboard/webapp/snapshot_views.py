@@ -18,10 +18,10 @@ def ranked_segments(url: str, campaign: str, lp: str, assessment: str, token: st
     """Per (system, segment) raw and z exactly as the published ranking computed them (its signature's
     worker QC and standardisation), so raw-only campaigns get the z the ranking used."""
     from leaderboard.human.ranking import segment_scores
-    from leaderboard.human.spec import legacy_spec
+    from leaderboard.human.spec import GIVEN_Z, legacy_spec
     frame = state.judgments(url, campaign, None, assessment, token)
-    spec = legacy_spec(signature)  # snapshots published since store their segment scores and spec
-    if frame.empty or spec is None:
+    spec = legacy_spec(signature) or GIVEN_Z  # snapshots published since store their segment scores and spec
+    if frame.empty:
         return pd.DataFrame(columns=["system", "segment", "raw", "z", "n"])
     return segment_scores(frame, spec, lp, assessment)
 
