@@ -29,6 +29,7 @@ HINTS: dict[str, str] = {
     "unknown_reference": "(pass --reference)",
     "no_outputs": "(--hyp)",
     "not_a_ranking": "(the output of `mtlb rank --json`)",
+    "not_metric_scores": "(the output of `mtlb score --json`)",
     "unknown_best_by": "(--best-by)",
     "one_year": "(--year LABEL=FILE twice)",
     "missing_z": "(--standardise worker)",

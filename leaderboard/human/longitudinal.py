@@ -258,17 +258,9 @@ class YearData:
 def segment_table(frame: pd.DataFrame) -> pd.DataFrame:
     """Per (system, segment) averages of the scoring items, SYSTEM and REPEAT
     (docs/method/standardisation.md#which-items-count)."""
-    try:
-        from .scores import segment_scores  # the ranking helper's implementation, when present
-    except ImportError:
-        segment_scores = None
-    if segment_scores is not None:
-        seg = segment_scores(frame)
-        return seg[["system", "segment", "raw", "z", "n"]].reset_index(drop=True)
-    items = frame[frame["item_type"].isin(["SYSTEM", "REPEAT"])]
-    grouped = items.groupby(["system", "segment"], sort=False, observed=True)
-    seg = grouped.agg(raw=("raw", "mean"), z=("z", "mean"), n=("raw", "size")).reset_index()
-    return seg
+    from .scores import segment_scores
+    seg = segment_scores(frame)
+    return seg[["system", "segment", "raw", "z", "n"]].reset_index(drop=True)
 
 
 def _system_table_from_segments(seg: pd.DataFrame) -> pd.DataFrame:
@@ -295,17 +287,13 @@ def years_from_frame(label: str, frame: pd.DataFrame, *, rank: bool = True,
     """Split a canonical judgment frame into one :class:`YearData` per (lp, assessment).
 
     System scores follow docs/method/standardisation.md; rank ranges come from
-    :func:`leaderboard.human.ranking.rank_judgments` when that module is available and ``rank`` is true.
+    :func:`leaderboard.human.ranking.rank_judgments` when ``rank`` is true.
     """
     rankings: dict[tuple[str, str | None], dict] = {}
     if rank:
-        try:
-            from .ranking import rank_judgments
-        except ImportError:
-            rank_judgments = None
-        if rank_judgments is not None:
-            for r in rank_judgments(frame, **dict(rank_options or {})):
-                rankings[(str(r["lp"]), r.get("assessment"))] = r
+        from .ranking import rank_judgments
+        for r in rank_judgments(frame, **dict(rank_options or {})):
+            rankings[(str(r["lp"]), r.get("assessment"))] = r
     out: dict[tuple[str, str | None], YearData] = {}
     for (lp, assessment), part in frame.groupby(["lp", "assessment"], sort=True, observed=True):
         seg = segment_table(part)

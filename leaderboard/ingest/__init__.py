@@ -22,11 +22,6 @@ FORMATS: tuple[str, ...] = ("canonical", "wmt-stnd", "appraise", "wmt23", "mturk
 ANNOTATION_FORMATS: tuple[str, ...] = ("mqm",)
 
 
-def _mturk():
-    from . import mturk  # written alongside the HIT builder; imported lazily
-    return mturk
-
-
 def detect_format(path: str | os.PathLike, name: str | None = None) -> str:
     """Name the format of ``path`` from its content (Parquet by extension)."""
     from .appraise import looks_like_appraise
@@ -50,11 +45,9 @@ def detect_format(path: str | os.PathLike, name: str | None = None) -> str:
         return "pearmut"
     if looks_like_stnd(head):
         return "wmt-stnd"
-    try:
-        if _mturk().looks_like_mturk(head):
-            return "mturk"
-    except ImportError:
-        pass
+    from .mturk import looks_like_mturk
+    if looks_like_mturk(head):
+        return "mturk"
     from .mqm import looks_like_mqm
     if looks_like_mqm(head):
         return "mqm"
@@ -126,7 +119,8 @@ def read_judgments(
         frame = log.judgments
         frame.attrs["pearmut"] = log.report
     elif fmt == "mturk":
-        frame = _mturk().read_mturk(str(path), campaign=default_campaign, name=label, assessment=assessment)
+        from .mturk import read_mturk
+        frame = read_mturk(str(path), campaign=default_campaign, name=label, assessment=assessment)
     else:
         frame = read_canonical(str(path), name=label, defaults={
             "campaign": default_campaign, "lp": lp, "assessment": assessment or "adequacy"})

@@ -341,12 +341,6 @@ class OutputStore:
         with self.engine.connect() as conn:
             return dict(conn.execute(select(s.c.id, s.c.stats).where(s.c.id.in_([int(i) for i in ids]))).all())
 
-    def rescore(self, rescored: Mapping[int, dict]) -> None:
-        """Store new scores of several submissions in one transaction."""
-        with self.engine.begin() as conn:
-            for sid, scored in rescored.items():
-                self._write_scores(conn, sid, scored)
-
     def set_bleu_tokenize(self, testset_id: int, bleu_tokenize: str | None, rescored: Mapping[int, dict],
                           **values: Any) -> None:
         """Change a test set's BLEU tokeniser (and any of :meth:`update_testset`'s ``values``) and store
