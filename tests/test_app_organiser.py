@@ -33,6 +33,10 @@ def test_qc_choice_is_previewed_published_and_signed(app_env):  # noqa: F811
     shown = dict(zip(preview["System"], preview["N (all)"]))
     assert {s: int(str(v).replace(",", "")) for s, v in shown.items()} == expected_n_all.to_dict()
     assert any("qc:paired-t@0.05" in m.value for m in at.markdown)
+    # the preview shows the report of the QC it ran: one row per worker, its verdict as filter_judgments gives it
+    shown = next(d.value for d in at.dataframe if {"Worker", "Passed", "p-value", "HITs"} <= set(d.value.columns))
+    assert dict(zip(shown["Worker"].astype(str), shown["Passed"].map({"yes": True, "no": False}))) == \
+        dict(zip(report["worker"].astype(str), report["passed"].astype(bool)))
     at.button(key="pub_go").click().run()
     assert any("version v1" in s.value for s in at.success)
     snap = store.snapshot("Crowd", "cs-en", "adequacy")
