@@ -9,7 +9,7 @@ TEST_WORKERS ?= 3
 # the app's port: `make run PORT=8600`, or MTLB_PORT in the environment (as `mtlb serve` reads it)
 PORT ?= $(or $(MTLB_PORT),8501)
 
-.PHONY: install run test bench docs-images clean docker-build docker-test
+.PHONY: install run test test-fast bench docs-images clean docker-build docker-test
 
 $(BIN)/mtlb: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -23,9 +23,15 @@ run: install
 	$(BIN)/mtlb demo
 	$(BIN)/mtlb serve --port $(PORT)
 
+# every run prints its 25 slowest tests, so that what makes the suite slow stays visible
 test: install
-	@$(BIN)/python -m pytest -q -rs -n $(TEST_WORKERS) --maxschedchunk 2 $(PYTEST_ARGS); rc=$$?; \
+	@$(BIN)/python -m pytest -q -rs -n $(TEST_WORKERS) --maxschedchunk 2 --durations=25 $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "error: pytest collected no tests" >&2; exit 1; fi; exit $$rc
+
+# the developer's inner loop: everything but the slow tests (servers, browsers, the README walk-through,
+# container and concurrency runs); `make test` before a commit
+test-fast: install
+	@$(BIN)/python -m pytest -q -n $(TEST_WORKERS) -m "not slow and not browser" --durations=10 $(PYTEST_ARGS)
 
 # the README's screenshots: the page bench opens every page on the demo data in Chromium and writes
 # docs/screenshots/<page>.png (and prints its timings); the annotation bench writes annotate-da/esa.png

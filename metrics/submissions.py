@@ -56,6 +56,8 @@ KNOWN_DIRECTIONS: dict[str, str] = {
     **{m: "lower" for m in ("ter", "hter", "wer", "per", "cder", "character", "eed")},
 }
 _MISSING = {"", "na", "nan", "null", "none", "n/a"}
+#: problems of one file listed one by one before the rest are counted
+MAX_LISTED = 50
 _INT = re.compile(r"^[+-]?\d+$")
 
 
@@ -154,20 +156,31 @@ def _build(rows: list[tuple[int, list[str]]], names: list[str], label: str) -> p
     """Frame from split rows; checks empty fields and scores, normalises segment ids."""
     data: dict[str, list] = {c: [] for c in COLUMNS}
     index = {c: names.index(c) for c in names}
+    problems: list[InputError] = []  # every empty field and bad score, not just the first
     for lineno, fields in rows:
         for col in names:
             if col != "score" and col not in ("doc", "testset", "refset") and not fields[index[col]].strip():
-                raise InputError(f"the {col} is empty", file=label, line=lineno, column=col)
+                problems.append(InputError(f"the {col} is empty", file=label, line=lineno, column=col))
         for col in COLUMNS:
             if col == "line":
                 data[col].append(lineno)
             elif col == "score":
-                data[col].append(_parse_score(fields[index[col]], label, lineno))
+                try:
+                    data[col].append(_parse_score(fields[index[col]], label, lineno))
+                except InputError as exc:
+                    problems.append(exc)
+                    data[col].append(math.nan)
             elif col in index:
                 value = fields[index[col]].strip()
                 data[col].append(_norm_segment(value) if col == "segment" else (value or None))
             else:
                 data[col].append(None)
+    if problems:
+        shown = problems[:MAX_LISTED]
+        if len(problems) > MAX_LISTED:
+            shown.append(InputError(f"… and {len(problems) - MAX_LISTED} more rows with problems", file=label))
+        raise InputError.collect(shown, f"problems in {len(problems)} place(s) of the file (nothing was stored)"
+                                 if len(problems) > MAX_LISTED else "problems in the file (nothing was stored)")
     frame = pd.DataFrame(data)
     for col in ("metric", "lp", "testset", "refset", "doc", "system", "segment"):
         text = frame[col].fillna("").astype(str)

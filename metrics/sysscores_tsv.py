@@ -138,3 +138,52 @@ def read_human_sys_scores(path: str | os.PathLike) -> pd.DataFrame:
                     raise InputError(f"{value!r} is not a number", file=label, line=lineno, column=name) from None
         rows.append(row)
     return pd.DataFrame(rows, columns=["lp", "system", "ave", "ave_z", "n"])
+
+
+#: columns of a human per-segment score table (``mtlb published --format segments``)
+HUMAN_SEGMENT_COLUMNS = ["system", "segment", "raw", "z"]
+
+
+def read_human_segment_scores(path: str | os.PathLike) -> pd.DataFrame:
+    """Human per-(system, segment) scores: a CSV with the header ``system,segment,raw,z[,n]`` as
+    ``mtlb published --format segments`` writes it. Empty cells are missing scores; any other
+    non-number is refused with its line and column."""
+    import csv
+    import io
+
+    label = str(path)
+    text = _read(path)
+    rows = list(csv.reader(io.StringIO(text)))
+    rows = [(i, r) for i, r in enumerate(rows, start=1) if any(c.strip() for c in r)]
+    if not rows:
+        raise InputError("the file is empty", file=label)
+    header_line, header = rows[0]
+    header = [h.strip().lower() for h in header]
+    missing = [c for c in HUMAN_SEGMENT_COLUMNS if c not in header]
+    if missing:
+        raise InputError(f"missing column(s) {', '.join(missing)} (expected the header system,segment,raw,z,n "
+                         "of mtlb published --format segments)", file=label, line=header_line)
+    at = {c: header.index(c) for c in HUMAN_SEGMENT_COLUMNS}
+    out = []
+    for lineno, fields in rows[1:]:
+        if len(fields) != len(header):
+            raise InputError(f"expected {len(header)} fields, found {len(fields)}", file=label, line=lineno)
+        row = {"system": fields[at["system"]].strip(), "segment": fields[at["segment"]].strip()}
+        for col in ("system", "segment"):
+            if not row[col]:
+                raise InputError(f"empty {col}", file=label, line=lineno, column=col)
+        for col in ("raw", "z"):
+            cell = fields[at[col]].strip()
+            try:
+                value = float(cell) if cell else math.nan
+            except ValueError:
+                raise InputError(f"not a number: {cell!r}", file=label, line=lineno, column=col) from None
+            if math.isinf(value):
+                raise InputError(f"not a finite number: {cell!r}", file=label, line=lineno, column=col)
+            row[col] = value
+        out.append(row)
+    frame = pd.DataFrame(out, columns=HUMAN_SEGMENT_COLUMNS)
+    if frame.duplicated(["system", "segment"]).any():
+        first = frame[frame.duplicated(["system", "segment"])].iloc[0]
+        raise InputError(f"system {first['system']!r} segment {first['segment']!r} appears twice", file=label)
+    return frame

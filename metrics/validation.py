@@ -173,6 +173,23 @@ def _segment_cis(human_segments: pd.DataFrame, metric_segments: pd.DataFrame, lp
     return {name: {stat: tuple(res[name][f"{stat}_ci"]) for stat in STATS} for name in arrays}
 
 
+#: the bootstrap behind every published system-level correlation: the Metrics page, the baselines
+#: stored with a snapshot and ``mtlb correlate``'s defaults
+N_RESAMPLES, SEED = 1000, 12345
+
+
+def correlate_with_ranking(human: pd.DataFrame, metric_df: pd.DataFrame, lp: str, *,
+                           exclude: Iterable[str] = ()) -> dict:
+    """Every metric of ``metric_df`` (metric, system, score) against a published ranking's Ave z.
+
+    ``human``: system, ave_z (and is_human, ave) of the ranking; ``exclude``: systems left out of
+    every correlation (human translations some metric does not score). :func:`correlate_lp` with
+    :data:`N_RESAMPLES` system resamples seeded :data:`SEED` — the one call behind the Metrics page
+    and the snapshot's stored baseline correlations."""
+    return correlate_lp(human.assign(lp=lp), metric_df, lp, human_score="z", n_resamples=N_RESAMPLES,
+                        seed=SEED, exclude=exclude)
+
+
 HUMAN_UNSCORED = "human translation without metric scores"
 
 

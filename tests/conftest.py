@@ -15,6 +15,16 @@ settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
 
+# every new SQLite store of this run (and of the processes it starts: the CLI, the app) is a copy of
+# one migrated empty store instead of a replay of the migrations (leaderboard/storage/db.py);
+# tests/test_migrations.py replays them
+if "MTLB_SCHEMA_TEMPLATES" not in os.environ:
+    import atexit
+    import shutil
+    import tempfile
+    os.environ["MTLB_SCHEMA_TEMPLATES"] = tempfile.mkdtemp(prefix="mtlb-schema-")
+    atexit.register(shutil.rmtree, os.environ["MTLB_SCHEMA_TEMPLATES"], True)
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("MTLB_SHARED_DATA", ROOT.parent / "shared" / "data"))
 PG_URL = os.environ.get("MTLB_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")

@@ -77,9 +77,21 @@ def metrics_env(tmp_path, monkeypatch):
     return out
 
 
+def split_intervals(frame: pd.DataFrame) -> pd.DataFrame:
+    """A shown table with each one-column interval ``<key>_ci`` ("lo – hi") back as two numbers
+    ``<key>_ci_lo`` / ``<key>_ci_hi`` (NaN where the page shows "–")."""
+    out = frame.copy()
+    for col in [c for c in frame.columns if str(c).endswith("_ci")]:
+        parts = frame[col].astype(str).str.split(" – ", expand=True, regex=False)
+        both = parts.shape[1] == 2
+        out[f"{col}_lo"] = pd.to_numeric(parts[0], errors="coerce") if both else np.nan
+        out[f"{col}_hi"] = pd.to_numeric(parts[1], errors="coerce") if both else np.nan
+    return out
+
+
 def corr_table(at) -> pd.DataFrame:
     from leaderboard.webapp.pages.metrics import CORRELATION_COLUMNS
-    return shown_table(at, CORRELATION_COLUMNS, "pearson_ci_lo").set_index("metric")
+    return split_intervals(shown_table(at, CORRELATION_COLUMNS, "pearson_ci")).set_index("metric")
 
 
 def my_metric(env, noise: float = 0.0, segments: bool = False) -> tuple[str, dict, pd.DataFrame]:
@@ -233,7 +245,7 @@ def test_segment_level_results_when_segments_are_lines(metrics_env):
     open_tab(at, "Results")
     assert not at.exception
     from leaderboard.webapp.pages.metrics import SEGMENT_COLUMNS
-    segtab = shown_table(at, SEGMENT_COLUMNS, "darr_tau").set_index("metric")
+    segtab = split_intervals(shown_table(at, SEGMENT_COLUMNS, "darr_tau")).set_index("metric")
     label = at.selectbox(key="metric_pick").value
     frame = metrics_env["Lines"][0]
     cells = frame.groupby(["system", "segment"]).agg(raw=("raw", "mean"), z=("z", "mean"))

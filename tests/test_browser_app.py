@@ -86,16 +86,38 @@ def _shot(page, name: str, full_page: bool = True) -> Path:
     return path
 
 
+IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+
+
 def _wait_idle(page) -> None:
-    """Wait until Streamlit has finished the current script run."""
+    """Wait until Streamlit has finished the current script run: the app root reports the script state
+    (``notRunning``) and the running indicator is gone. A short pause first lets a rerun that a click
+    has just asked for register before the state is read."""
     page.wait_for_timeout(300)
+    page.wait_for_selector(IDLE, state="attached", timeout=180000)
     page.wait_for_selector("[data-testid='stStatusWidget']", state="detached", timeout=180000)
 
 
-def _select(page, scope, label: str, option: str) -> None:
-    scope.locator("[data-testid='stSelectbox']").filter(has_text=label).first.click()
-    page.get_by_role("option", name=option, exact=True).click()
-    _wait_idle(page)
+def _select(page, scope, label: str, option: str, attempts: int = 4) -> None:
+    """Choose ``option`` in the select box labelled ``label`` and wait for the rerun it starts.
+
+    A rerun that lands while the list is open redraws the box and closes the list (the option is
+    detached for good); the box is then opened again, on an idle page, until the choice shows in it."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    box = scope.locator("[data-testid='stSelectbox']").filter(has_text=label).first
+    for _ in range(attempts):
+        _wait_idle(page)
+        box.click()
+        try:
+            page.get_by_role("option", name=option, exact=True).click(timeout=15000)
+        except PlaywrightTimeout:
+            page.keyboard.press("Escape")
+            continue
+        _wait_idle(page)
+        if option in box.inner_text():
+            return
+    raise AssertionError(f"could not choose {option!r} in the select box {label!r}")
 
 
 def _canonical_upload(path: Path, bad: bool = False) -> Path:

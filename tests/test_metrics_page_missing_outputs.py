@@ -49,7 +49,7 @@ def test_baselines_for_the_systems_with_outputs_human_left_out(deen_env):
     at = run_app("metrics.py", params={"campaign": CAMPAIGN, "lp": LP})
     assert not any("No metric scores" in i.value for i in at.info)
     from leaderboard.webapp.pages.metrics import CORRELATION_COLUMNS
-    table = shown_table(at, CORRELATION_COLUMNS, "pearson_ci_lo").set_index("metric")
+    table = shown_table(at, CORRELATION_COLUMNS, "pearson_ci").set_index("metric")
     assert set(table.index) == {"BLEU", "chrF"}
     ranked = {s["system"]: s["ave_z"] for s in deen_env["ranking"]["ranking"]["systems"]}
     assert "HUMAN-B" in ranked and len(ranked) == 10
@@ -66,7 +66,13 @@ def test_baselines_for_the_systems_with_outputs_human_left_out(deen_env):
     assert "HUMAN-B (a human translation) is left out of the correlations" in captions
     assert "computed for the 9 of 10 ranked systems with a stored output (none for HUMAN-B)" in captions
     # readable headers (column labels, not raw keys) and three decimals in the correlation table
-    markup = next(h.value for h in at.get("html") if "Pearson 95% CI low" in h.value)
-    assert "pearson_ci_lo" not in markup
+    markup = next(h.value for h in at.get("html") if "Pearson r 95% CI" in h.value)
+    assert "pearson_ci" not in markup
     cells = re.findall(r"<td[^>]*>([^<]*)</td>", markup)
     assert cells and all(re.fullmatch(r"-?\d+\.\d{3}", c) for c in cells if re.fullmatch(r"-?[\d.]+", c) and "." in c)
+    # each interval is one column (issue 42.9): 10 columns, not 13
+    headers = re.findall(r"<th[^>]*>([^<]*)</th>", markup.split("</thead>")[0])
+    assert headers == ["Metric", "Cluster", "Pearson r", "Pearson r 95% CI", "Spearman ρ", "Spearman ρ 95% CI",
+                       "Kendall τ", "Kendall τ 95% CI", "CI resamples", "Systems"]
+    intervals = [c for c in cells if " – " in c]
+    assert len(intervals) == 6 and all(re.fullmatch(r"-?\d+\.\d{3} – -?\d+\.\d{3}", c) for c in intervals)

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
 from leaderboard.storage import Store
 from leaderboard.storage.models import metadata
+
+
+@pytest.fixture(autouse=True)
+def replay_migrations(monkeypatch):
+    """These tests check the migrations themselves: no store here is a copy of a migrated template."""
+    monkeypatch.delenv("MTLB_SCHEMA_TEMPLATES", raising=False)
 
 
 def test_migrated_schema_matches_models(db_url):
@@ -52,3 +59,33 @@ def test_existing_campaigns_keep_their_segments_are_lines(db_url):
         conn.execute(text("INSERT INTO campaigns (name, description, created_at) VALUES "
                           "('new', '', CURRENT_TIMESTAMP)"))
     assert store.campaign_info("new")["segments_are_lines"] is False
+
+
+def test_new_sqlite_store_from_template_has_the_migrated_schema(tmp_path, monkeypatch):
+    """A store copied from the kept template holds exactly the schema the migrations build, in WAL mode,
+    and a store that is not empty is never overwritten by the template."""
+    import sqlite3
+
+    monkeypatch.setenv("MTLB_SCHEMA_TEMPLATES", str(tmp_path / "templates"))
+    migrated = Store(f"sqlite:///{tmp_path / 'first.sqlite'}")  # migrated step by step, then kept
+    kept = list((tmp_path / "templates").glob("*.sqlite"))
+    assert len(kept) == 1
+    copied = Store(f"sqlite:///{tmp_path / 'second.sqlite'}")
+    schema = "SELECT type, name, sql FROM sqlite_master ORDER BY type, name"
+    with migrated.engine.connect() as a, copied.engine.connect() as b:
+        assert a.exec_driver_sql(schema).fetchall() == b.exec_driver_sql(schema).fetchall()
+        assert compare_metadata(MigrationContext.configure(b), metadata) == []
+        assert b.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+    copied.create_campaign("kept")
+    copied.engine.dispose()
+    from leaderboard.storage.db import _engine
+    _engine.cache_clear()
+    conn = sqlite3.connect(str(tmp_path / "second.sqlite"))
+    conn.execute("DELETE FROM alembic_version")  # looks unmigrated, but holds a campaign
+    conn.commit()
+    conn.close()
+    with pytest.raises(Exception):  # migrating from scratch over existing tables fails; nothing is copied over it
+        Store(f"sqlite:///{tmp_path / 'second.sqlite'}")
+    conn = sqlite3.connect(str(tmp_path / "second.sqlite"))
+    assert conn.execute("SELECT name FROM campaigns").fetchall() == [("kept",)]
+    conn.close()

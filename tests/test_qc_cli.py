@@ -62,3 +62,21 @@ def test_qc_wmt_release_with_worker_stats(shared, capsys):
     # two stats files for one input is refused
     bad = args[:-1] + [str(folder / "ad-lven-trk-mean-sd.txt"), "--json"]
     assert main(bad) == 2
+
+
+def test_qc_on_a_release_says_it_is_a_what_if(shared, tmp_path, capsys):
+    """As the Quality control page does (issue 42.9): a re-test of released workers is a what-if."""
+    folder = shared / "wmt22-toen-da"
+    args = ["qc", "--input", str(folder / "ad-lven-good-stnd.csv"),
+            "--worker-stats", str(folder / "ad-lven-trk-mean-sd.txt")]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "note: a what-if, not the published QC" in out and "qc:release" in out
+    assert main(args + ["--json"]) == 0
+    assert "loses power" in json.loads(capsys.readouterr().out)["summary"]["caveat"]
+
+
+def test_qc_on_other_files_has_no_release_caveat(campaign_csv, capsys):
+    path, _ = campaign_csv
+    assert main(["qc", "--input", str(path)]) == 0
+    assert "what-if" not in capsys.readouterr().out

@@ -47,6 +47,8 @@ environment:
   BROWSER_PATH          Chromium for the app's PNG/SVG chart downloads
   MTLB_SESSION_HOURS    how long a web-app login lasts (default 12)
   MTLB_AUTO_MIGRATE     0: only `mtlb db upgrade` migrates the schema (default 1: first use does)
+  MTLB_SCHEMA_TEMPLATES folder keeping a migrated empty SQLite store, copied into new SQLite
+                        stores instead of replaying the migrations (the test suite sets it)
   MTLB_DEBUG            1: show the traceback of an unexpected error
   MTLB_PORT, MTLB_ADDRESS   where `mtlb serve` listens (default 8501 on 127.0.0.1; the
                         container sets 0.0.0.0)
@@ -111,7 +113,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _fail(args: argparse.Namespace, message: str, status: int = 2) -> int:
-    print(f"mtlb {args.command}: error: {' '.join(message.split())}", file=sys.stderr)
+    # one problem per line when an error lists several; whitespace within a line collapsed
+    lines = [" ".join(line.split()) for line in str(message).splitlines() if line.strip()] or [""]
+    print(f"mtlb {args.command}: error: " + "\n".join(lines), file=sys.stderr)
     return status
 
 

@@ -225,7 +225,9 @@ def run_create(args: argparse.Namespace) -> int:
     if args.json:
         print_json({**result, "code_pass": info["code_pass"], "code_fail": info["code_fail"]})
         return 0
-    print(f"created an {result['protocol'].upper()} annotation campaign for {args.campaign} {args.lp}: {result['hits']} HITs, "
+    name = result["protocol"].upper()
+    article = "an" if name[:1] in "AEFHILMNORSX" else "a"  # as the letters are spoken: a DA, an ESA
+    print(f"created {article} {name} annotation campaign for {args.campaign} {args.lp}: {result['hits']} HITs, "
           f"{result['items']} items shown; redundancy {info['redundancy']}")
     print(f"completion codes: {info['code_pass']} (attention checks passed), {info['code_fail']} (failed)")
     print("next: mtlb collect links --campaign ... --lp ... (--annotators N | --crowd) --base-url URL")

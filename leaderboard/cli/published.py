@@ -19,7 +19,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--lp")
     p.add_argument("--assessment", default="adequacy")
     p.add_argument("--version", type=int)
-    p.add_argument("--format", choices=["json", "latex", "csv"], default="json")
+    p.add_argument("--format", choices=["json", "latex", "csv", "segments"], default="json",
+                   help="segments: the ranking's per-(system, segment) human scores as CSV (system,segment,raw,z,n: "
+                        "after its worker QC and standardisation, as the System and Metrics pages use them; "
+                        "mtlb correlate --human-segments reads it)")
     p.add_argument("--database-url", help="override DATABASE_URL")
     add_json_flag(p)
     p.set_defaults(func=run)
@@ -50,6 +53,21 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(ranking_to_latex(snap["ranking"]))
     elif args.format == "csv" and not args.json:
         write_table(ranking_table(snap["ranking"]), sys.stdout)
+    elif args.format == "segments" and not args.json:
+        write_table(_segments(store, snap, args), sys.stdout)
     else:
         print_json(snap)
     return 0
+
+
+def _segments(store, snap: dict, args: argparse.Namespace):
+    """The snapshot's per-segment scores: stored with it at publish time, else computed from the stored
+    judgments exactly as the ranking did (its QC and standardisation)."""
+    from ..publish.artifacts import payload_frame
+    payload = store.snapshot_artifact(args.campaign, args.lp, args.assessment, int(snap["version"]), "segment_scores")
+    if payload is not None:
+        return payload_frame(payload)
+    from ..human.ranking import segment_scores
+    from ..publish.artifacts import spec_of
+    frame = store.judgments(args.campaign, None, args.assessment)
+    return segment_scores(frame, spec_of(snap["ranking"]), args.lp, args.assessment)

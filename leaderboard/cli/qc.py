@@ -80,6 +80,9 @@ def run(args: argparse.Namespace) -> int:
     frame = load_inputs(args)
     kept, report = apply_qc(frame, args)
     summary = qc_summary(report)
+    caveat = release_caveat(args)
+    if caveat:
+        summary["caveat"] = caveat
     if args.out_kept:
         kept.to_csv(args.out_kept, index=False)
         summary["out_kept"] = args.out_kept
@@ -92,4 +95,16 @@ def run(args: argparse.Namespace) -> int:
           f"{summary['workers_kept']} of {summary['workers_total']} workers pass; "
           f"{summary['judgments_kept']:,} of {summary['judgments_total']:,} judgments kept; "
           f"{summary['flagged_workers']} workers flagged for payment review")
+    if caveat:
+        print(f"note: {caveat}")
     return 0
+
+
+def release_caveat(args: argparse.Namespace) -> str | None:
+    """What the Quality control page says of re-testing a WMT release, when an input is one (else None)."""
+    from ..ingest import detect_format
+    if not any((args.input_format or detect_format(path, str(path))) == "wmt-stnd" for path in args.input):
+        return None
+    return ("a what-if, not the published QC: a WMT release holds only the workers who passed the organisers' "
+            "test over all their HITs (a ranking of it keeps them all, qc:release); this re-test sees only the "
+            "judgments of the language pair(s) given here, so it loses power and released workers can fail it")

@@ -52,6 +52,7 @@ def sources_from_primaries(store: Store, campaign: str, lp: str, reference: str 
     source, _, docs = out.testset_texts(out.testset(campaign, lp)["id"])
     sources.source = list(source)
     sources.docs = list(docs) if any(d for d in docs) else None
+    sources.testset_lines = True
     return sources
 
 
@@ -113,6 +114,9 @@ def create(store: Store, campaign: str, lp: str, sources: Sources, *, protocol: 
         raise InputError("a source-based campaign shows the source: give the source file, or create the campaign "
                          "from the primary submissions, whose test set has it", column="source",
                          code="source_based_without_source")
+    # judgments collected from the stored test set are numbered by its lines: segment-level metric scores
+    # pair with them (the Metrics page), unless judgments imported earlier number segments otherwise
+    lines = sources.testset_lines and not (store.imports(campaign)["kind"] == "judgments").any()
     if protocol == "da":
         items = da_items(sources, hits=hits, hit_size=hit_size, seed=seed, source_based=source_based)
         assessment, context = ("source-based", "source") if source_based else ("adequacy", "reference")
@@ -123,6 +127,8 @@ def create(store: Store, campaign: str, lp: str, sources: Sources, *, protocol: 
     stored = create_collection(store, campaign, lp, protocol=protocol, assessment=assessment, context=context,
                                hit_size=hit_size, redundancy=redundancy, seed=seed, timeout_seconds=timeout_seconds,
                                items=items, created_by=created_by)
+    if lines:
+        store.set_segments_are_lines(campaign, True)
     return {"campaign": campaign, "lp": lp, "protocol": protocol, "hits": stored["hits"], "items": stored["items"]}
 
 

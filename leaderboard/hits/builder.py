@@ -166,6 +166,8 @@ class Sources:
     files: dict[str, str] = field(default_factory=dict)  # system name -> file label
     source: list[str] | None = None
     docs: list[str] | None = None
+    #: the lines are those of the campaign's stored test set (so segment ids index the stored texts)
+    testset_lines: bool = False
 
 
 def read_sources(hyp_paths: list[str], ref_path: str, lp: str | None = None) -> Sources:

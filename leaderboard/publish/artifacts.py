@@ -26,8 +26,6 @@ import numpy as np
 import pandas as pd
 
 ARTIFACTS: tuple[str, ...] = ("spec", "segment_scores", "qc", "metric_baselines")
-#: the bootstrap of the stored correlations (as ``mtlb correlate`` and the Metrics page)
-N_RESAMPLES, SEED = 1000, 12345
 
 
 def frame_payload(frame: pd.DataFrame) -> dict:
@@ -135,10 +133,9 @@ def metric_baselines_artifact(texts: pd.DataFrame, ranking: Mapping) -> dict | N
     without = [s for s in judged if s not in scored]
     notes = [f"BLEU and chrF are computed for the {len(scored)} of {len(judged)} ranked systems with a stored "
              "output" + (f" (none for {', '.join(without)})." if without else ".")]
-    left_out, human_notes = me.humans_left_out(judged, long)
-    from metrics.validation import correlate_lp
-    result = correlate_lp(human.assign(lp=lp), long, lp, human_score="z", n_resamples=N_RESAMPLES, seed=SEED,
-                          exclude=left_out)
+    left_out, human_notes = me.humans_left_out(judged, long, human["is_human"].tolist())
+    from metrics.validation import correlate_with_ranking
+    result = correlate_with_ranking(human, long, lp, exclude=left_out)
     return {"long": frame_payload(long), "signatures": signatures, "notes": notes + human_notes,
             "left_out": left_out, "result": result}
 

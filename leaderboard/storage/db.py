@@ -256,13 +256,89 @@ def upgrade(engine: Engine) -> tuple[str | None, str]:
     from alembic.script import ScriptDirectory
     cfg = _alembic_config(engine.url.render_as_string(hide_password=False))
     head = ScriptDirectory.from_config(cfg).get_current_head()
-    with _migration_lock(engine), engine.begin() as conn:
-        _lock_in_transaction(conn)
-        before = MigrationContext.configure(conn).get_current_revision()
-        if before != head:
-            cfg.attributes["connection"] = conn
-            command.upgrade(cfg, "head")
+    with _migration_lock(engine):
+        if _copy_schema_template(engine, head):
+            return None, head
+        with engine.begin() as conn:
+            _lock_in_transaction(conn)
+            before = MigrationContext.configure(conn).get_current_revision()
+            if before != head:
+                cfg.attributes["connection"] = conn
+                command.upgrade(cfg, "head")
+        _keep_schema_template(engine, head)
     return before, head
+
+
+#: A folder where an empty SQLite store migrated to each head revision is kept (``<revision>.sqlite``)
+#: and copied into every new, empty SQLite store instead of replaying the migrations one by one.
+#: Unset (the default), every store is migrated step by step. The test suite sets it: it creates
+#: hundreds of stores, and a copy takes milliseconds where the migrations take about a second.
+SCHEMA_TEMPLATE_ENV = "MTLB_SCHEMA_TEMPLATES"
+
+
+def _template_path(engine: Engine, head: str) -> Path | None:
+    folder = os.environ.get(SCHEMA_TEMPLATE_ENV)
+    if not folder or sqlite_path(engine.url.render_as_string(hide_password=False)) is None:
+        return None
+    return Path(folder) / f"{head}.sqlite"
+
+
+def _raw_sqlite(engine: Engine):
+    """A DB-API connection to ``engine``'s SQLite file (closed by the caller)."""
+    import sqlite3
+    return sqlite3.connect(str(sqlite_path(engine.url.render_as_string(hide_password=False))),
+                           timeout=SQLITE_BUSY_TIMEOUT)
+
+
+def _copy_schema_template(engine: Engine, head: str) -> bool:
+    """Copy the kept template of ``head`` into ``engine``'s SQLite file if that file is empty."""
+    template = _template_path(engine, head)
+    if template is None or not template.is_file():
+        return False
+    import sqlite3
+    engine.dispose()  # no pooled connection may hold the file while its pages are replaced
+    target = _raw_sqlite(engine)
+    try:
+        if target.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+            return False  # not empty (an older schema): migrate it step by step
+        source = sqlite3.connect(f"file:{template}?mode=ro", uri=True)
+        try:
+            source.backup(target)
+        finally:
+            source.close()
+        target.execute("PRAGMA journal_mode=WAL")
+    finally:
+        target.close()
+    return True
+
+
+def _keep_schema_template(engine: Engine, head: str) -> None:
+    """Keep a copy of a store just migrated from empty to ``head`` as the template (written atomically)."""
+    template = _template_path(engine, head)
+    if template is None or template.is_file():
+        return
+    import sqlite3
+    source = _raw_sqlite(engine)
+    try:
+        if source.execute("SELECT count(*) FROM alembic_version").fetchone()[0] != 1:
+            return
+        # only a store that holds nothing but the schema becomes a template
+        tables = [r[0] for r in source.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
+            "AND name != 'alembic_version'")]
+        if any(source.execute(f'SELECT 1 FROM "{t}" LIMIT 1').fetchone() for t in tables):
+            return
+        template.parent.mkdir(parents=True, exist_ok=True)
+        part = template.with_name(f"{template.name}.{os.getpid()}.part")
+        target = sqlite3.connect(str(part))
+        try:
+            source.backup(target)
+            target.execute("PRAGMA journal_mode=DELETE")
+        finally:
+            target.close()
+        os.replace(part, template)
+    finally:
+        source.close()
 
 
 def _lock_in_transaction(conn: Connection) -> None:

@@ -480,3 +480,33 @@ def gain_bars(frame: pd.DataFrame) -> go.Figure:
     fig = _layout(fig, "Calibrated gain per language pair", height=max(280, 36 * len(frame) + 170))
     fig.update_layout(margin={"l": 10, "r": 30, "t": 50, "b": 60})
     return fig
+
+
+def measures_figure(frame: pd.DataFrame, keys: Iterable[str], title: str) -> go.Figure:
+    """Each submission's measures (one bar colour per measure) with their 95% bootstrap CI whiskers.
+
+    ``frame``: one row per submission with ``submission``, each ``key`` and ``<key>_ci_lo`` / ``_hi``
+    (:func:`leaderboard.webapp.metrics_views.mteval_rows`). Values lie in [0, 1] (MCC in [−1, 1])."""
+    keys = list(keys)
+    names = plain_all(frame["submission"])
+    fig = go.Figure()
+    low = 0.0
+    for i, key in enumerate(keys):
+        values = pd.to_numeric(frame[key], errors="coerce").to_numpy(dtype=float)
+        lo = pd.to_numeric(frame.get(f"{key}_ci_lo"), errors="coerce").to_numpy(dtype=float) \
+            if f"{key}_ci_lo" in frame else np.full(len(frame), np.nan)
+        hi = pd.to_numeric(frame.get(f"{key}_ci_hi"), errors="coerce").to_numpy(dtype=float) \
+            if f"{key}_ci_hi" in frame else np.full(len(frame), np.nan)
+        low = min(low, float(np.nanmin(np.append(lo, values))) if len(values) else 0.0)
+        fig.add_trace(go.Bar(
+            x=values, y=names, orientation="h", name=key.upper() if key == "mcc" else key.capitalize(),
+            marker={"color": CLUSTER_COLOURS[i % len(CLUSTER_COLOURS)]},
+            error_x={"type": "data", "symmetric": False, "array": np.nan_to_num(hi - values),
+                     "arrayminus": np.nan_to_num(values - lo), "color": "#444", "thickness": 1.2},
+            customdata=np.stack([lo, hi], axis=-1) if len(values) else None,
+            hovertemplate="%{y}<br>" + key + " %{x:.3f}<br>95% CI [%{customdata[0]:.3f}, %{customdata[1]:.3f}]"
+                          "<extra></extra>"))
+    fig.update_layout(barmode="group", legend={"orientation": "h", "y": -0.25})
+    fig.update_yaxes(autorange="reversed", title="submission")
+    fig.update_xaxes(title="value (whiskers: 95% bootstrap CI over segments)", range=[min(low - 0.05, 0), 1.02])
+    return _layout(fig, title, height=max(280, 28 * len(names) * len(keys) + 140))

@@ -94,7 +94,7 @@ def evaluate(url: str, campaign: str, lp: str, assessment: str, version: int, to
         return {"human": human, "long": payload_frame(stored["long"]), "signatures": stored["signatures"],
                 "notes": list(stored["notes"]), "seg_subs": [], "result": stored["result"],
                 "segment": pd.DataFrame(), "left_out": list(stored["left_out"])}
-    from metrics.validation import correlate_lp
+    from metrics.validation import N_RESAMPLES, SEED, correlate_with_ranking
     if stored is not None:
         base_sys, base_seg, signatures = payload_frame(stored["long"]), pd.DataFrame(), stored["signatures"]
         notes += [n for n in stored["notes"] if "left out of the correlations" not in n]
@@ -142,14 +142,22 @@ def evaluate(url: str, campaign: str, lp: str, assessment: str, version: int, to
     left_out, human_notes = me.humans_left_out(judged, long, human["is_human"].tolist())
     notes += human_notes
     out["left_out"] = left_out
-    out["result"] = correlate_lp(human.assign(lp=lp), long, lp, human_score="z", n_resamples=1000, seed=12345,
-                                 exclude=left_out)
+    out["result"] = correlate_with_ranking(human, long, lp, exclude=left_out)
     judged = tuple(s for s in judged if s not in left_out)
     if segment_parts:
         seg_all = pd.concat(segment_parts, ignore_index=True)
-        human_seg = state.segment_scores(url, campaign, lp, assessment, token)
-        out["segment"] = me.segment_level(human_seg, seg_all, list(judged))
+        out["segment"] = me.segment_level(ranked_segments(url, campaign, lp, assessment, version, token), seg_all,
+                                          list(judged), n_resamples=N_RESAMPLES, seed=SEED)
     return out
+
+
+def ranked_segments(url: str, campaign: str, lp: str, assessment: str, version: int, token: str) -> pd.DataFrame:
+    """The human side of the segment-level correlations: per (system, segment) raw and z of the published
+    ranking exactly as it computed them (its worker QC, selection and standardisation; stored with the
+    snapshot), so raw-only campaigns — those collected in the app — get the z the ranking used."""
+    from .snapshot_views import segments_frame
+    signature = str(state.snapshot(url, campaign, lp, assessment, version).get("signature", ""))
+    return segments_frame(url, campaign, lp, assessment, int(version), token, signature)
 
 
 @st.cache_data(show_spinner="Meta-evaluating (acc_eq, SPA, 1000 draws per metric pair)…", max_entries=16)
@@ -193,6 +201,81 @@ def meta_evaluation(url: str, campaign: str, lps: tuple[str, ...], assessment: s
     if not pairs:
         return None
     return evaluate(pairs)
+
+
+#: what the page shows of each metric-developer task (issue 40): task -> measures, the last one tested
+MTEVAL_KEYS: dict[str, tuple[str, ...]] = {"spans": ("precision", "recall", "f1"),
+                                           "error-free": ("precision", "recall", "f1", "mcc")}
+
+
+@st.cache_data(show_spinner="Scoring the submissions against the campaign's gold (bootstrap over segments)…",
+               max_entries=8)
+def mteval(url: str, campaign: str, lp: str, token: str, task: str, files: tuple[tuple[str, bytes], ...],
+           measure: str = "wmt25", threshold: float = 85.0) -> dict:
+    """A metric developer's error-span or error-free submissions (WMT25 task TSV files, ``(name, bytes)``)
+    against the stored human evaluation of (campaign, lp): ``{"rows", "signature", "notes"}``, the rows of
+    :func:`mteval_rows` with 95% bootstrap intervals over segments. Nothing is stored."""
+    import tempfile
+    from pathlib import Path
+    from metrics.validation import N_RESAMPLES, SEED
+    from ..outputs.mteval import campaign_gold, error_free_eval, read_annotations, span_eval
+    if task not in MTEVAL_KEYS:
+        raise InputError(f"unknown task {task!r}", column="task")
+    gold = campaign_gold(state.get_store(), campaign, lp)
+    predictions = {}
+    with tempfile.TemporaryDirectory(prefix="mtlb-mteval-") as folder:
+        for i, (name, body) in enumerate(files):
+            stem = Path(name).name.rsplit(".", 1)[0] or f"submission-{i + 1}"
+            label = stem if stem not in predictions else f"{stem} ({i + 1})"
+            path = Path(folder) / f"{i}.tsv"
+            path.write_bytes(body)
+            predictions[label] = read_annotations(path, kind="spans" if task == "spans" else None, name=name)
+    if task == "spans":
+        result = span_eval(gold, predictions, measure=measure, draws=N_RESAMPLES, seed=SEED)
+    else:
+        result = error_free_eval(gold, predictions, threshold=threshold, draws=N_RESAMPLES, seed=SEED)
+    return {"rows": mteval_rows(result.values, MTEVAL_KEYS[task]), "signature": result.signature,
+            "notes": result.notes}
+
+
+def mteval_rows(values: dict, keys: tuple[str, ...]) -> pd.DataFrame:
+    """One row per submission and pair (``all``: the mean over pairs) of an evaluation result's values:
+    each measure with ``<key>_ci_lo`` / ``_hi``, the cluster of the last measure and the segments."""
+    rows = []
+    for name, scopes in values.items():
+        for scope, row in scopes.items():
+            out: dict = {"submission": name, "pair": scope}
+            for key in keys:
+                lo, hi = row.get(f"{key}_ci") or (None, None)
+                out.update({key: row.get(key), f"{key}_ci_lo": lo, f"{key}_ci_hi": hi})
+            out["cluster"] = row.get(f"{keys[-1]}_cluster")
+            out["segments"] = row.get("segments")
+            rows.append(out)
+    columns = ["submission", "pair"] + [f"{k}{e}" for k in keys for e in ("", "_ci_lo", "_ci_hi")] + \
+        ["cluster", "segments"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def cluster_sentence(chosen: str, cluster: int, n_clusters: int, against: pd.DataFrame,
+                     alpha: float = 0.05) -> str:
+    """What the system-level Williams tests say of ``chosen`` (plain text: the caller escapes it).
+
+    ``against``: :func:`leaderboard.publish.metric_eval.williams_against` of ``chosen``. Names only the
+    metrics whose own one-sided Williams test against ``chosen`` is significant (with its p), never a
+    whole earlier cluster: a cluster opens when one metric of the previous one beats its first metric,
+    so a metric of an earlier cluster need not beat this one. Says "Williams test" because the page
+    also shows the meta-evaluation's permutation tests."""
+    test = f"one-sided Williams test, p < {alpha:g}"
+    better = against[pd.to_numeric(against["p_other_better"], errors="coerce") < alpha] \
+        .sort_values("p_other_better")
+    head = f"{chosen} is in Williams-test cluster {cluster} of {n_clusters}"
+    if not better.empty:
+        named = ", ".join(f"{r.compared_with} (p = {r.p_other_better:.3g})" for r in better.itertuples())
+        return f"{head}; significantly outperformed ({test}) by {named}."
+    if cluster > 1:
+        return (f"{head}, yet no metric correlates significantly better than it ({test}): its cluster opened "
+                "because a metric of the cluster before beats another metric of this one.")
+    return f"{head}; no metric correlates significantly better ({test})."
 
 
 #: headers and formats of :func:`meta_eval_rows`

@@ -131,14 +131,26 @@ def board_exports(result: dict) -> dict[str, bytes]:
             "tex": board_to_latex(result).encode("utf-8")}
 
 
-def team_position(result: dict, team: str) -> tuple[str, int] | None:
-    """(rank range, number of entries) of ``team`` on the leaderboard, None when it is not on it."""
+def rank_sentence(result: dict, team: str, campaign: str, lp: str) -> str | None:
+    """Where the team stands, saying which of its submissions is ranked (the board holds one per team: its
+    latest live primary submission, else its best by chrF). Plain text; None when the team is not on it."""
     scored = [s for s in result["systems"] if s["chrf"] is not None]
-    for s in scored:
-        if s["team"] == team:
-            rank = f"{s['rank_lo']}" if s["rank_lo"] == s["rank_hi"] else f"{s['rank_lo']}–{s['rank_hi']}"
-            return rank, len(scored)
-    return None
+    entry = next((s for s in scored if s["team"] == team), None)
+    if entry is None:
+        return None
+    rank = f"{entry['rank_lo']}" if entry["rank_lo"] == entry["rank_hi"] else f"{entry['rank_lo']}–{entry['rank_hi']}"
+    which = (f"primary submission ({entry['system']})" if entry.get("primary") else
+             f"best submission by chrF ({entry['system']}; it has no primary submission)")
+    return (f"Your team's {which} is ranked {rank} of {len(scored)} teams on the automatic leaderboard of "
+            f"{campaign} {lp} (by chrF, with significance clusters; each team is ranked by its primary submission).")
+
+
+def flag_text(flag: str, count: int) -> str:
+    """A submission check's note in words: ``lines_copied_from_source``, 1 → "1 line copied from source"."""
+    words = flag.replace("_", " ")
+    if count == 1:  # "1 empty line", "1 line equal to reference A"
+        words = words.replace("lines", "line", 1)
+    return f"{count} {words}"
 
 
 def submissions_frame(frame: pd.DataFrame) -> pd.DataFrame:

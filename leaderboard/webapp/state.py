@@ -239,19 +239,6 @@ def judgments(url: str, campaign: str, lp: str | None, assessment: str | None, t
     return _store(url).judgments(campaign, lp, assessment)
 
 
-@st.cache_data(show_spinner="Computing segment scores…", max_entries=16)
-def segment_scores(url: str, campaign: str, lp: str, assessment: str, token: str) -> pd.DataFrame:
-    """Per (system, segment) averages (system, segment, raw, z, n) of the scoring items.
-
-    :func:`leaderboard.human.longitudinal.segment_table` uses :func:`leaderboard.human.scores.segment_scores`
-    when that module exists (the ranking's own averages) and the same rule otherwise
-    (docs/method/standardisation.md#averaging-repeats-then-segments).
-    """
-    from ..human.longitudinal import segment_table
-    frame = judgments(url, campaign, lp, assessment, token)
-    return segment_table(frame)
-
-
 @st.cache_data(show_spinner=False, max_entries=16)
 def texts(url: str, campaign: str, lp: str, token: str) -> pd.DataFrame:
     return _store(url).texts(campaign, lp)

@@ -23,7 +23,12 @@ def render() -> None:
     url = state.store_url()
     token = state.data_token(url, view.campaign)
     st.subheader(md_escape(f"{view.campaign} · {view.lp} · {view.assessment}"))
-    results_tab, package_tab, upload_tab = common.lazy_tabs(["Results", "Evaluation package", "Upload scores"])
+    results_tab, spans_tab, package_tab, upload_tab = common.lazy_tabs(
+        ["Results", SPANS_TAB, "Evaluation package", "Upload scores"])
+    if spans_tab.open:
+        with spans_tab:
+            if common.require_role("metric-developer", "organiser", action="evaluate error spans"):
+                _span_tasks(view, token)
     if package_tab.open:
         with package_tab:
             _package(view, token)
@@ -48,6 +53,74 @@ def _package(view: common.View, token: str) -> None:
                        mime="application/zip", key="dl-package", on_click="ignore")
     st.caption("Sources, references and system outputs of every language pair, one segment per line, "
                "in the WMT metrics-task layout; segment ids are the line numbers.")
+
+
+#: the tab of the metric developers' error-span and error-free tasks (issue 40)
+SPANS_TAB = "Error spans and error-free"
+#: headers and formats of :func:`metrics_views.mteval_rows` (intervals: :func:`interval_columns`)
+MTEVAL_COLUMNS = {"submission": ("Submission", None), "pair": ("Pair", None), "precision": ("Precision", "{:.3f}"),
+                  "precision_ci": ("Precision 95% CI", None), "recall": ("Recall", "{:.3f}"),
+                  "recall_ci": ("Recall 95% CI", None), "f1": ("F1", "{:.3f}"), "f1_ci": ("F1 95% CI", None),
+                  "mcc": ("MCC", "{:.3f}"), "mcc_ci": ("MCC 95% CI", None), "cluster": ("Cluster", "{:.0f}"),
+                  "segments": ("Segments", "{:.0f}")}
+
+
+def _span_tasks(view: common.View, token: str) -> None:
+    """Error-span detection and error-free detection of uploaded WMT25 task TSV files against this
+    campaign's stored human evaluation of the pair (its spans and scores): nothing is stored."""
+    st.markdown("Score your **error spans** (WMT25 character-level measure, or partial overlap with partial "
+                "credit) or your **error-free labels** against the human evaluation stored for "
+                f"{md_escape(view.campaign)} · {md_escape(view.lp)} (first rating of each item). Files: the WMT25 "
+                "task TSV (doc_id, segment_id, source_lang, target_lang, set_id, system_id, …, start_indices, "
+                "end_indices, error_types; a label or score column for error-free detection). They are scored "
+                "here and not stored.")
+    files = st.file_uploader(f"Submissions (WMT25 task TSV, at most {MAX_UPLOAD_MB} MB each)",
+                             accept_multiple_files=True, key="span_files", max_upload_size=MAX_UPLOAD_MB)
+    task = st.radio("Task", ["Error-span detection", "Error-free detection"], horizontal=True, key="span_task")
+    spans = task == "Error-span detection"
+    if spans:
+        measure = st.radio("Measure", ["wmt25", "mpp"], horizontal=True, key="span_measure",
+                           format_func={"wmt25": "WMT25 character-level", "mpp": "partial overlap, partial credit"}.get)
+        threshold = 85.0
+    else:
+        measure = "wmt25"
+        threshold = float(st.number_input("Gold error-free threshold (human score at least)", 0.0, 100.0, 85.0,
+                                          step=1.0, key="span_threshold"))
+    errors = st.container()
+    if st.button("Evaluate", key="span_go", disabled=not files):
+        uploads = tuple((f.name, bytes(f.getbuffer())) for f in files)
+        try:
+            st.session_state["span_result"] = (view.key, task, mv.mteval(
+                state.store_url(), view.campaign, view.lp, token, "spans" if spans else "error-free", uploads,
+                measure, threshold))
+        except InputError as exc:
+            st.session_state.pop("span_result", None)
+            common.show_input_error(exc, errors)
+            return
+    stored = st.session_state.get("span_result")
+    if not stored or stored[0] != view.key:
+        return
+    _, done_task, data = stored
+    keys = mv.MTEVAL_KEYS["spans" if done_task == "Error-span detection" else "error-free"]
+    rows = data["rows"]
+    shown = rows[rows["pair"] == view.lp] if (rows["pair"] == view.lp).any() else rows
+    st.markdown(f"**{md_escape(done_task)}** against {md_escape(view.campaign)} · {md_escape(view.lp)}")
+    columns = {k: v for k, v in MTEVAL_COLUMNS.items() if k.split("_ci")[0] in keys or k in
+               ("submission", "pair", "cluster", "segments")}
+    common.static_table(_ordered(interval_columns(shown, list(keys)), columns), columns)
+    slug = f"{view.campaign}-{view.lp}"
+    common.csv_download(rows, f"{'spans' if keys[-1] == 'f1' else 'error-free'}-{slug}",
+                        f"Download {done_task.lower()} results (CSV)", key="dl-mteval")
+    st.caption(md_escape(f"95% CIs: percentiles of {mteval_draws()} bootstrap resamples of the segments; cluster: "
+                         f"paired bootstrap test of {keys[-1].upper() if keys[-1] == 'mcc' else keys[-1]} between "
+                         "submissions, one-sided, p < 0.05. Signature: ") + common.code(data["signature"]))
+    common.chart(charts.measures_figure(shown, keys, f"{done_task}: each submission with its 95% CI"),
+                 f"mteval-{slug}", f"{done_task.lower()} chart")
+
+
+def mteval_draws() -> int:
+    from metrics.validation import N_RESAMPLES
+    return N_RESAMPLES
 
 
 def _campaign_systems(url: str, campaign: str, token: str) -> dict[str, set[str]]:
@@ -106,7 +179,9 @@ def _upload(view: common.View, user: dict, token: str) -> None:
         common.show_input_error(exc.with_file(upload.name), errors)
         return
     metrics = list(dict.fromkeys(frame["metric"].astype(str)))
-    st.session_state["metric_pick"] = f"{metrics[0]} #{ids[0]}" if len(ids) == len(metrics) else None
+    # the Results tab opens on the upload's first metric (labelled as _label labels it; see _results)
+    if len(ids) == len(metrics):
+        st.session_state[PICK_NEXT] = f"{me.metric_display_name(metrics[0])} #{ids[0]}"
     st.success(f"Stored {len(ids)} submission(s) (#{', #'.join(map(str, ids))}); they stay private until you or an "
                "organiser publish them.")
     for lp, renamed in summary["names"].items():
@@ -116,6 +191,25 @@ def _upload(view: common.View, user: dict, token: str) -> None:
     for lp, humans in summary["humans_not_scored"].items():
         st.caption(md_escape(f"{lp}: human translation(s) {', '.join(humans)} not scored — not required; "
                                     "correlations leave them out."))
+
+
+#: session-state key of the metric an upload asks the Results tab to show next
+PICK_NEXT = "metric_pick_next"
+
+
+def _pick_key(options: list[str], default: str) -> str:
+    """The metric selector's key, its state set for this run when it must change (issue 42.4).
+
+    The selection lives in session state only, and is written in the run that draws the selector:
+    a selector given an index beside a state value, or a state value written in an earlier run (the
+    upload's, while the Results tab was closed), shows one metric in the browser while the page
+    computes another's numbers — the browser keeps its last choice unless told the value changed."""
+    pick = st.session_state.pop(PICK_NEXT, None)
+    if pick in options:
+        st.session_state["metric_pick"] = pick
+    elif st.session_state.get("metric_pick") not in options:
+        st.session_state["metric_pick"] = default
+    return "metric_pick"
 
 
 def _label(sub) -> str:
@@ -158,15 +252,14 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
             st.caption(common.lower_text(note))
         _manage(subs, user)
         return
+    from metrics.validation import N_RESAMPLES, SEED
     table = me.correlation_table(result)
     names = table["metric"].tolist()
     submitted = [n for n in names if n not in me.BASELINES.values()]
     own = [_label(r) for r in subs.itertuples() if user and r.owner == user["name"] and _label(r) in names]
     default = own[-1] if own else (submitted[0] if submitted else names[0])
     options = submitted + [n for n in names if n not in submitted]
-    if st.session_state.get("metric_pick") not in options:
-        st.session_state.pop("metric_pick", None)
-    chosen = st.selectbox("Metric", options, index=options.index(default), key="metric_pick")
+    chosen = st.selectbox("Metric", options, key=_pick_key(options, default))
     slug = f"{view.campaign}-{view.lp}"
 
     st.markdown(f"### System level: {md_escape(chosen)} against human Ave z")
@@ -175,7 +268,7 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
     for stat, label in (("pearson", "Pearson r"), ("spearman", "Spearman ρ"), ("kendall", "Kendall τ")):
         interval = f"95% CI [{row[stat + '_ci_lo']:.3f}, {row[stat + '_ci_hi']:.3f}]"
         figures.append(Figure(label, f"{row[stat]:.3f}", note=interval,
-                              help=f"95% bootstrap CI ({row['ci_resample']} resampled, 1000 times)"))
+                              help=f"95% bootstrap CI ({row['ci_resample']} resampled, {N_RESAMPLES} times)"))
     n_clusters = int(table["cluster"].max())
     figures.append(Figure("Significance cluster", f"{int(row['cluster'])} of {n_clusters}",
                           help="Metrics in one cluster are not significantly different (Williams test, p < 0.05)"))
@@ -189,18 +282,15 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
     if tables_tab.open:
         with tables_tab:
             st.markdown("**Correlation of every metric with human Ave z** (95% bootstrap CIs; clusters: Williams test)")
-            common.static_table(table, CORRELATION_COLUMNS)
+            common.static_table(_ordered(interval_columns(table, CORRELATION_STATS), CORRELATION_COLUMNS),
+                                CORRELATION_COLUMNS)
             common.csv_download(table, f"correlations-{slug}", "Download correlations (CSV)", key="dl-corr")
-            above = table[table["cluster"] < row["cluster"]]["metric"].tolist()
-            st.caption(f"{md_escape(chosen)} is in cluster {int(row['cluster'])} of {n_clusters}"
-                       + (f"; significantly outperformed by a metric of an earlier cluster "
-                          f"({md_escape(', '.join(above))})." if above else
-                          "; no metric correlates significantly better."))
+            against = me.williams_against(result, chosen)
+            st.caption(md_escape(mv.cluster_sentence(chosen, int(row["cluster"]), n_clusters, against)))
             for skipped in result.get("skipped", []):
                 st.caption(md_escape(f"{skipped['metric']} is left out: no score for {', '.join(skipped['missing'])}."))
 
             st.markdown("**Williams test** (one-sided: does one metric correlate significantly better with the humans?)")
-            against = me.williams_against(result, chosen)
             if result["n_systems"] < 4:
                 st.info("The Williams test needs at least 4 systems.")
             common.static_table(against, WILLIAMS_COLUMNS)
@@ -221,12 +311,14 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
                 st.info("No segment-level results could be computed.")
             else:
                 seg = data["segment"]
-                common.static_table(seg, SEGMENT_COLUMNS)
+                common.static_table(_ordered(interval_columns(seg, SEGMENT_STATS), SEGMENT_COLUMNS), SEGMENT_COLUMNS)
                 common.csv_download(seg, f"segment-level-{slug}", "Download segment-level correlations (CSV)", key="dl-seg")
                 st.caption("DARR: WMT's Kendall-like tau over pairs of outputs of one segment whose raw DA scores differ by "
                            "at least 25 points (a metric tie counts as discordant). Pearson: all (system, segment) cells "
                            "against human segment z. Kendall (item): tau-b of the systems within each segment, averaged. "
-                           "CIs resample segments (1000 times). Baselines: sentence chrF and sentence BLEU.")
+                           f"CIs resample segments ({N_RESAMPLES} times, seed {SEED}). Human side: the per-segment scores of "
+                           "the published ranking (its worker QC and standardisation). Baselines: sentence chrF and "
+                           "sentence BLEU.")
 
             st.markdown("**Scores** (human Ave and Ave z of the published ranking, then every metric)")
             scores = wide.rename(columns={"ave": "human_ave", "human": "human_ave_z"})
@@ -248,6 +340,7 @@ def _charts(view: common.View, data: dict, table: pd.DataFrame, wide: pd.DataFra
             slug: str) -> None:
     """The Metrics page's charts: the chosen metric against the humans, every metric's correlation with
     its interval and cluster, and the Williams tests between metrics."""
+    from metrics.validation import N_RESAMPLES, SEED
     result = data["result"]
     common.chart(charts.metric_scatter(wide.dropna(subset=[chosen]), chosen, view.lp),
                  f"metric-scatter-{slug}-{chosen}", "scatter plot")
@@ -256,35 +349,53 @@ def _charts(view: common.View, data: dict, table: pd.DataFrame, wide: pd.DataFra
     st.caption(md_escape(
         f"Each point is a system (hover for its name; names are written where they fit); the orange-red line "
         f"is the least-squares fit. {result['n_systems']} systems{left}. Lower-is-better submissions are "
-        "negated so that higher is better everywhere. Correlations: 95% CIs from 1000 bootstrap resamples of "
-        "the systems (seed 12345); clusters from one-sided Williams tests, p < 0.05."))
+        f"negated so that higher is better everywhere. Correlations: 95% CIs from {N_RESAMPLES} bootstrap resamples "
+        f"of the systems (seed {SEED}); clusters from one-sided Williams tests, p < 0.05."))
     common.chart(charts.correlation_figure(table, chosen), f"metric-clusters-{slug}", "correlation chart")
     names = table["metric"].tolist()
     if len(result["williams"]) > 1:
         common.chart(charts.williams_figure(result["williams"], names), f"williams-{slug}", "Williams test chart")
 
 
-def _with_cis(columns: dict, stats: tuple[tuple[str, str, str], ...]) -> dict:
-    """Headers and formats (three decimals) of each statistic and its CI columns (``<key>_ci_lo`` / ``_hi``).
-
-    ``stats``: (column key, header, CI header prefix)."""
-    for key, name, prefix in stats:
+def _with_cis(columns: dict, stats: tuple[tuple[str, str], ...]) -> dict:
+    """Headers and formats of each statistic (three decimals) and its interval, one column ``<key>_ci``
+    (see :func:`interval_columns`). ``stats``: (column key, header)."""
+    for key, name in stats:
         columns[key] = (name, "{:.3f}")
-        columns[f"{key}_ci_lo"] = (f"{prefix} 95% CI low", "{:.3f}")
-        columns[f"{key}_ci_hi"] = (f"{prefix} 95% CI high", "{:.3f}")
+        columns[f"{key}_ci"] = (f"{name} 95% CI", None)
     return columns
 
 
-#: headers and formats of :func:`metric_eval.correlation_table`
-CORRELATION_COLUMNS = _with_cis({"metric": ("Metric", None), "cluster": ("Cluster", "{:.0f}"),
-                                 "ci_resample": ("CI resamples", None), "n_systems": ("Systems", "{:.0f}")},
-                                (("pearson", "Pearson r", "Pearson"), ("spearman", "Spearman ρ", "Spearman"),
-                                 ("kendall", "Kendall τ", "Kendall")))
-#: headers and formats of :func:`metric_eval.segment_level`
-SEGMENT_COLUMNS = _with_cis({"metric": ("Metric", None), "darr_pairs": ("DARR pairs", "{:.0f}"),
-                             "cells": ("Cells", "{:.0f}")},
-                            (("darr_tau", "DARR τ", "DARR τ"), ("pearson", "Pearson r", "Pearson r"),
-                             ("kendall_item", "Kendall τ (item)", "Kendall τ (item)")))
+def interval_columns(frame: pd.DataFrame, keys: list[str], digits: int = 3) -> pd.DataFrame:
+    """``frame`` as the page shows it: each ``<key>_ci_lo`` / ``<key>_ci_hi`` pair as one text column
+    ``<key>_ci`` ("lo – hi", "–" when absent), as the leaderboard shows its intervals; downloads keep
+    the two numeric columns."""
+    out = frame.drop(columns=[f"{k}_ci_{e}" for k in keys for e in ("lo", "hi") if f"{k}_ci_{e}" in frame])
+    for key in keys:
+        if f"{key}_ci_lo" not in frame or f"{key}_ci_hi" not in frame:
+            continue
+        lo = pd.to_numeric(frame[f"{key}_ci_lo"], errors="coerce")
+        hi = pd.to_numeric(frame[f"{key}_ci_hi"], errors="coerce")
+        out[f"{key}_ci"] = ["–" if pd.isna(a) or pd.isna(b) else f"{a:.{digits}f} – {b:.{digits}f}"
+                            for a, b in zip(lo, hi)]
+    return out
+
+
+#: headers and formats of :func:`metric_eval.correlation_table` (intervals: :func:`interval_columns`)
+CORRELATION_COLUMNS = _with_cis({"metric": ("Metric", None), "cluster": ("Cluster", "{:.0f}")},
+                                (("pearson", "Pearson r"), ("spearman", "Spearman ρ"), ("kendall", "Kendall τ")))
+CORRELATION_COLUMNS.update({"ci_resample": ("CI resamples", None), "n_systems": ("Systems", "{:.0f}")})
+CORRELATION_STATS = ["pearson", "spearman", "kendall"]
+#: headers and formats of :func:`metric_eval.segment_level` (intervals: :func:`interval_columns`)
+SEGMENT_COLUMNS = _with_cis({"metric": ("Metric", None)},
+                            (("darr_tau", "DARR τ"), ("pearson", "Pearson r"), ("kendall_item", "Kendall τ (item)")))
+SEGMENT_COLUMNS.update({"darr_pairs": ("DARR pairs", "{:.0f}"), "cells": ("Cells", "{:.0f}")})
+SEGMENT_STATS = ["darr_tau", "pearson", "kendall_item"]
+def _ordered(frame: pd.DataFrame, columns: dict) -> pd.DataFrame:
+    """The columns of ``columns`` first, in its order (each statistic beside its interval)."""
+    return frame[[c for c in columns if c in frame] + [c for c in frame.columns if c not in columns]]
+
+
 #: headers and formats of :func:`metric_eval.williams_against`
 WILLIAMS_COLUMNS = {"compared_with": ("Compared with", None), "r_metric": ("Pearson r (chosen)", "{:.3f}"),
                     "r_other": ("Pearson r (other)", "{:.3f}"), "p_metric_better": ("p (chosen better)", "{:.3g}"),

@@ -139,7 +139,7 @@ def _show_result(result: dict, team: dict) -> None:
     else:
         st.success(f"Stored submission #{result['id']}; it will be scored when the references are released.")
     for flag, count in result["flags"].items():
-        st.warning(f"Note: {count} {md_escape(flag.replace('_', ' '))}.")
+        st.warning(f"Note: {md_escape(ov.flag_text(flag, count))}.")
     _rank_note(result["campaign"], result["lp"], team["name"])
 
 
@@ -150,10 +150,9 @@ def _rank_note(campaign: str, lp: str, team: str) -> None:
         st.info("The automatic leaderboard of this test set is hidden until the deadline.")
         return
     board = ov.board(state.store_url(), campaign, lp, ov.revision(campaign))
-    pos = ov.team_position(board, team)
-    if pos:
-        st.info(f"Your team is ranked {pos[0]} of {pos[1]} on the automatic leaderboard of "
-                f"{md_escape(campaign)} {lp} (by chrF, with significance clusters).")
+    sentence = ov.rank_sentence(board, team, campaign, lp)
+    if sentence:
+        st.info(md_escape(sentence))
 
 
 # ---- own submissions ---------------------------------------------------------------------------------
