@@ -162,7 +162,8 @@ def read_human_segment_scores(path: str | os.PathLike) -> pd.DataFrame:
     missing = [c for c in HUMAN_SEGMENT_COLUMNS if c not in header]
     if missing:
         raise InputError(f"missing column(s) {', '.join(missing)} (expected the header system,segment,raw,z,n "
-                         "of mtlb published --format segments)", file=label, line=header_line)
+                         "of a snapshot's per-segment scores)", file=label, line=header_line,
+                         code="not_segment_scores")
     at = {c: header.index(c) for c in HUMAN_SEGMENT_COLUMNS}
     out = []
     for lineno, fields in rows[1:]:

@@ -30,6 +30,7 @@ HINTS: dict[str, str] = {
     "no_outputs": "(--hyp)",
     "not_a_ranking": "(the output of `mtlb rank --json`)",
     "not_metric_scores": "(the output of `mtlb score --json`)",
+    "not_segment_scores": "(the output of `mtlb published --format segments`)",
     "unknown_best_by": "(--best-by)",
     "one_year": "(--year LABEL=FILE twice)",
     "missing_z": "(--standardise worker)",
