@@ -26,11 +26,6 @@ OPTIONAL: tuple[str, ...] = ("lp", "doc", "domain", "rater")
 COLUMNS: tuple[str, ...] = ("lp", "system", "segment", "wave", "score", "doc", "domain", "rater", "_line")
 
 
-def looks_like_waves(head: str) -> bool:
-    """True when the header names the required columns (comma or tab separated)."""
-    first = head.splitlines()[0] if head else ""
-    sep = "\t" if "\t" in first else ","
-    return set(REQUIRED) <= {c.strip().lower() for c in first.split(sep)}
 
 
 def read_waves(path: str | os.PathLike, *, lp: str | None = None, name: str | None = None) -> pd.DataFrame:

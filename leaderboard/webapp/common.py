@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Mapping
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -280,9 +280,3 @@ def static_table(frame: pd.DataFrame, columns: dict[str, tuple[str, str | None]]
             formats[h] = fmt
     html_table.show(shown, formats)
 
-
-def options_or_note(values: Iterable[str], note: str) -> list[str]:
-    out = sorted({str(v) for v in values})
-    if not out:
-        st.info(note)
-    return out
