@@ -16,6 +16,9 @@ class InputError(ValueError):
     ``file``, ``line`` (1-based, counting the header line when there is one) and ``column`` say
     where; any of them may be ``None`` when the problem is not tied to one place. ``problems``
     holds every problem when one check found several (the error itself then points at the first).
+    ``code`` names the kind of problem (e.g. ``empty_lp``) and ``value`` the offending value, so that
+    each view can phrase its own hint (a flag on the command line, a control on a page); the
+    ``message`` itself names neither.
     """
 
     def __init__(
@@ -26,8 +29,12 @@ class InputError(ValueError):
         line: int | None = None,
         column: str | None = None,
         problems: "list[InputError] | None" = None,
+        code: str | None = None,
+        value: object = None,
     ) -> None:
         self.message = message
+        self.code = code
+        self.value = value
         self.file = file
         self.line = line
         self.column = column

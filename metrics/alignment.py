@@ -17,7 +17,6 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
-from leaderboard.errors import InputError
 from leaderboard.naming import match_systems
 
 #: offsets tried besides 0 (segment id s paired with line s + offset)
@@ -113,27 +112,3 @@ def line_alignment(human_segments: pd.DataFrame, texts: pd.DataFrame,
         out["reason"] = (f"r = {r0:.3f} when segment id = line number, at most {best_other:.3f} at the other "
                          f"offsets")
     return out
-
-
-def check_campaign(store, campaign: str, lp: str | None = None) -> list[dict]:
-    """:func:`line_alignment` for every language pair of a stored campaign that has stored texts.
-
-    One ``{"lp", **line_alignment(...)}`` per pair; refuses a campaign without judgments or texts.
-    """
-    from leaderboard.human.scores import segment_scores
-
-    store.campaign_info(campaign)  # refuses an unknown campaign
-    judgments = store.judgments(campaign, lp)
-    if judgments.empty:
-        raise InputError(f"campaign {campaign!r} has no stored judgments" + (f" for {lp}" if lp else ""))
-    results = []
-    for pair in sorted(judgments["lp"].astype(str).unique()):
-        texts = store.texts(campaign, pair)
-        if texts.empty:
-            continue
-        part = judgments[judgments["lp"].astype(str) == pair]
-        results.append({"lp": pair, **line_alignment(segment_scores(part), texts)})
-    if not results:
-        raise InputError(f"campaign {campaign!r} has no stored texts" + (f" for {lp}" if lp else "")
-                         + "; store them with `mtlb texts` first")
-    return results

@@ -483,3 +483,77 @@ def validate_submission(
     return {"level": level, "rows": int(len(frame)), "groups": groups,
             "names": {lp: {k: v for k, v in mapping.items() if k != v} for lp, mapping in names.items()},
             "humans_not_scored": humans_not_scored}
+
+
+#: the keys a ranking JSON may give a system's Ave z under
+Z_KEYS = ("z", "ave_z", "Ave z", "z_mean", "Z.SCR")
+
+
+def _walk_ranking_json(obj, lp: str | None, out: list[tuple[str | None, str, float]]) -> None:
+    """Collect (lp, system, Ave z or NaN) from a ranking JSON of any reasonable shape."""
+    if isinstance(obj, list):
+        for item in obj:
+            _walk_ranking_json(item, lp, out)
+        return
+    if not isinstance(obj, dict):
+        return
+    lp = obj.get("lp", lp) if isinstance(obj.get("lp", lp), (str, type(None))) else lp
+    if "system" in obj and isinstance(obj["system"], str):
+        z = next((obj[k] for k in Z_KEYS if isinstance(obj.get(k), (int, float))), float("nan"))
+        out.append((lp, obj["system"], float(z)))
+        return
+    for key, value in obj.items():
+        if key == "systems" and isinstance(value, dict):
+            for name, inner in value.items():
+                if isinstance(inner, dict):
+                    z = next((inner[k] for k in Z_KEYS if isinstance(inner.get(k), (int, float))), float("nan"))
+                    out.append((lp, name, float(z)))
+                else:
+                    out.append((lp, name, float("nan")))
+        elif isinstance(value, (list, dict)):
+            _walk_ranking_json(value, lp, out)
+
+
+def read_human_systems(path: str, lp: str | None) -> tuple[dict[str, set[str]], pd.DataFrame | None]:
+    """Systems per lp and human Ave z (lp, system, z) from a ranking's JSON, a WMT system-score file
+    (``ad-sys-scores``: SYS … Z.SCR) or a judgments file, read through the size and encoding guards."""
+    import io
+    import json
+
+    from leaderboard.ingest import read_judgments
+
+    text = read_text(path)
+    first = text.lstrip().split("\n", 1)[0]
+    if text.lstrip().startswith(("{", "[")):
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"not valid JSON: {exc.msg}", file=path, line=exc.lineno) from None
+        found: list[tuple[str | None, str, float]] = []
+        _walk_ranking_json(obj, None, found)
+        frame = pd.DataFrame(found, columns=["lp", "system", "z"])
+        if lp is not None:
+            frame["lp"] = frame["lp"].fillna(lp)
+        if frame.empty or frame["lp"].isna().any():
+            raise InputError("found no systems with a language pair in this JSON (give the language pair when it "
+                             "has none)", file=path, code="no_lp")
+        frame = frame.drop_duplicates(["lp", "system"])
+    elif {"SYS", "Z.SCR"} <= set(first.split()):
+        if lp is None:
+            raise InputError("a WMT system-score file names no language pair; give the language pair", file=path,
+                             code="no_lp")
+        raw = pd.read_csv(io.StringIO(text), sep=r"\s+", dtype=str)
+        z = pd.to_numeric(raw["Z.SCR"], errors="coerce")
+        if z.isna().any():
+            row = int(np.flatnonzero(z.isna().to_numpy())[0])
+            raise InputError(f"not a number: {brief(raw['Z.SCR'].iloc[row])!r}", file=path, line=row + 2,
+                             column="Z.SCR")
+        frame = pd.DataFrame({"lp": lp, "system": raw["SYS"].astype(str), "z": z.astype(float)})
+    else:
+        judgments = read_judgments(path, lp=lp)
+        frame = human_system_scores(judgments)
+        systems = judgments.loc[judgments["item_type"] == "SYSTEM"].groupby("lp", observed=True)["system"]
+        return {str(k): set(map(str, v)) for k, v in systems.unique().items()}, (frame if len(frame) else None)
+    systems = {str(k): set(v) for k, v in frame.groupby("lp")["system"]}
+    human = frame.dropna(subset=["z"])
+    return systems, (human if len(human) else None)

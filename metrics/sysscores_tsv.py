@@ -107,7 +107,7 @@ def read_human_sys_scores(path: str | os.PathLike) -> pd.DataFrame:
             raise InputError(f"invalid JSON: {exc.msg}", file=label, line=exc.lineno, column=exc.colno) from None
         rows = _systems_from_json(obj, label)
         if not rows:
-            raise InputError("no 'systems' list found (expected the output of mtlb rank --json)", file=label)
+            raise InputError("no 'systems' list found (expected a ranking's JSON)", file=label, code="not_a_ranking")
         frame = pd.DataFrame(rows, columns=["lp", "assessment", "system", "ave", "ave_z", "n", "is_human"])
         for col in ("ave", "ave_z", "n"):
             frame[col] = pd.to_numeric(frame[col], errors="coerce")
@@ -162,7 +162,8 @@ def read_human_segment_scores(path: str | os.PathLike) -> pd.DataFrame:
     missing = [c for c in HUMAN_SEGMENT_COLUMNS if c not in header]
     if missing:
         raise InputError(f"missing column(s) {', '.join(missing)} (expected the header system,segment,raw,z,n "
-                         "of mtlb published --format segments)", file=label, line=header_line)
+                         "of a snapshot's per-segment scores)", file=label, line=header_line,
+                         code="not_segment_scores")
     at = {c: header.index(c) for c in HUMAN_SEGMENT_COLUMNS}
     out = []
     for lineno, fields in rows[1:]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from collecting import write_testset
-from test_app_pages import ORGANISER, fresh_store, run_app
+from test_app_pages import ORGANISER, fresh_store, run_app, unmd
 
 LP = "de-en"
 
@@ -131,3 +131,26 @@ def test_links_carry_the_apps_address_not_the_organiser_page(monkeypatch):
     monkeypatch.setattr(config, "get_option", lambda name: "mtlb" if name == "server.baseUrlPath" else None)
     Context.url = "https://mt.example.org/mtlb/organiser/?x=1"
     assert collect_views._base_url() == "https://mt.example.org/mtlb"
+
+
+def test_new_campaign_form_reports_an_empty_pair_and_a_missing_test_set_readably(tmp_path, monkeypatch):
+    """Issue 42 point 7: an empty language pair is reported as empty, and a campaign name with
+    parentheses reaches the page whole, with the page's own hint (no command-line words)."""
+    import re
+    store = fresh_store(tmp_path, monkeypatch)
+    from leaderboard.accounts.auth import create_user
+    create_user(store, "olga", "organiser-pass", "organiser")
+    store.create_campaign("Simulated crowd (demo)")
+    at = run_app("organiser.py", user=ORGANISER)
+    at.selectbox(key="collect_new_campaign").set_value("Simulated crowd (demo)").run()
+    at.button(key="FormSubmitter:collect_new-Create").click().run()
+    errors = [e.value for e in _tab(at).error]
+    assert len(errors) == 1 and "language pair is empty" in errors[0], errors
+    at.text_input(key="collect_new_lp").set_value("cs-en")  # a form: the value is sent with the submit
+    at.button(key="FormSubmitter:collect_new-Create").click().run()
+    errors = [unmd(e.value) for e in _tab(at).error]
+    assert len(errors) == 1, errors
+    text = errors[0]
+    assert "campaign 'Simulated crowd (demo)' has no test set for cs-en" in text, text
+    assert "Test sets page" in text and not re.search(r"--[a-z]|\bmtlb\b|“lp”", text), text
+    assert text.count("(") == text.count(")")

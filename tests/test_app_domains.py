@@ -41,15 +41,16 @@ def _documents(path: Path) -> Path:
 def _publish(folder: Path) -> None:
     from leaderboard.ingest import read_judgments
     from leaderboard.ingest.documents import read_documents
-    from leaderboard.publish.snapshots import publish_rankings
     from leaderboard.storage import Store, default_url
     store = Store(default_url())
     store.load_judgments(read_judgments(_export(folder / "esa.csv"), campaign="esa-demo", assessment="esa"), file_name="esa.csv",
                          input_format="appraise")
     docs = _documents(folder / "en-cs.docs")
     assert read_documents(docs)["d-news"] == "news"
-    publish_rankings(store, "esa-demo", "olga", protocol="wmt24-esa", cluster_rule="wmt24", qc="auto",
-                     n_resamples=0, documents_files=[str(docs)])
+    from leaderboard.usecases.publish import PublishOptions, publish
+    from leaderboard.usecases.store_files import InputFile
+    publish(store, "esa-demo", "olga", PublishOptions(protocol="wmt24-esa", cluster_rule="wmt24", qc="auto",
+                                                      n_resamples=0, documents=(InputFile.of(docs),)))
 
 
 def test_leaderboard_and_system_page_show_per_domain_scores(tmp_path, monkeypatch):

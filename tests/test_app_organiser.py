@@ -33,14 +33,20 @@ def test_qc_choice_is_previewed_published_and_signed(app_env):  # noqa: F811
     shown = dict(zip(preview["System"], preview["N (all)"]))
     assert {s: int(str(v).replace(",", "")) for s, v in shown.items()} == expected_n_all.to_dict()
     assert any("qc:paired-t@0.05" in m.value for m in at.markdown)
+    # the preview shows the report of the QC it ran: one row per worker, its verdict as filter_judgments gives it
+    shown = next(d.value for d in at.dataframe if {"Worker", "Passed", "p-value", "HITs"} <= set(d.value.columns))
+    assert dict(zip(shown["Worker"].astype(str), shown["Passed"].map({"yes": True, "no": False}))) == \
+        dict(zip(report["worker"].astype(str), report["passed"].astype(bool)))
     at.button(key="pub_go").click().run()
     assert any("version v1" in s.value for s in at.success)
     snap = store.snapshot("Crowd", "cs-en", "adequacy")
-    assert "qc:paired-t@0.05" in snap["signature"] and snap["ranking"]["qc"]["method"] == "paired-t"
+    # as `mtlb publish` stores it: the QC is in the signature and the qc artifact, not in the ranking's JSON
+    assert "qc:paired-t@0.05" in snap["signature"] and "qc" not in snap["ranking"]
     assert {s["system"]: s["n_all"] for s in snap["ranking"]["systems"]} == expected_n_all.to_dict()
     # published with what its pages show: the QC verdicts of the same filter, per-segment scores after it
     qc = store.snapshot_artifact("Crowd", "cs-en", "adequacy", 1, "qc")
     assert qc["label"] == "paired-t@0.05" and qc["summary"]["workers_kept"] == int(report["passed"].sum())
+    assert qc["method"] == "paired-t" and qc["alpha"] == 0.05
     from leaderboard.publish.artifacts import payload_frame
     seg = payload_frame(store.snapshot_artifact("Crowd", "cs-en", "adequacy", 1, "segment_scores"))
     assert seg.groupby("system")["n"].sum().to_dict() == expected_n_all.to_dict()

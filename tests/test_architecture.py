@@ -180,3 +180,95 @@ def test_relative_imports_resolve_like_python(tmp_path):
     known = {"leaderboard.errors", "leaderboard.human.qc", "leaderboard.storage", "leaderboard.human.ranking"}
     assert imports_of("leaderboard.human.ranking", src, known) == {
         "leaderboard.errors", "leaderboard.human.qc", "leaderboard.storage"}
+
+
+def use_case_only(text: str) -> list[str]:
+    """The stage entry points only use cases call (the ``use-case-only:`` line of the document)."""
+    line = next(ln for ln in text.splitlines() if ln.strip().startswith("use-case-only:"))
+    return [name.strip() for name in line.split(":", 1)[1].split(",")]
+
+
+def use_case_violations(module: str, source: str, reserved: list[str]) -> list[str]:
+    """Imports of a reserved module or function, and calls of a reserved function or ``Store`` method,
+    in a view's source (a call on a name bound to a ``usecases`` import is the use case's own)."""
+    modules = [r for r in reserved if "." in r and r.split(".")[0] in TOPS]
+    methods = {r.split(".", 1)[1] for r in reserved if r.startswith("Store.")}
+    functions = {r for r in reserved if "." not in r}
+    use_case_names: set[str] = set()
+    found = []
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            target = node.module.lstrip(".")
+            if "usecases" in target.split("."):
+                use_case_names |= {a.asname or a.name for a in node.names}
+                continue
+            if any(m.endswith("." + target) or m == target for m in modules):
+                found.append(f"{module}:{node.lineno} imports {target}")
+            found += [f"{module}:{node.lineno} imports {a.name}" for a in node.names if a.name in functions]
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        if isinstance(node.func, ast.Attribute):
+            receiver = node.func.value
+            if isinstance(receiver, ast.Name) and receiver.id in use_case_names:
+                continue
+            if node.func.attr in methods | functions:
+                found.append(f"{module}:{node.lineno} calls {node.func.attr}")
+        elif isinstance(node.func, ast.Name) and node.func.id in functions:
+            found.append(f"{module}:{node.lineno} calls {node.func.id}")
+    return sorted(found)
+
+
+def test_views_call_use_cases_not_the_stages_they_own():
+    reserved = use_case_only(DOC.read_text(encoding="utf-8"))
+    assert "leaderboard.publish.snapshots" in reserved and "Store.load_judgments" in reserved
+    problems = []
+    for module, path in module_names().items():
+        if package_of(module) in VIEWS and module != "leaderboard.cli.serve":
+            problems += use_case_violations(module, path.read_text(encoding="utf-8"), reserved)
+    assert not problems, "views calling what only use cases call:\n" + "\n".join(problems)
+
+
+def test_the_use_case_checker_sees_imports_and_calls():
+    reserved = ["leaderboard.publish.snapshots", "Store.load_judgments", "Store.publish", "save_mqm"]
+    source = ("from ..publish.snapshots import rank\nfrom ..storage.expert import save_mqm\n"
+              "from ..usecases import publish as uc\n"
+              "def f(store, frame):\n    store.load_judgments(frame)\n    store.judgments('c')\n"
+              "    uc.publish(store)\n    store.publish('c')\n")
+    assert use_case_violations("leaderboard.cli.x", source, reserved) == [
+        "leaderboard.cli.x:1 imports publish.snapshots", "leaderboard.cli.x:2 imports save_mqm",
+        "leaderboard.cli.x:5 calls load_judgments", "leaderboard.cli.x:8 calls publish"]
+
+
+def test_statistics_take_frames_not_the_store():
+    problems = []
+    for module, path in module_names().items():
+        if package_of(module) not in ("human", "expert", "metrics"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                names = [a.arg for a in node.args.args + node.args.kwonlyargs + node.args.posonlyargs]
+                if "store" in names:
+                    problems.append(f"{module}.{node.name} takes the store")
+    assert not problems, "\n".join(problems)
+
+
+def test_one_storage_style_no_sql_outside_storage_and_no_private_members_from_outside():
+    """Only storage/ speaks SQL (imports sqlalchemy), and no module reaches into another's private
+    names (``x._name`` on anything but ``self`` / ``cls``), except third-party objects (sacrebleu's
+    metric internals, which the project's scorers document)."""
+    third_party = {"_extract_corpus_statistics", "_aggregate_and_compute", "_compute_score_from_stats",
+                   "_SubParsersAction"}
+    problems = []
+    for module, path in module_names().items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)) and package_of(module) != "storage":
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+                problems += [f"{module}:{node.lineno} imports {n}" for n in names if n.split(".")[0] == "sqlalchemy"]
+            if (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
+                    and node.attr not in third_party
+                    and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))):
+                problems.append(f"{module}:{node.lineno} uses {ast.unparse(node)}")
+    assert not problems, "\n".join(problems)

@@ -163,7 +163,7 @@ def test_missing_header_column_and_lp(tmp_path):
     with pytest.raises(InputError, match="lacks severity"):
         read_mqm(bad)
     nolp = write(tmp_path, [row("A", 1, "r1", "Other", "Major")], name="annotations.tsv")
-    with pytest.raises(InputError, match="pass --lp"):
+    with pytest.raises(InputError, match="does not name its language pair"):
         read_mqm(nolp)
     assert read_mqm(nolp, lp="de-en")["lp"].iloc[0] == "de-en"
     assert lp_from_name("mqm_newstest2020_zhen.tsv") == "zh-en" and lp_from_name("x.tsv") is None

@@ -161,8 +161,11 @@ def test_malformed_appraise_variants(tmp_path):
 def test_unknown_format_is_refused(tmp_path):
     path = tmp_path / "notes.txt"
     path.write_text("hello world\nthis is not a judgment file\n")
-    with pytest.raises(InputError, match="--input-format"):
+    with pytest.raises(InputError, match="cannot tell the format") as err:
         read_judgments(path)
+    assert err.value.code == "unknown_format" and "--" not in err.value.message
+    from leaderboard.cli.hints import cli_message
+    assert "--input-format" in cli_message(err.value)  # the command line names its option
 
 
 def test_gzip_input_is_read(tmp_path):

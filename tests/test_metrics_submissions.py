@@ -375,3 +375,26 @@ def test_cli_submit_stores_into_campaign(tmp_path: Path, sqlite_url: str, capsys
     assert main(["submit", str(path), "--campaign", campaign, "--database-url", sqlite_url]) == 2
     assert "line 2, column 'system': unknown system 'ghost'" in capsys.readouterr().err
     assert len(store.metric_submissions(campaign, include_private=True)) == before
+
+
+def test_wmt_system_score_files_are_read_through_the_guards(tmp_path):
+    """`mtlb submit --systems-from ad-sys-scores-…`: read like every other file (gzip, encoding), and a
+    malformed Z.SCR cell is refused with its line and column, not as an internal error."""
+    import gzip
+
+    from leaderboard.errors import InputError
+    from metrics.submissions import read_human_systems
+    body = "SYS Z.SCR\nA.1 0.25\nB.2 -0.5\n"
+    path = tmp_path / "ad-sys-scores-cs-en.csv.gz"
+    path.write_bytes(gzip.compress(body.encode()))
+    systems, human = read_human_systems(str(path), "cs-en")
+    assert systems == {"cs-en": {"A.1", "B.2"}}
+    assert human.set_index("system")["z"].to_dict() == {"A.1": 0.25, "B.2": -0.5}
+    bad = tmp_path / "bad.csv"
+    bad.write_text("SYS Z.SCR\nA.1 0.25\nB.2 oops\n", encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        read_human_systems(str(bad), "cs-en")
+    assert (err.value.line, err.value.column) == (3, "Z.SCR") and "oops" in err.value.message
+    with pytest.raises(InputError) as err:
+        read_human_systems(str(bad), None)
+    assert err.value.code == "no_lp"

@@ -43,8 +43,8 @@ EXPECTED = {
                                    {"Team", "Verified", "Verified at", "Created at"},
                                    {"Language pair", "Team", "Primary", "Withdrawn"}],
     ("teams.py", "team"): [{"Language pair", "Primary", "Withdrawn", "BLEU", "chrF"}],
+    # the worker QC report shows with the preview (the QC the ranking ran): tests/test_app_organiser.py
     ("organiser.py", "organiser"): [{"Campaign", "Language pair", "Judgments"},
-                                    {"Worker", "Passed", "p-value", "HITs"},
                                     {"ID", "File", "Published versions using it", "Can be retracted"}],
     ("qc.py", "organiser"): [{"Worker", "Passed", "Mean (bad references)"}],
     ("metrics.py", "organiser"): [{"System", "Human Ave z", "Human translation", "BLEU", "chrF"}],
@@ -190,18 +190,20 @@ def test_lower_layer_errors_are_shown_in_web_words(tmp_path):
     errors = [_input_error(lambda: detect_format(odd)),
               _input_error(lambda: rankings(judgments.assign(raw=float("nan")), standardise="worker")),
               _input_error(lambda: rankings(judgments, qc="paired-t"))]
-    # the lower layers still speak the command line (the CLI shows them as they are)
-    assert all(FLAG.search(e.message) for e in errors)
+    # the lower layers name no flag: they give a code, and each view phrases its own hint
+    assert not any(FLAG.search(e.message) for e in errors)
+    assert [e.code for e in errors] == ["unknown_format", "no_raw_to_standardise", "all_workers_failed_qc"]
+    from leaderboard.cli.hints import cli_message
+    assert "--input-format" in cli_message(errors[0]) and "--qc none" in cli_message(errors[2])
 
-    def page(messages):
+    def page(errors):
         import streamlit as st  # noqa: F401
 
-        from leaderboard.errors import InputError
         from leaderboard.webapp import common
-        for message, column in messages:
-            common.show_input_error(InputError(message, column=column))
+        for error in errors:
+            common.show_input_error(error)
 
-    at = AppTest.from_function(page, args=([(e.message, e.column) for e in errors],)).run()
+    at = AppTest.from_function(page, args=(errors,)).run()
     assert not at.exception
     shown = [_visible(e.value) for e in at.error]
     assert len(shown) == 3

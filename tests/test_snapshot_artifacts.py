@@ -24,9 +24,9 @@ def demo_store(tmp_path_factory) -> Store:
 def test_every_demo_snapshot_is_published_with_its_artifacts(demo_store):
     names = {(c, lp): demo_store.snapshot_artifact_names(c, lp, "adequacy", 1)
              for c, lp in [(DEMO_CAMPAIGN, "cs-en"), (WMT21_CAMPAIGN, "cs-en"), (SIMULATED_CAMPAIGN, "de-en")]}
-    assert names[(DEMO_CAMPAIGN, "cs-en")] == ["metric_baselines", "qc", "release_qc", "segment_scores"]
-    assert names[(WMT21_CAMPAIGN, "cs-en")] == ["qc", "release_qc", "segment_scores"]  # no texts: no baselines
-    assert names[(SIMULATED_CAMPAIGN, "de-en")] == ["qc", "segment_scores"]
+    assert names[(DEMO_CAMPAIGN, "cs-en")] == ["metric_baselines", "qc", "release_qc", "segment_scores", "spec"]
+    assert names[(WMT21_CAMPAIGN, "cs-en")] == ["qc", "release_qc", "segment_scores", "spec"]  # no texts: no baselines
+    assert names[(SIMULATED_CAMPAIGN, "de-en")] == ["qc", "segment_scores", "spec"]
 
 
 def test_segment_scores_equal_the_release_table(demo_store, shared):

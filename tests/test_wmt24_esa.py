@@ -273,8 +273,9 @@ def test_documents_add_per_domain_scores_to_any_protocol():
     assert with_docs["domain_score"] == "ave_z" and "domains" not in plain["systems"][0]
     seg = pd.DataFrame([{"system": r["system"], "segment": r["segment"], "doc": r["doc"]} for r in rows]
                        ).drop_duplicates(["system", "segment"])
-    from leaderboard.human.ranking import published_segment_scores
-    scores = published_segment_scores(frame, with_docs["signature"], "cs-en", "adequacy")
+    from leaderboard.human.ranking import rankings, segment_scores
+    spec = rankings(frame, standardise="worker", qc="none", n_resamples=0, documents=docs)[0].spec
+    scores = segment_scores(frame, spec, "cs-en", "adequacy")
     scores = scores.merge(seg, on=["system", "segment"])
     for s in with_docs["systems"]:
         mine = scores[scores["system"] == s["system"]]

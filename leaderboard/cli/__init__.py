@@ -99,7 +99,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except InputError as exc:
-        return _fail(args, str(exc))
+        from .hints import cli_message
+        return _fail(args, cli_message(exc))
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:

@@ -135,12 +135,12 @@ def run_human(args: argparse.Namespace) -> int:
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    from metrics.alignment import check_campaign
+    from ..usecases.campaigns import check_segments_are_lines
 
     from ..storage import Store
 
     store = Store(args.database_url)
-    results = check_campaign(store, args.campaign, args.lp)
+    results = check_segments_are_lines(store, args.campaign, args.lp)
     verified = all(r["verified"] for r in results)
     if args.set:
         store.set_segments_are_lines(args.campaign, verified)

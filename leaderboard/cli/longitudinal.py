@@ -4,8 +4,6 @@ docs/method/longitudinal.md)."""
 from __future__ import annotations
 
 import argparse
-import io
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -57,20 +55,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _is_published_results(path: str) -> bool:
-    """True for the WMT23 DA+SQM results log (``[ces-->ukr]`` blocks), read as published tables."""
-    from ..ingest.textio import decode, read_bytes
-    from ..ingest.wmt23_results import looks_like_wmt23_results
-    if not Path(path).is_file():
-        return False
-    raw = read_bytes(path, path, limit=4096)
-    try:
-        head = decode(raw[: raw.rfind(b"\n") + 1] or raw, path, nul_ok=False)
-    except InputError:
-        return False
-    return looks_like_wmt23_results(head)
-
-
 def split_label(text: str, option: str) -> tuple[str, str]:
     label, sep, rest = text.partition("=")
     if not sep or not label.strip() or not rest.strip():
@@ -98,93 +82,10 @@ def parse_matches(items: list[str]) -> dict[str, str]:
     return out
 
 
-def _is_json(path: str) -> bool:
-    if path.lower().endswith(".json"):
-        return True
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(256).lstrip()
-    except OSError:
-        return False
-    return head[:1] in (b"[", b"{")
-
-
-def _load_json(path: str) -> Any:
-    from ..ingest.textio import read_text
-    try:
-        return json.loads(read_text(path))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON: {exc.msg}", file=path, line=exc.lineno) from None
-
-
-def read_rankings(path: str) -> list[dict]:
-    """The rankings of a 'mtlb rank --json' file (a list, one ranking, or {"rankings": [...]})."""
-    data = _load_json(path)
-    if isinstance(data, dict):
-        data = data.get("rankings", [data])
-    if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
-        raise InputError("expected the JSON of 'mtlb rank --json' (a list of rankings)", file=path)
-    return data
-
-
-def read_metric_scores(path: str) -> pd.DataFrame:
-    """Automatic scores as a long frame (lp, system, metric, score); lp may be missing."""
-    import pandas as pd
-    if _is_json(path):
-        data = _load_json(path)
-        items = data if isinstance(data, list) else [data]
-        rows = []
-        for item in items:
-            if isinstance(item, dict) and isinstance(item.get("systems"), dict):  # mtlb score --json
-                for system, score in item["systems"].items():
-                    rows.append({"lp": item.get("lp"), "system": system,
-                                 "metric": item.get("metric", Path(path).stem), "score": score})
-            elif isinstance(item, dict) and {"system", "score"} <= set(item):
-                rows.append({"lp": item.get("lp"), "system": item["system"],
-                             "metric": item.get("metric", Path(path).stem), "score": item["score"]})
-            else:
-                raise InputError("metric JSON must be 'mtlb score --json' output or records with "
-                                 "system / metric / score", file=path)
-        frame = pd.DataFrame(rows, columns=["lp", "system", "metric", "score"])
-    else:
-        from ..ingest.textio import read_text
-        text = read_text(path)
-        try:
-            frame = pd.read_csv(io.StringIO(text), sep="\t", dtype=str, keep_default_na=False)
-        except pd.errors.ParserError as exc:
-            raise InputError(f"cannot parse: {exc}", file=path) from None
-        cols = {c.lower(): c for c in frame.columns}
-        if {"system", "score"} <= set(cols):
-            frame = frame.rename(columns={cols[c]: c for c in cols})
-            if "pair" in frame.columns and "lp" not in frame.columns:
-                frame = frame.rename(columns={"pair": "lp"})
-            if "metric" not in frame.columns:
-                frame["metric"] = Path(path).stem
-            if "lp" not in frame.columns:
-                frame["lp"] = None
-        else:  # WMT metrics release: no header, metric lp testset refset system score
-            try:
-                frame = pd.read_csv(io.StringIO(text), sep="\t", header=None, dtype=str, keep_default_na=False)
-            except pd.errors.ParserError as exc:
-                raise InputError(f"cannot parse: {exc}", file=path) from None
-            if frame.shape[1] != 6:
-                raise InputError("expected a header with system / metric / score columns, or the WMT "
-                                 "metrics TSV (metric lp testset refset system score)", file=path, line=1)
-            frame.columns = ["metric", "lp", "testset", "refset", "system", "score"]
-        frame = frame[["lp", "system", "metric", "score"]]
-    score = pd.to_numeric(frame["score"], errors="coerce")
-    bad = score.isna() & frame["score"].notna()
-    if bad.any():
-        raise InputError(f"score {str(frame['score'][bad].iloc[0])!r} is not a number", file=path,
-                         line=int(bad.to_numpy().nonzero()[0][0]) + 2, column="score")
-    frame = frame.assign(score=score, system=frame["system"].astype(str), metric=frame["metric"].astype(str))
-    frame["lp"] = frame["lp"].replace("", None)
-    return frame.dropna(subset=["score"])
-
-
 def run(args: argparse.Namespace) -> int:
     import pandas as pd
     from ..ingest import read_judgments
+    from ..ingest.rankings import is_json, is_published_results, read_metric_scores, read_rankings
     from ..human.longitudinal import longitudinal, years_from_frame, years_from_rankings
     from ..schema import concat_judgments
 
@@ -196,10 +97,10 @@ def run(args: argparse.Namespace) -> int:
         if label not in order:
             order.append(label)
         path, stats = split_stats(spec)
-        if stats is None and _is_published_results(path):  # the organisers' own tables (WMT23.results.txt)
+        if stats is None and is_published_results(path):  # the organisers' own tables (WMT23.results.txt)
             from ..ingest.wmt23_results import read_wmt23_results, results_rankings
             rankings.setdefault(label, []).extend(results_rankings(read_wmt23_results(path), path))
-        elif _is_json(path) and stats is None:
+        elif is_json(path) and stats is None:
             found = read_rankings(path)
             try:
                 years_from_rankings(label, found)  # checked file by file, so an error names its file

@@ -36,6 +36,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="worker QC before ranking, as in `mtlb rank`: none; auto (default: release when every "
                         "stored file of the campaign is a WMT release, whose files hold only workers who "
                         "passed, else the QC module's default method); or a method name of `mtlb qc`")
+    p.add_argument("--qc-alpha", type=float, default=0.05, metavar="P",
+                   help="threshold of the worker QC test: a worker is kept when p < P (default 0.05; in the "
+                        "signature)")
     p.add_argument("--exclude-system", nargs="+", action="extend", default=[], metavar="PATTERN",
                    help="leave systems matching these shell patterns out (e.g. 'ende-tutorial*'); in the signature")
     p.add_argument("--release-qc", metavar="FILE",
@@ -54,41 +57,27 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..publish.snapshots import publish_rankings
     from ..storage import Store
+    from ..usecases import publish as uc
+    from ..usecases.store_files import InputFile
     from .user import login_organiser
 
-    if args.resamples < 0:
-        from ..errors import InputError
-        raise InputError("--resamples must be 0 or more", column="resamples")
-    if args.release_qc_verdicts and not args.release_qc:
-        from ..errors import InputError
-        raise InputError("--release-qc-verdicts needs --release-qc (the statistics file)", column="release-qc")
-    extra = None
-    if args.release_qc:  # read before anything is stored: a malformed file publishes nothing
-        from ..ingest.release_qc import read_trk_class, read_trk_stats
-        stats = read_trk_stats(args.release_qc)
-        verdicts = read_trk_class(args.release_qc_verdicts) if args.release_qc_verdicts else None
+    options = uc.PublishOptions(
+        lp=args.lp, assessment=args.assessment, protocol=args.protocol, alpha=args.alpha,
+        cluster_rule=args.cluster_rule, qc=args.qc, qc_alpha=args.qc_alpha,
+        exclude_systems=tuple(args.exclude_system), n_resamples=args.resamples, seed=args.seed,
+        documents=tuple(InputFile.of(f) for f in args.documents or ()))
+    options.check()
+    # read before anything is stored: a malformed file publishes nothing
+    release_qc = uc.read_release_qc(InputFile.of(args.release_qc) if args.release_qc else None,
+                                    InputFile.of(args.release_qc_verdicts) if args.release_qc_verdicts else None)
     store = Store(args.database_url)
-    if args.release_qc:
-        from ..publish.snapshots import release_qc_of
-        from pathlib import Path
-        source = "release files " + ", ".join(Path(f).name for f in (args.release_qc, args.release_qc_verdicts) if f)
-        extra = {"release_qc": release_qc_of(store, args.campaign, stats, verdicts, source)}
+    user = login_organiser(store, args.user, args.password_stdin, "publish")
     if args.published_table:
-        from ..ingest.wmt23_results import read_wmt23_results, results_rankings
-        from ..publish.snapshots import publish_published_tables
-        rankings = results_rankings(read_wmt23_results(args.published_table), args.published_table,
-                                    assessment=args.assessment or "adequacy")
-        user = login_organiser(store, args.user, args.password_stdin, "publish")
-        published = publish_published_tables(store, args.campaign, rankings, user["name"], lp=args.lp, note=args.note)
+        published = uc.publish_tables(store, args.campaign, InputFile.of(args.published_table), user["name"],
+                                      lp=args.lp, assessment=args.assessment, note=args.note)
     else:
-        user = login_organiser(store, args.user, args.password_stdin, "publish")
-        published = publish_rankings(store, args.campaign, user["name"], lp=args.lp, assessment=args.assessment,
-                                     note=args.note, protocol=args.protocol, alpha=args.alpha,
-                                     cluster_rule=args.cluster_rule, qc=args.qc, n_resamples=args.resamples,
-                                     seed=args.seed, documents_files=args.documents, extra_artifacts=extra,
-                                     **({"exclude_systems": args.exclude_system} if args.exclude_system else {}))
+        published = uc.publish(store, args.campaign, user["name"], options, note=args.note, release_qc=release_qc)
     if args.json:
         print_json({"campaign": args.campaign, "published": published})
     else:

@@ -62,11 +62,12 @@ def run(args: argparse.Namespace) -> int:
 
 def _segments(store, snap: dict, args: argparse.Namespace):
     """The snapshot's per-segment scores: stored with it at publish time, else computed from the stored
-    judgments exactly as the ranking did (its signature's QC and standardisation)."""
+    judgments exactly as the ranking did (its QC and standardisation)."""
     from ..publish.artifacts import payload_frame
     payload = store.snapshot_artifact(args.campaign, args.lp, args.assessment, int(snap["version"]), "segment_scores")
     if payload is not None:
         return payload_frame(payload)
-    from ..human.ranking import published_segment_scores
+    from ..human.ranking import segment_scores
+    from ..publish.artifacts import spec_of
     frame = store.judgments(args.campaign, None, args.assessment)
-    return published_segment_scores(frame, str(snap.get("signature", "")), args.lp, args.assessment)
+    return segment_scores(frame, spec_of(snap["ranking"]), args.lp, args.assessment)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 from typing import TYPE_CHECKING
-import json
 
 from ..errors import InputError
 from ._common import add_json_flag, print_json, print_table
@@ -12,7 +11,6 @@ from ._common import add_json_flag, print_json, print_table
 if TYPE_CHECKING:  # annotations only: pandas loads inside the functions
     import pandas as pd
 
-_Z_KEYS = ("z", "ave_z", "Ave z", "z_mean", "Z.SCR")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -36,69 +34,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="an aligned text file of the test set (source or reference): segment ids are 1..lines")
     add_json_flag(p)
     p.set_defaults(func=run)
-
-
-def _walk_json(obj, lp: str | None, out: list[tuple[str | None, str, float]]) -> None:
-    """Collect (lp, system, Ave z or NaN) from a ranking JSON of any reasonable shape."""
-    if isinstance(obj, list):
-        for item in obj:
-            _walk_json(item, lp, out)
-        return
-    if not isinstance(obj, dict):
-        return
-    lp = obj.get("lp", lp) if isinstance(obj.get("lp", lp), (str, type(None))) else lp
-    if "system" in obj and isinstance(obj["system"], str):
-        z = next((obj[k] for k in _Z_KEYS if isinstance(obj.get(k), (int, float))), float("nan"))
-        out.append((lp, obj["system"], float(z)))
-        return
-    for key, value in obj.items():
-        if key == "systems" and isinstance(value, dict):
-            for name, inner in value.items():
-                if isinstance(inner, dict):
-                    z = next((inner[k] for k in _Z_KEYS if isinstance(inner.get(k), (int, float))), float("nan"))
-                    out.append((lp, name, float(z)))
-                else:
-                    out.append((lp, name, float("nan")))
-        elif isinstance(value, (list, dict)):
-            _walk_json(value, lp, out)
-
-
-def _campaign_from_file(path: str, lp: str | None) -> tuple[dict[str, set[str]], pd.DataFrame | None]:
-    """Systems per lp and human Ave z (lp, system, z) from --systems-from."""
-    import pandas as pd
-    from metrics.submissions import human_system_scores
-    from ..ingest import read_judgments
-    from ..ingest.textio import read_text
-
-    text = read_text(path)
-    first = text.lstrip().split("\n", 1)[0]
-    if text.lstrip().startswith(("{", "[")):
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not valid JSON: {exc.msg}", file=path, line=exc.lineno) from None
-        found: list[tuple[str | None, str, float]] = []
-        _walk_json(obj, None, found)
-        frame = pd.DataFrame(found, columns=["lp", "system", "z"])
-        if lp is not None:
-            frame["lp"] = frame["lp"].fillna(lp)
-        if frame.empty or frame["lp"].isna().any():
-            raise InputError("found no systems with a language pair in this JSON (give --lp when it has none)",
-                             file=path)
-        frame = frame.drop_duplicates(["lp", "system"])
-    elif {"SYS", "Z.SCR"} <= set(first.split()):
-        if lp is None:
-            raise InputError("a WMT system-score file names no language pair; give --lp", file=path)
-        raw = pd.read_csv(path, sep=r"\s+")
-        frame = pd.DataFrame({"lp": lp, "system": raw["SYS"].astype(str), "z": raw["Z.SCR"].astype(float)})
-    else:
-        judgments = read_judgments(path, lp=lp)
-        frame = human_system_scores(judgments)
-        systems = judgments.loc[judgments["item_type"] == "SYSTEM"].groupby("lp", observed=True)["system"]
-        return {str(k): set(map(str, v)) for k, v in systems.unique().items()}, (frame if len(frame) else None)
-    systems = {str(k): set(v) for k, v in frame.groupby("lp")["system"]}
-    human = frame.dropna(subset=["z"])
-    return systems, (human if len(human) else None)
 
 
 def _campaign_from_store(store, campaign: str, lp: str | None):
@@ -138,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
 
     store = None
     if args.systems_from:
-        systems, human = _campaign_from_file(args.systems_from, args.lp)
+        from metrics.submissions import read_human_systems
+        systems, human = read_human_systems(args.systems_from, args.lp)
     elif args.campaign:
         from ..storage import Store
         store = Store(args.database_url)

@@ -139,26 +139,10 @@ def run_remove(args: argparse.Namespace) -> int:
     return 0
 
 
-def list_users(store) -> pd.DataFrame:
-    """Names, roles and creation times of every account, and whether it is a demo account (made by
-    ``mtlb demo`` for a demo store, its password shown on that store's Log in page)."""
-    import pandas as pd
-    from sqlalchemy import select
-
-    from ..storage import demo_accounts
-    from ..storage import models as m
-    with store.engine.connect() as conn:
-        rows = conn.execute(select(m.users.c.name, m.users.c.role, m.users.c.created_at)
-                            .order_by(m.users.c.name)).all()
-    users = pd.DataFrame(rows, columns=["name", "role", "created_at"])
-    users["demo"] = users["name"].isin(demo_accounts.names(store.engine))
-    return users
-
-
 def run_list(args: argparse.Namespace) -> int:
     from ..storage import Store
 
-    users = list_users(Store(args.database_url))
+    users = Store(args.database_url).users()
     if args.json:
         print_json([{**r, "created_at": str(r["created_at"])} for r in users.to_dict(orient="records")])
     else:  # a demo account's password is printed by `mtlb demo` and shown on that store's Log in page

@@ -60,7 +60,8 @@ def _check(protocol: str, hits: int | None, redundancy: int, timeout_seconds: in
     if protocol not in PROTOCOLS:
         raise InputError(f"protocol must be one of {', '.join(PROTOCOLS)}, got {protocol!r}", column="protocol")
     if hits is not None and hits < 1:
-        raise InputError(f"--hits must be at least 1, got {hits}", column="hits")
+        raise InputError(f"the number of HITs must be at least 1, got {hits}", column="hits", code="too_few_hits",
+                         value=hits)
     if not 1 <= redundancy <= MAX_REDUNDANCY:
         raise InputError(f"redundancy must lie between 1 and {MAX_REDUNDANCY}, got {redundancy}", column="redundancy")
     if timeout_seconds < 60:
@@ -110,8 +111,9 @@ def create(store: Store, campaign: str, lp: str, sources: Sources, *, protocol: 
     if sources.lp != lp:
         raise InputError(f"the outputs are for {sources.lp}, not {lp}", column="lp")
     if source_based and not sources.source:
-        raise InputError("--source-based shows the source: give the source file (--src), or create the campaign "
-                         "from the primary submissions, whose test set has it", column="source")
+        raise InputError("a source-based campaign shows the source: give the source file, or create the campaign "
+                         "from the primary submissions, whose test set has it", column="source",
+                         code="source_based_without_source")
     # judgments collected from the stored test set are numbered by its lines: segment-level metric scores
     # pair with them (the Metrics page), unless judgments imported earlier number segments otherwise
     lines = sources.testset_lines and not (store.imports(campaign)["kind"] == "judgments").any()

@@ -115,7 +115,7 @@ def export(store: Store, campaign: str, lp: str, fmt: str, out: str | Path) -> d
     stnd, stats = release_frames(answers, lp, info["assessment"])
     if stnd.empty:
         raise InputError("no annotator has passed the worker test yet, and the WMT release holds only those who "
-                         "did (export --format appraise holds everyone)")
+                         "did (the Appraise export holds everyone)", code="no_annotator_passed")
     code = ITEM_CODES.get(info["assessment"], info["assessment"])
     stnd_path = folder / f"{code}-{src}{tgt}-good-stnd.csv"
     with stnd_path.open("w", encoding="utf-8", newline="") as fh:

@@ -16,13 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import and_, select
 
 from ..errors import InputError
 from ..storage import Store
 from ..storage import collect as db
 from ..storage import collect_cesa as cdb
-from ..storage import models as m
 from ..ingest.pearmut_write import pearmut_log_lines
 
 
@@ -34,18 +32,7 @@ def log_lines(store: Store, campaign: str, lp: str) -> list[str]:
         raise InputError(f"the Pearmut log holds contrastive ESA; {campaign} {lp} is a {info['protocol']} campaign "
                          "(its exports are appraise and wmt)", column="format")
     special = list(cdb.settings(info).get("special_tokens") or [])
-    a_, g_, h_, i_, r_ = (m.collect_annotators, m.collect_assignments, m.collect_hits, m.collect_items,
-                          m.collect_answers)
-    q = (select(a_.c.name, g_.c.id, h_.c.name, h_.c.kind, h_.c.doc_index, i_.c.seq, i_.c.pair_id, i_.c.segment,
-                i_.c.system, i_.c.text, i_.c.source, i_.c.note, r_.c.id, r_.c.raw, r_.c.spans, r_.c.ended_at)
-         .select_from(r_).join(g_, g_.c.id == r_.c.assignment_id).join(a_, a_.c.id == g_.c.annotator_id)
-         .join(i_, i_.c.id == r_.c.item_id).join(h_, h_.c.id == i_.c.hit_id)
-         .where(and_(a_.c.collect_id == info["id"], r_.c.final == True)))  # noqa: E712
-    with store.engine.connect() as conn:
-        rows = conn.execute(q).all()
-    frame = pd.DataFrame(rows, columns=["worker", "assignment", "hit_name", "kind", "doc_index", "seq", "page",
-                                        "segment", "system", "target", "source", "instructions", "answer", "raw",
-                                        "spans", "ended"])
+    frame = cdb.final_answers(store, info["id"])
     if frame.empty:
         return []
     hits = cdb.hit_kinds(store, info["id"])

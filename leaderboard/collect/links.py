@@ -64,8 +64,8 @@ def invitation_links(store: Store, campaign: str, lp: str, n: int, base_url: str
     if not 1 <= n <= MAX_LINKS:
         raise InputError(f"the number of annotators must lie between 1 and {MAX_LINKS}, got {n}", column="annotators")
     if hits_per_annotator is not None and hits_per_annotator < 1:
-        raise InputError(f"--hits-per-annotator must be at least 1, got {hits_per_annotator}",
-                         column="hits-per-annotator")
+        raise InputError(f"the HITs per annotator must be at least 1, got {hits_per_annotator}",
+                         column="hits-per-annotator", code="too_few_hits_per_annotator", value=hits_per_annotator)
     info = collection(store, campaign, lp)
     tokens = [secrets.token_urlsafe(24) for _ in range(n)]
     names = add_invitations(store, info["id"], [token_hash(t) for t in tokens], hits_per_annotator)

@@ -44,7 +44,8 @@ STRETCH = 1.8
 def kinds_for(n: int, random_share: float) -> list[str]:
     """The kinds of ``n`` simulated annotators: round(share × n) random clickers first, then the others."""
     if not 0 <= random_share <= 1:
-        raise InputError(f"--random-share must lie between 0 and 1, got {random_share}", column="random-share")
+        raise InputError(f"the share of random annotators must lie between 0 and 1, got {random_share}",
+                         column="random-share", code="bad_random_share", value=random_share)
     n_random = int(round(random_share * n))
     return ["random"] * n_random + [CONSISTENT_KINDS[k % len(CONSISTENT_KINDS)] for k in range(n - n_random)]
 
@@ -112,7 +113,8 @@ def simulate(store: Store, campaign: str, lp: str, annotators: int, *, random_sh
     judgments}`` (what they completed and stored) and ``kinds`` (each annotator's name and kind).
     """
     if annotators < 1:
-        raise InputError(f"--annotators must be at least 1, got {annotators}", column="annotators")
+        raise InputError(f"the number of annotators must be at least 1, got {annotators}", column="annotators",
+                         code="too_few_annotators", value=annotators)
     kinds = kinds_for(annotators, random_share)
     links = invitation_links(store, campaign, lp, annotators, BASE_URL)
     people = [open_invitation(store, parse_qs(urlsplit(link["url"]).query)[TOKEN_PARAM][0]) for link in links]

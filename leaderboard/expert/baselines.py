@@ -24,7 +24,8 @@ def reference_system(errors: pd.DataFrame, reference: str | None = None) -> str:
         return reference
     humans = [s for s in systems if is_human(s)]
     if len(humans) != 1:
-        raise InputError("cannot tell which system is the human reference; pass --reference", column="reference")
+        raise InputError("cannot tell which system is the human reference", column="reference",
+                         code="unknown_reference")
     return humans[0]
 
 

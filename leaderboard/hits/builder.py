@@ -178,7 +178,7 @@ def read_sources(hyp_paths: list[str], ref_path: str, lp: str | None = None) -> 
     line count differs from the reference's.
     """
     if not hyp_paths:
-        raise InputError("no system-output files given (--hyp)")
+        raise InputError("no system-output files given", code="no_outputs")
     reference = read_lines(ref_path)
     systems: dict[str, list[str]] = {}
     files: dict[str, str] = {}

@@ -14,7 +14,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from .power import mwu_greater_matrix, segment_means, system_samples
+from .power import segment_means, system_samples
+from .significance import mwu_greater_matrix
 
 
 def combined_p(p_adequacy: np.ndarray, p_fluency: np.ndarray, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:

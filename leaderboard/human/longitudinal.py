@@ -133,7 +133,7 @@ def match_systems(
         if b:
             b_sys = _resolve(b, tgt, "second")
             if b_sys in used_tgt:
-                raise InputError(f"--match maps two systems onto {b_sys!r}")
+                raise InputError(f"the system matches map two systems onto {b_sys!r}", code="match_twice", value=b_sys)
             used_tgt.add(b_sys)
             pairs.append(Match(a_sys, b_sys, "override"))
     by_base_src: dict[str, list[str]] = {}
@@ -258,17 +258,9 @@ class YearData:
 def segment_table(frame: pd.DataFrame) -> pd.DataFrame:
     """Per (system, segment) averages of the scoring items, SYSTEM and REPEAT
     (docs/method/standardisation.md#which-items-count)."""
-    try:
-        from .scores import segment_scores  # the ranking helper's implementation, when present
-    except ImportError:
-        segment_scores = None
-    if segment_scores is not None:
-        seg = segment_scores(frame)
-        return seg[["system", "segment", "raw", "z", "n"]].reset_index(drop=True)
-    items = frame[frame["item_type"].isin(["SYSTEM", "REPEAT"])]
-    grouped = items.groupby(["system", "segment"], sort=False, observed=True)
-    seg = grouped.agg(raw=("raw", "mean"), z=("z", "mean"), n=("raw", "size")).reset_index()
-    return seg
+    from .scores import segment_scores
+    seg = segment_scores(frame)
+    return seg[["system", "segment", "raw", "z", "n"]].reset_index(drop=True)
 
 
 def _system_table_from_segments(seg: pd.DataFrame) -> pd.DataFrame:
@@ -295,17 +287,13 @@ def years_from_frame(label: str, frame: pd.DataFrame, *, rank: bool = True,
     """Split a canonical judgment frame into one :class:`YearData` per (lp, assessment).
 
     System scores follow docs/method/standardisation.md; rank ranges come from
-    :func:`leaderboard.human.ranking.rank_judgments` when that module is available and ``rank`` is true.
+    :func:`leaderboard.human.ranking.rank_judgments` when ``rank`` is true.
     """
     rankings: dict[tuple[str, str | None], dict] = {}
     if rank:
-        try:
-            from .ranking import rank_judgments
-        except ImportError:
-            rank_judgments = None
-        if rank_judgments is not None:
-            for r in rank_judgments(frame, **dict(rank_options or {})):
-                rankings[(str(r["lp"]), r.get("assessment"))] = r
+        from .ranking import rank_judgments
+        for r in rank_judgments(frame, **dict(rank_options or {})):
+            rankings[(str(r["lp"]), r.get("assessment"))] = r
     out: dict[tuple[str, str | None], YearData] = {}
     for (lp, assessment), part in frame.groupby(["lp", "assessment"], sort=True, observed=True):
         seg = segment_table(part)
@@ -329,7 +317,7 @@ def years_from_rankings(label: str, rankings: Sequence[Mapping[str, Any]]) -> di
     out: dict[tuple[str, str | None], YearData] = {}
     for r in rankings:
         if "lp" not in r or "systems" not in r:
-            raise InputError("a ranking needs 'lp' and 'systems' (the output of mtlb rank --json)")
+            raise InputError("a ranking needs 'lp' and 'systems' (a ranking's JSON)", code="not_a_ranking")
         rows = pd.DataFrame(list(r["systems"]))
         if "system" not in rows.columns or not ({"ave", "ave_z"} & set(rows.columns)):
             raise InputError("ranking systems need 'system' and 'ave' or 'ave_z'")
@@ -374,7 +362,8 @@ def best_system(year: YearData, *, best_by: str = "z", exclude: Sequence[str] = 
     ``skip`` exact names (the calibration system, which is the benchmark, not a participant).
     """
     if best_by not in SCORES:
-        raise InputError(f"unknown --best-by {best_by!r} (choose from {', '.join(SCORES)})")
+        raise InputError(f"unknown score to choose the best system by: {best_by!r} (choose from {', '.join(SCORES)})",
+                         code="unknown_best_by", value=best_by)
     skip = set(skip)
     table = year.systems[[not (s in skip or _excluded(s, exclude)) for s in year.systems["system"]]]
     key = "ave_z" if best_by == "z" else "ave"
@@ -678,7 +667,7 @@ def longitudinal(
     comparisons run between consecutive years holding the same pair.
     """
     if len(years) < 2:
-        raise InputError("a longitudinal comparison needs at least two years (--year LABEL=FILE twice)")
+        raise InputError("a longitudinal comparison needs at least two years", code="one_year")
     keys: list[tuple[str, str | None]] = []
     for _, data in years:
         for key in data:
@@ -715,7 +704,8 @@ def longitudinal(
     earlier |= {s for c in comparisons for s in c["unmatched"]["from"]}
     for name in overrides or {}:
         if not any(base_name(s) == base_name(name) for s in earlier):
-            raise InputError(f"--match names {name!r}, which no earlier year of the compared pairs holds")
+            raise InputError(f"a system match names {name!r}, which no earlier year of the compared pairs holds",
+                             code="match_unknown", value=name)
     return {"method": "Graham et al. 2014 (docs/method/longitudinal.md)", "score": "raw", "best_by": best_by,
             "alternative": alternative, "tracks": tracks, "comparisons": comparisons, "notes": list(NOTES)}
 

@@ -18,32 +18,11 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from .agreement import standardise
+from .significance import mwu_greater_matrix
 
 ALPHAS: tuple[float, ...] = (0.05, 0.01, 0.001)
-
-
-def mwu_greater_matrix(samples: Sequence[np.ndarray]) -> np.ndarray:
-    """k x k one-sided Mann-Whitney p-values, [i, j] = p that sample i is greater than j.
-
-    Uses ``leaderboard.human.significance.mwu_greater_matrix`` when that module exists; otherwise
-    scipy's ``mannwhitneyu(..., alternative="greater")`` pair by pair.
-    """
-    try:
-        from .significance import mwu_greater_matrix as shared
-    except ImportError:
-        shared = None
-    if shared is not None:
-        return np.asarray(shared(samples), dtype=float)
-    k = len(samples)
-    p = np.full((k, k), np.nan)
-    for i in range(k):
-        for j in range(k):
-            if i != j and len(samples[i]) and len(samples[j]):
-                p[i, j] = stats.mannwhitneyu(samples[i], samples[j], alternative="greater").pvalue
-    return p
 
 
 def segment_means(frame: pd.DataFrame, z: np.ndarray | None = None) -> pd.DataFrame:

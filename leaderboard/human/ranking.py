@@ -67,7 +67,7 @@ from ..errors import InputError
 from .intervals import DEFAULT_RESAMPLES, system_intervals
 from ..naming import is_human
 from .scores import segment_table, system_scores_from_segments
-from ..signature import make_signature
+from .spec import RankingSpec
 from .significance import (DEFAULT_SEED, DEFAULT_TRIALS, approximate_randomisation_matrix, directional,
                            mwu_greater_matrix, mwu_greater_shared_matrix, score_matrix,
                            signed_rank_greater_matrix)
@@ -145,6 +145,7 @@ class Ranking:
     systems: pd.DataFrame          # in ranking order
     pvalues: np.ndarray            # [i, j] in ranking order
     extra: dict = field(default_factory=dict)
+    spec: RankingSpec | None = None  # how it was computed (None: rankings of other kinds)
 
     def to_dict(self) -> dict[str, Any]:
         names = self.systems["system"].tolist()
@@ -265,20 +266,37 @@ def resolve_qc(qc: str, input_formats: Iterable[str], protocol: str | None = Non
     return qc
 
 
-def apply_qc(frame: pd.DataFrame, qc: str, qc_alpha: float = 0.05) -> tuple[pd.DataFrame, str]:
+@dataclass
+class QualityControl:
+    """What worker QC did before a ranking: the signature's ``label`` (``none``, ``release``,
+    ``<method>@<alpha>``), the ``method`` and ``alpha`` it ran (None: nothing filtered here), the
+    judgments it ``kept`` and its per-worker ``report`` (pooled over language pairs; None when nothing
+    was tested)."""
+    label: str
+    method: str | None
+    alpha: float | None
+    kept: pd.DataFrame
+    report: pd.DataFrame | None = None
+
+
+def run_qc(frame: pd.DataFrame, qc: str, qc_alpha: float = 0.05) -> QualityControl:
     """Filter workers with ``leaderboard.human.qc`` unless ``qc`` is "none" / "release".
 
-    Returns the kept frame and the signature label (``none``, ``release``, ``<method>@<alpha>``).
-    ``"auto"`` here means the QC module's default method (the CLI maps ``auto`` to ``release``
+    ``"auto"`` here means the QC module's default method (the callers map ``auto`` to ``release``
     for the WMT release, whose files hold only workers who passed).
     """
     if qc in QC_NONE:
-        return frame, qc
-    from . import qc as qc_module  # lazily: ranking works without the QC helper's module
-    method = getattr(qc_module, "DEFAULT_METHOD", None) if qc == "auto" else qc
-    kept, _report = (qc_module.filter_judgments(frame, method, qc_alpha) if method is not None
-                     else qc_module.filter_judgments(frame, alpha=qc_alpha))
-    return kept, f"{method or 'default'}@{qc_alpha:g}"
+        return QualityControl(qc, None, None, frame)
+    from . import qc as qc_module
+    method = qc_module.DEFAULT_METHOD if qc == "auto" else qc
+    kept, report = qc_module.filter_judgments(frame, method, qc_alpha)
+    return QualityControl(f"{method}@{qc_alpha:g}", method, float(qc_alpha), kept, report)
+
+
+def apply_qc(frame: pd.DataFrame, qc: str, qc_alpha: float = 0.05) -> tuple[pd.DataFrame, str]:
+    """The kept frame and the signature label of :func:`run_qc`."""
+    done = run_qc(frame, qc, qc_alpha)
+    return done.kept, done.label
 
 
 def _z_scores(frame: pd.DataFrame, standardise: str | None, exclude_ref: bool, exclude_bad_ref: bool,
@@ -292,15 +310,15 @@ def _z_scores(frame: pd.DataFrame, standardise: str | None, exclude_ref: bool, e
                          column="standardise")
     if standardise == "keep":
         if not np.isfinite(z_given).all():
-            raise InputError("some judgments have no z-score; standardise from raw scores instead "
-                             "(--standardise worker)", column="z")
+            raise InputError("some judgments have no z-score; standardise from raw scores per worker instead",
+                             column="z", code="missing_z")
         return z_given, "given"
     if zero_sd not in ZERO_SD_OPTIONS:
         raise InputError(f"zero_sd must be one of {', '.join(ZERO_SD_OPTIONS)}", column="zero_sd")
     raw = frame["raw"].to_numpy(dtype=float, na_value=np.nan)
     if len(frame) and np.isnan(raw).all():
-        raise InputError("no raw scores to standardise (for the WMT release pass --worker-stats, "
-                         "or keep the file's z-scores with --standardise keep)", column="raw")
+        raise InputError("no raw scores to standardise (for the WMT release, store its worker mean/sd file with "
+                         "it, or keep the file's z-scores)", column="raw", code="no_raw_to_standardise")
     z = worker_z(frame, exclude_ref=exclude_ref, exclude_bad_ref=exclude_bad_ref, zero_sd=zero_sd)
     label = ("worker" + ("-noref" if exclude_ref else "") + ("-nobadref" if exclude_bad_ref else "")
              + ("-sd0one" if zero_sd == "one" else "-sd0drop"))
@@ -368,7 +386,7 @@ def _system_table(seg: pd.DataFrame) -> pd.DataFrame:
 
 def rank_group(seg: pd.DataFrame, *, lp: str, assessment: str, protocol: Protocol, alpha: float,
                cluster_rule: str, seed: int, trials: int | None,
-               signature_fields: dict[str, Any], domains: dict | None = None,
+               spec: RankingSpec, domains: dict | None = None,
                n_resamples: int = DEFAULT_RESAMPLES, human_systems: Mapping[str, bool] | None = None) -> Ranking:
     """Rank one (lp, assessment) from its per-segment table (system, segment, raw, z, n; optionally h).
 
@@ -430,23 +448,9 @@ def rank_group(seg: pd.DataFrame, *, lp: str, assessment: str, protocol: Protoco
         cis, shares = _segment_intervals(seg, systems, protocol.score, n_resamples, seed, by_domain)
         table = pd.concat([table, cis], axis=1)
         extra["_rank_shares"] = shares
-    uses_seed = protocol.test == "ar-greater"
-    fields = {
-        **signature_fields,
-        "score": protocol.score, "sort": key + ("-domain-mean" if means is not None and protocol.domains else ""),
-        "test": protocol.test,
-        "trials": (trials or protocol.trials) if uses_seed else None,
-        "p": alpha, "clusters": cluster_rule, "systems": n, "segments": int(seg["segment"].nunique()),
-        "judgments": int(table["n_all"].sum()),
-        "ci": "bootstrap-segments@0.95" if n_resamples else None, "resamples": n_resamples or None,
-        "seed": seed if uses_seed or n_resamples else None,
-    }
-    if not uses_seed:
-        del fields["trials"]
-    if not n_resamples:
-        del fields["ci"], fields["resamples"]
-    return Ranking(lp=lp, assessment=assessment, signature=make_signature(fields), systems=table,
-                   pvalues=p, extra=extra)
+    return Ranking(lp=lp, assessment=assessment, systems=table, pvalues=p, extra=extra, spec=spec,
+                   signature=spec.signature(systems=n, segments=int(seg["segment"].nunique()),
+                                            judgments=int(table["n_all"].sum())))
 
 
 def rank_judgments(frame: pd.DataFrame, **options) -> list[dict]:
@@ -460,7 +464,21 @@ def rank_judgments(frame: pd.DataFrame, **options) -> list[dict]:
     return [r.to_dict() for r in rankings(frame, **options)]
 
 
-def rankings(
+@dataclass
+class RankingResult:
+    """What one ranking run computed, kept for whoever shows or stores it: the worker QC
+    (:class:`QualityControl`: label, report, kept judgments) and the rankings of every (lp, assessment),
+    each with its system table, p-values, intervals and clusters."""
+    qc: QualityControl
+    rankings: list[Ranking]
+
+
+def rankings(frame: pd.DataFrame, **options: Any) -> list[Ranking]:
+    """Rank every (lp, assessment) of ``frame`` into :class:`Ranking` objects (see :func:`rank_result`)."""
+    return rank_result(frame, **options).rankings
+
+
+def rank_result(
     frame: pd.DataFrame,
     *,
     protocol: str = "wmt-da",
@@ -482,8 +500,8 @@ def rankings(
     human_systems: Mapping[str, bool] | None = None,
     documents: Mapping[str, Mapping[str, str]] | None = None,
     documents_source: str | None = None,
-) -> list[Ranking]:
-    """Rank every (lp, assessment) of ``frame`` into :class:`Ranking` objects.
+) -> RankingResult:
+    """Rank every (lp, assessment) of ``frame``; the rankings and the worker QC behind them.
 
     ``standardise`` None = "keep" when every row has a z-score, else "worker" (then
     ``exclude_ref``, ``exclude_bad_ref`` and ``zero_sd`` apply, see
@@ -518,7 +536,8 @@ def rankings(
         raise InputError("trials must be positive", column="trials")
     qc = resolve_qc(qc, (), proto.name)
     unfiltered = frame
-    frame, qc_label = apply_qc(frame, qc, qc_alpha)
+    quality = run_qc(frame, qc, qc_alpha)
+    frame, qc_label = quality.kept, quality.label
     if lp is not None:
         frame = frame[frame["lp"].astype(str).to_numpy() == lp]
         unfiltered = unfiltered[unfiltered["lp"].astype(str).to_numpy() == lp]
@@ -529,9 +548,10 @@ def rankings(
     if frame.empty and not unfiltered.empty:
         workers = unfiltered["worker"].nunique()
         raise InputError(f"all {workers} worker(s){where} failed quality control ({qc_label}), so no "
-                         f"judgments are left to rank; rank without it (--qc none) or with a looser "
-                         f"threshold (a higher --qc-alpha than {qc_alpha:g}); without BAD_REF / REPEAT items no worker "
-                         "can pass, and judgments that are already filtered need --qc none", column="qc")
+                         f"judgments are left to rank; rank without worker QC or with a looser threshold (higher "
+                         f"than p < {qc_alpha:g}); without BAD_REF / REPEAT items no worker can pass, and judgments "
+                         "that are already filtered need no worker QC", column="qc", code="all_workers_failed_qc",
+                         value=qc_alpha)
     if frame.empty:
         raise InputError("no judgments to rank" + where)
     items = "system+repeat"
@@ -553,8 +573,8 @@ def rankings(
             excluded |= names.map(lambda s, pat=pattern: fnmatch.fnmatchcase(s, pat)).to_numpy(dtype=bool)
         usable &= ~excluded
     if proto.score == "raw" and not usable.any():
-        raise InputError("this protocol needs raw scores, and the input has none (for the WMT "
-                         "release pass --worker-stats)", column="raw")
+        raise InputError("this protocol needs raw scores, and the input has none (for the WMT release, store its "
+                         "worker mean/sd file with it)", column="raw", code="no_raw_scores")
     seg_all = segment_table(frame, ["lp", "assessment"], z=z, keep=usable)
     if seg_all.empty:
         raise InputError("no SYSTEM or REPEAT judgments with a usable score to rank")
@@ -563,23 +583,33 @@ def rankings(
                                      keep=usable)["raw"].to_numpy()
     bounds = np.searchsorted(seg_all["_group"].to_numpy(), np.arange(int(seg_all["_group"].max()) + 2)) \
         if len(seg_all) else np.zeros(1, dtype=int)
-    base_fields = {"protocol": proto.name, "qc": qc_label, "std": std_label, "items": items}
     domains = None
+    domains_text = None
     if proto.domains or documents is not None:
         from .domains import domains_label, segment_domains
         domains = segment_domains(frame[usable], documents, documents_source)
-        base_fields["domains"] = domains_label(documents)
-    if exclude_systems:
-        base_fields["exclude"] = ",".join(exclude_systems)
+        domains_text = domains_label(documents)
+    uses_seed = proto.test == "ar-greater"
+    worker = std_label != "given"
+    spec = RankingSpec(
+        protocol=proto.name, qc=quality.method or quality.label, qc_alpha=quality.alpha,
+        standardise="worker" if worker else "given", exclude_ref=bool(exclude_ref) and worker,
+        exclude_bad_ref=bool(exclude_bad_ref) and worker,
+        zero_sd=(zero_sd or proto.zero_sd or "drop") if worker else "drop", items=items, score=proto.score,
+        sort=("ave_z" if proto.score == "z" else "ave") + ("-domain-mean" if domains is not None and proto.domains
+                                                           else ""),
+        test=proto.test, trials=(trials or proto.trials) if uses_seed else None, alpha=alpha,
+        cluster_rule=cluster_rule, resamples=n_resamples, seed=seed if uses_seed or n_resamples else None,
+        domains=domains_text, exclude=tuple(exclude_systems))
     out = []
     for a, b in zip(bounds[:-1], bounds[1:]):
         part = seg_all.iloc[a:b]
         out.append(rank_group(part, lp=str(part["lp"].iloc[0]), assessment=str(part["assessment"].iloc[0]),
                               protocol=proto, alpha=alpha, cluster_rule=cluster_rule, seed=seed,
-                              trials=trials, signature_fields=base_fields, domains=domains,
+                              trials=trials, spec=spec, domains=domains,
                               n_resamples=n_resamples, human_systems=human_systems))
     out.sort(key=lambda r: (r.lp, r.assessment))
-    return out
+    return RankingResult(quality, out)
 
 
 def h_scores(raw: pd.Series | np.ndarray) -> np.ndarray:
@@ -589,41 +619,29 @@ def h_scores(raw: pd.Series | np.ndarray) -> np.ndarray:
         return np.minimum(np.round(values / 25.0) + 1.0, 4.0)
 
 
-def published_segment_scores(frame: pd.DataFrame, signature: str, lp: str, assessment: str) -> pd.DataFrame:
-    """Per (system, segment) mean raw and z of ``lp`` / ``assessment`` as the ranking with ``signature`` had them.
+def segment_scores(frame: pd.DataFrame, spec: RankingSpec, lp: str, assessment: str, *,
+                   filtered: bool = False) -> pd.DataFrame:
+    """Per (system, segment) mean raw and z of ``lp`` / ``assessment`` as the ranking made with ``spec`` had them.
 
     ``frame``: the stored judgments the ranking started from (worker QC pools a worker's judgments
-    over language pairs, so pass the campaign's judgments of the assessment). The signature's
-    ``qc`` field says which workers were removed, its ``std`` field how z was computed (``given``:
-    the stored z; ``worker…``: standardised per worker from raw with the recorded options), its
-    ``score`` field which rows counted (a z protocol drops rows without z), and ``exclude`` which
-    systems were left out. Columns: system, segment, raw, z, n.
+    over language pairs, so pass the campaign's judgments of the assessment), or, with ``filtered``, the
+    judgments its QC kept (QC is not run again). The spec says which workers QC removed, how z was
+    computed, which rows counted (a z protocol drops rows without z) and which systems were left out.
+    Columns: system, segment, raw, z, n.
     """
-    from ..signature import parse_signature
-
-    fields = parse_signature(signature)
-    qc_label = fields.get("qc", "none")
-    if qc_label in QC_NONE:
-        qc, qc_alpha = qc_label, 0.05
-    else:
-        method, _, alpha_text = qc_label.partition("@")
-        qc, qc_alpha = ("auto" if method == "default" else method), float(alpha_text or 0.05)
-    kept, _ = apply_qc(frame, qc, qc_alpha)
+    kept = frame if filtered else run_qc(frame, spec.qc, spec.qc_alpha or 0.05).kept
     part = kept[(kept["lp"].astype(str).to_numpy() == lp) & (kept["assessment"].astype(str).to_numpy() == assessment)]
-    if fields.get("items") == "system-latest":  # the WMT24 selection (protocol wmt24-esa)
+    if spec.items == "system-latest":  # the WMT24 selection (protocol wmt24-esa)
         from .selection import wmt24_selection
         part = wmt24_selection(part)
-    std = fields.get("std", "given")
-    if std == "given" or part.empty:
+    if spec.standardise == "given" or part.empty:
         z = part["z"].to_numpy(dtype=float, na_value=np.nan)
     else:
-        z = worker_z(part, exclude_ref="-noref" in std, exclude_bad_ref="-nobadref" in std,
-                     zero_sd="one" if "-sd0one" in std else "drop")
-    values = part["raw"].to_numpy(dtype=float, na_value=np.nan) if fields.get("score") == "raw" else z
+        z = worker_z(part, exclude_ref=spec.exclude_ref, exclude_bad_ref=spec.exclude_bad_ref, zero_sd=spec.zero_sd)
+    values = part["raw"].to_numpy(dtype=float, na_value=np.nan) if spec.score == "raw" else z
     keep = ~np.isnan(values)
-    patterns = [p for p in fields.get("exclude", "").split(",") if p]
-    if patterns:
+    if spec.exclude:
         names = part["system"].astype(str)
-        keep &= ~names.map(lambda s: any(fnmatch.fnmatchcase(s, p) for p in patterns)).to_numpy(dtype=bool)
+        keep &= ~names.map(lambda s: any(fnmatch.fnmatchcase(s, p) for p in spec.exclude)).to_numpy(dtype=bool)
     seg = segment_table(part, [], z=z, keep=keep)
     return seg[["system", "segment", "raw", "z", "n"]].astype({"system": str, "segment": str}).reset_index(drop=True)

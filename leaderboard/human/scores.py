@@ -27,10 +27,6 @@ def scoring_mask(frame: pd.DataFrame) -> np.ndarray:
     return frame["item_type"].isin(SCORING_ITEMS).to_numpy(dtype=bool)
 
 
-def scoring_rows(frame: pd.DataFrame) -> pd.DataFrame:
-    """The rows that count towards system scores (SYSTEM and REPEAT items)."""
-    mask = scoring_mask(frame)
-    return frame[mask] if not mask.all() else frame
 
 
 def segment_table(frame: pd.DataFrame, group_keys: list[str], z: np.ndarray | None = None,

@@ -22,11 +22,6 @@ FORMATS: tuple[str, ...] = ("canonical", "wmt-stnd", "appraise", "wmt23", "mturk
 ANNOTATION_FORMATS: tuple[str, ...] = ("mqm",)
 
 
-def _mturk():
-    from . import mturk  # written alongside the HIT builder; imported lazily
-    return mturk
-
-
 def detect_format(path: str | os.PathLike, name: str | None = None) -> str:
     """Name the format of ``path`` from its content (Parquet by extension)."""
     from .appraise import looks_like_appraise
@@ -50,11 +45,9 @@ def detect_format(path: str | os.PathLike, name: str | None = None) -> str:
         return "pearmut"
     if looks_like_stnd(head):
         return "wmt-stnd"
-    try:
-        if _mturk().looks_like_mturk(head):
-            return "mturk"
-    except ImportError:
-        pass
+    from .mturk import looks_like_mturk
+    if looks_like_mturk(head):
+        return "mturk"
     from .mqm import looks_like_mqm
     if looks_like_mqm(head):
         return "mqm"
@@ -66,8 +59,8 @@ def detect_format(path: str | os.PathLike, name: str | None = None) -> str:
     if looks_like_wmt23(head):
         return "wmt23"
     raise InputError(
-        "cannot tell the format from the content; pass --input-format "
-        f"({' | '.join(FORMATS)})", file=label, line=1,
+        f"cannot tell the format from the content; name it ({' | '.join(FORMATS)})", file=label, line=1,
+        code="unknown_format",
     )
 
 
@@ -126,12 +119,14 @@ def read_judgments(
         frame = log.judgments
         frame.attrs["pearmut"] = log.report
     elif fmt == "mturk":
-        frame = _mturk().read_mturk(str(path), campaign=default_campaign, name=label, assessment=assessment)
+        from .mturk import read_mturk
+        frame = read_mturk(str(path), campaign=default_campaign, name=label, assessment=assessment)
     else:
         frame = read_canonical(str(path), name=label, defaults={
             "campaign": default_campaign, "lp": lp, "assessment": assessment or "adequacy"})
     if worker_stats is not None and fmt != "wmt-stnd":
-        raise InputError("--worker-stats applies only to the WMT release format (wmt-stnd)", file=label)
+        raise InputError("a worker mean/sd file applies only to the WMT release format (wmt-stnd)", file=label,
+                         column="worker_stats", code="worker_stats_not_release")
     replaced: list[str] = []
     if campaign is not None and "campaign" in frame.columns:
         replaced = sorted({str(c) for c in frame["campaign"].unique()} - {campaign})
@@ -171,8 +166,8 @@ def raw_score_warnings(frame: pd.DataFrame, input_format: str) -> list[str]:
         return []
     if input_format == "wmt-stnd":
         return [f"no raw scores: the WMT release holds z-scores only, and without its worker mean/sd file "
-                f"(ad-<lp>-trk-mean-sd.txt, --worker-stats) none of the {missing:,} judgments has a raw score, so "
+                f"(ad-<lp>-trk-mean-sd.txt) none of the {missing:,} judgments has a raw score, so "
                 "Ave will be empty in every ranking; to add them later, retract this import "
-                "(`mtlb imports retract`) and store the file again with its mean/sd file"]
+                "and store the file again with its mean/sd file"]
     return [f"{missing:,} of {len(frame):,} judgments have no raw score; Ave will leave them out "
             "(empty when no judgment of a system has one)"]

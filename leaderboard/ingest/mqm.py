@@ -257,7 +257,8 @@ def _pairs(docs: pd.Series, lp: str | None, label: str, lines: np.ndarray) -> tu
         if named.isna().any() and not fallback:
             row = int(np.flatnonzero(named.isna().to_numpy())[0])
             raise InputError("this document does not name its language pair and the file name does not "
-                             "either; pass --lp", file=label, line=int(lines[row]), column="doc")
+                             "either; give the language pair", file=label, line=int(lines[row]), column="doc",
+                             code="no_lp")
         pairs = named.fillna(fallback or "")
         if lp is None:
             return pairs, None
@@ -268,7 +269,7 @@ def _pairs(docs: pd.Series, lp: str | None, label: str, lines: np.ndarray) -> tu
         return pairs, keep
     lp = lp or lp_from_name(label)
     if not lp:
-        raise InputError("the MQM file does not name its language pair; pass --lp", file=label)
+        raise InputError("the MQM file does not name its language pair; give it", file=label, code="no_lp")
     return pd.Series(lp, index=docs.index), None
 
 

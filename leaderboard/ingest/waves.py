@@ -26,11 +26,6 @@ OPTIONAL: tuple[str, ...] = ("lp", "doc", "domain", "rater")
 COLUMNS: tuple[str, ...] = ("lp", "system", "segment", "wave", "score", "doc", "domain", "rater", "_line")
 
 
-def looks_like_waves(head: str) -> bool:
-    """True when the header names the required columns (comma or tab separated)."""
-    first = head.splitlines()[0] if head else ""
-    sep = "\t" if "\t" in first else ","
-    return set(REQUIRED) <= {c.strip().lower() for c in first.split(sep)}
 
 
 def read_waves(path: str | os.PathLike, *, lp: str | None = None, name: str | None = None) -> pd.DataFrame:
@@ -98,7 +93,7 @@ def read_waves(path: str | os.PathLike, *, lp: str | None = None, name: str | No
                                  f"{', '.join(sorted(pairs.unique())[:10])}", file=label, column="lp")
             raw, wave, score, line_no, pairs = raw[keep], wave[keep], score[keep], line_no[keep], pairs[keep]
     elif lp is None:
-        raise InputError("the file has no lp column; pass --lp", file=label, column="lp")
+        raise InputError("the file has no lp column; give the language pair", file=label, column="lp", code="no_lp")
     else:
         pairs = pd.Series(lp, index=raw.index)
     out = pd.DataFrame({

@@ -4,6 +4,8 @@ A snapshot never changes, so everything derived from it and from the data it was
 computed when it is published (in the snapshot's transaction, see :func:`leaderboard.publish.publish_rankings`)
 instead of on a participant's first visit:
 
+- ``spec`` — the ranking specification (:class:`leaderboard.human.spec.RankingSpec`) that made it and
+  renders its signature;
 - ``segment_scores`` — per (system, segment) raw, z and n exactly as the ranking computed them (the
   System page's distribution, per-segment table and head-to-head);
 - ``qc`` — the quality control that produced the ranking: its label, what it kept, and the per-worker
@@ -23,7 +25,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-ARTIFACTS: tuple[str, ...] = ("segment_scores", "qc", "metric_baselines")
+ARTIFACTS: tuple[str, ...] = ("spec", "segment_scores", "qc", "metric_baselines")
 
 
 def frame_payload(frame: pd.DataFrame) -> dict:
@@ -54,61 +56,62 @@ def payload_frame(payload: Mapping) -> pd.DataFrame:
     return frame
 
 
-def segment_scores_artifact(frame: pd.DataFrame, ranking: Mapping, kept: pd.DataFrame | None = None) -> dict:
+def segment_scores_artifact(frame: pd.DataFrame, ranking: Mapping, spec: Any, kept: pd.DataFrame | None = None) -> dict:
     """Per (system, segment) raw, z, n of the ranking's language pair as the ranking had them.
 
     ``frame``: the judgments the ranking started from (all language pairs of the assessment: worker QC
-    pools them); ``kept``: the judgments its QC kept, when already known (then QC is not run again)."""
-    import re
-    from ..human.ranking import published_segment_scores
-    signature = str(ranking.get("signature", ""))
-    if kept is not None:
-        frame, signature = kept, re.sub(r"\|qc:[^|]*", "|qc:none", signature)
-    seg = published_segment_scores(frame, signature, str(ranking["lp"]), str(ranking["assessment"]))
+    pools them); ``spec``: its :class:`leaderboard.human.spec.RankingSpec`; ``kept``: the judgments its QC
+    kept, when already known (then QC is not run again)."""
+    from ..human.ranking import segment_scores
+    seg = segment_scores(frame if kept is None else kept, spec, str(ranking["lp"]), str(ranking["assessment"]),
+                         filtered=kept is not None)
     return frame_payload(seg)
 
 
-def qc_artifact(frame: pd.DataFrame, ranking: Mapping, cache: dict | None = None) -> dict:
-    """The QC behind a ranking: ``{"label", "method", "alpha", "filtered_here", "summary", "report"}``.
+def qc_artifact(frame: pd.DataFrame, ranking: Mapping, qc: Any = None) -> dict:
+    """The QC behind a ranking: ``{"label", "method", "alpha", "filtered_here", "summary", "report", "stored"}``.
 
-    ``label`` is the signature's ``qc`` field. ``release``: the data are a WMT release, which holds only
-    the workers who passed the organisers' QC, so nothing was filtered here (``report`` is null);
-    ``none``: no worker QC; ``<method>@<alpha>``: the ranking ran that test itself and ``report`` is
-    its per-worker verdict, pooled over the language pairs, for the workers of the ranking's pair
-    (``summary``: :func:`leaderboard.human.qc.qc_summary_for_lp`, counts of this pair only). ``cache``: a dict shared by
-    the rankings of one publication (the verdicts pool language pairs, so they are computed once); it
-    also receives the kept judgments under ``("kept", label)``.
+    ``qc``: the :class:`leaderboard.human.ranking.QualityControl` the ranking ran (its label, verdicts and
+    kept judgments); without it (a snapshot published before artifacts existed) the QC the
+    signature names is run again. ``release``: the data are a WMT release, which holds only the workers
+    who passed the organisers' QC, so nothing was filtered here (``report`` is null); ``none``: no
+    worker QC; ``<method>@<alpha>``: the ranking ran that test itself and ``report`` is its per-worker
+    verdict, pooled over the language pairs, for the workers of the ranking's pair (``summary``:
+    :func:`leaderboard.human.qc.qc_summary_for_lp`, counts of this pair only).
     """
-    from ..signature import parse_signature
-    label = parse_signature(str(ranking.get("signature", ""))).get("qc", "none")
     part = frame[frame["assessment"].astype(str) == str(ranking["assessment"])]
+    if qc is None:
+        qc = _qc_of(part, spec_of(ranking))
     lp_part = part[part["lp"].astype(str) == str(ranking["lp"])]
-    out: dict[str, Any] = {"label": label, "method": None, "alpha": None, "filtered_here": False,
+    out: dict[str, Any] = {"label": qc.label, "method": None, "alpha": None, "filtered_here": False,
                            "summary": None, "report": None,
                            "stored": {"workers": int(part["worker"].nunique()), "judgments": int(len(part)),
                                       "lp_workers": int(lp_part["worker"].nunique()),
                                       "lp_judgments": int(len(lp_part)),
                                       "lps": sorted(part["lp"].astype(str).unique())}}
-    if label in ("none", "release") or "@" not in label:
+    if qc.method is None:
         return out
-    from ..human.qc import filter_judgments, lp_report, qc_summary_for_lp
-    method, _, alpha = label.partition("@")
-    alpha_value = float(alpha or 0.05)
-    if method == "default":
-        from ..human import qc as qc_module
-        method = getattr(qc_module, "DEFAULT_METHOD", "paired-t")
-    key = (label, str(ranking["assessment"]))
-    if cache is not None and key in cache:
-        kept, report = cache[key]
-    else:
-        kept, report = filter_judgments(part, method, alpha_value)
-        if cache is not None:
-            cache[key] = (kept, report)
+    from ..human.qc import lp_report, qc_summary_for_lp
+    report = qc.report
     # the verdicts pool the language pairs; the counts are of this ranking's pair: its workers, their judgments
     lp = str(ranking["lp"])
-    out.update(method=method, alpha=alpha_value, filtered_here=True, summary=qc_summary_for_lp(report, part, lp),
+    out.update(method=qc.method, alpha=qc.alpha, filtered_here=True, summary=qc_summary_for_lp(report, part, lp),
                report=frame_payload(lp_report(report, part, lp)) if isinstance(report, pd.DataFrame) else None)
     return out
+
+
+def spec_of(ranking: Mapping) -> Any:
+    """The :class:`leaderboard.human.spec.RankingSpec` of a ranking published before specs were stored
+    (read from its signature; a signature of another kind: the stored z without QC)."""
+    from ..human.spec import GIVEN_Z, legacy_spec
+    return legacy_spec(str(ranking.get("signature", ""))) or GIVEN_Z
+
+
+def _qc_of(frame: pd.DataFrame, spec: Any) -> Any:
+    """The worker QC ``spec`` names, run on ``frame`` (rankings published before their spec and
+    artifacts were stored with them)."""
+    from ..human.ranking import run_qc
+    return run_qc(frame, spec.qc, spec.qc_alpha or 0.05)
 
 
 def metric_baselines_artifact(texts: pd.DataFrame, ranking: Mapping) -> dict | None:
@@ -138,19 +141,24 @@ def metric_baselines_artifact(texts: pd.DataFrame, ranking: Mapping) -> dict | N
 
 
 def compute_artifacts(ranking: Mapping, frame: pd.DataFrame | None, texts: pd.DataFrame | None,
-                      cache: dict | None = None) -> dict[str, Any]:
+                      qc: Any = None, spec: Any = None) -> dict[str, Any]:
     """Every artifact of a DA-style ranking that can be computed from ``frame`` (its judgments, all
-    language pairs of the assessment) and ``texts`` (the language pair's stored texts); ``cache``: shared by
-    the rankings of one publication (see :func:`qc_artifact`).
+    language pairs of the assessment), ``texts`` (the language pair's stored texts), ``qc`` (the
+    :class:`leaderboard.human.ranking.QualityControl` the ranking ran: QC is not run again) and ``spec``
+    (its :class:`leaderboard.human.spec.RankingSpec`, stored as the ``spec`` artifact).
 
     An artifact that cannot be computed is left out (the page then computes what it can on view)."""
     out: dict[str, Any] = {}
     if frame is None or frame.empty or "mqm" in (ranking.get("systems") or [{}])[0]:
         return out
-    cache = {} if cache is None else cache
-    out["qc"] = qc_artifact(frame, ranking, cache)
-    filtered = cache.get((out["qc"]["label"], str(ranking["assessment"])))
-    out["segment_scores"] = segment_scores_artifact(frame, ranking, None if filtered is None else filtered[0])
+    part = frame[frame["assessment"].astype(str) == str(ranking["assessment"])]
+    if spec is not None:  # the spec the ranking was made with (never one read back from a signature)
+        out["spec"] = spec.to_dict()
+    spec = spec or spec_of(ranking)
+    if qc is None:
+        qc = _qc_of(part, spec)
+    out["qc"] = qc_artifact(frame, ranking, qc)
+    out["segment_scores"] = segment_scores_artifact(frame, ranking, spec, qc.kept)
     if ranking.get("assessment") != "mqm":
         from ..errors import InputError
         try:

@@ -3,6 +3,7 @@ version with the artifacts its pages show."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 import pandas as pd
@@ -17,64 +18,101 @@ def rank(frame: pd.DataFrame, **options: Any) -> list[dict]:
     return rank_judgments(frame, **options)
 
 
-def publish_rankings(store: Store, campaign: str, publisher: str, *, lp: str | None = None,
-                     assessment: str | None = None, note: str = "", extra_artifacts: dict | None = None,
-                     documents_files: list[str] | None = None, **options: Any) -> list[dict]:
-    """Rank the stored judgments of ``campaign`` and publish each ranking as a new version.
+@dataclass
+class Prepared:
+    """A ranking ready to be stored as a version: its JSON ``ranking``, the hash of its judgments, and what
+    its pages show (``artifacts``, computed by :func:`add_artifacts`) from the judgments it was ranked
+    from (``frame``: the campaign's, all language pairs of the assessment; None for MQM) and the QC it
+    ran (``qc``: :class:`leaderboard.human.ranking.QualityControl`, so QC is not run again)."""
+    lp: str
+    assessment: str
+    ranking: dict
+    data_hash: str
+    frame: pd.DataFrame | None = None
+    qc: Any = None
+    spec: Any = None
+    artifacts: dict | None = None
 
-    Human translations: the organisers' marks (:mod:`leaderboard.storage.marks`), else WMT naming.
 
-    Each version is stored with its artifacts (:mod:`leaderboard.publish.artifacts`, what its pages show) in
-    the same transaction; ``extra_artifacts`` (name → value, or a function of the ranking giving
-    the value or None) adds others, e.g. a WMT release's own per-worker QC verdicts.
+def rank_stored(store: Store, campaign: str, *, lp: str | None = None, assessment: str | None = None,
+                documents: Mapping[str, Mapping[str, str]] | None = None, **options: Any) -> list[Prepared]:
+    """Rank the stored judgments (and MQM annotations) of ``campaign``: one :class:`Prepared` per
+    (lp, assessment), nothing stored.
 
-    ``qc="auto"`` means what it means in ``mtlb rank``: ``release`` when every judgment file of the
-    campaign is a WMT release, the protocol's own choice when it fixes one, else the QC module's default
-    method. ``documents_files``: the test set's documents lists (``mtlb rank --documents``), read now
-    and matched to the stored language pairs; the rankings then carry per-domain scores. Returns one
-    ``{"lp", "assessment", "version", "signature", "data_hash"}`` per snapshot.
+    Worker QC pools the campaign's language pairs (one verdict per worker, as WMT did) and runs once for
+    every ranking. Human translations: the organisers' marks (:mod:`leaderboard.storage.marks`), else
+    WMT naming. ``qc="auto"`` means what it means in ``mtlb rank``: ``release`` when every judgment file
+    of the campaign is a WMT release, the protocol's own choice when it fixes one, else the QC module's
+    default method. ``documents``: the test set's documents list per language pair (the rankings then
+    carry per-domain scores).
     """
+    from ..human.ranking import rank_result
     from ..storage.marks import human_marks
     options.setdefault("human_systems", human_marks(store, campaign))
-    frame = store.judgments(campaign, lp, assessment) if assessment != "mqm" else None
-    prepared = mqm_rankings(store, campaign, lp=lp, **options) if assessment in (None, "mqm") else []
+    frame = store.judgments(campaign, None, assessment) if assessment != "mqm" else None
+    prepared = [Prepared(*row[:4]) for row in mqm_rankings(store, campaign, lp=lp, **options)] \
+        if assessment in (None, "mqm") else []
+    if frame is not None and lp is not None and not (frame["lp"].astype(str) == lp).any():
+        frame = frame.iloc[:0]
     if (frame is None or frame.empty) and not prepared:
         raise InputError(f"no stored judgments for campaign {campaign!r}"
-                         + (f", lp {lp}" if lp else "") + (f", assessment {assessment}" if assessment else ""))
+                         + (f", lp {lp}" if lp else "") + (f", assessment {assessment}" if assessment else ""),
+                         code="no_judgments", value=campaign)
+    if frame is None or frame.empty:
+        return prepared
     if "qc" in options:
         from ..human.ranking import resolve_qc
         imports = store.imports(campaign)
         options["qc"] = resolve_qc(options["qc"], imports.loc[imports["kind"] == "judgments", "input_format"],
                                    options.get("protocol"))
-    if documents_files and frame is not None and not frame.empty:
-        from ..ingest.documents import documents_for
-        options["documents"] = documents_for(documents_files, [lp] if lp else frame["lp"].astype(str).unique())
-        options["documents_source"] = ", ".join(documents_files)
-    cache: dict = {}  # worker QC verdicts pool language pairs: computed once for all rankings
-    for ranking in (rank(frame, **options) if frame is not None and not frame.empty else []):
-        lp_, assessment_ = ranking["lp"], ranking["assessment"]
-        data_hash = frame_hash(frame[(frame["lp"] == lp_) & (frame["assessment"] == assessment_)])
-        prepared.append((lp_, assessment_, ranking, data_hash,
-                         snapshot_artifacts(store, campaign, ranking, frame, extra_artifacts, cache)))
-    # everything is computed before anything is written; then one transaction stores every version
-    versions = store.publish_all(campaign, prepared, publisher=publisher, note=note)
-    return [{"lp": lp_, "assessment": assessment_, "version": version, "signature": ranking.get("signature"),
-             "data_hash": data_hash} for (lp_, assessment_, ranking, data_hash, _), version in zip(prepared, versions)]
+    if documents is not None:
+        options["documents"] = documents
+    result = rank_result(frame, lp=lp, **options)
+    lps, assessments = frame["lp"].astype(str), frame["assessment"].astype(str)
+    for ranking in result.rankings:
+        own = frame[(lps == ranking.lp).to_numpy() & (assessments == ranking.assessment).to_numpy()]
+        prepared.append(Prepared(ranking.lp, ranking.assessment, ranking.to_dict(), frame_hash(own),
+                                 frame, result.qc, ranking.spec))
+    return prepared
 
 
-def snapshot_artifacts(store: Store, campaign: str, ranking: dict, frame: pd.DataFrame,
-                       extra: dict | None = None, cache: dict | None = None) -> dict:
-    """What the pages of this ranking will show, computed now so that they open at once
-    (:mod:`leaderboard.publish.artifacts`): per-segment scores, the QC behind it, BLEU/chrF baselines and
-    their correlations. ``frame``: the judgments the ranking was computed from."""
+def add_artifacts(store: Store, campaign: str, prepared: list[Prepared], extra: dict | None = None) -> None:
+    """Compute what the pages of each prepared ranking show (:mod:`leaderboard.publish.artifacts`:
+    per-segment scores, the QC behind it, BLEU/chrF baselines and their correlations), so that they open
+    at once; ``extra`` (name → value, or a function of the ranking giving the value or None) adds others,
+    e.g. a WMT release's own per-worker QC verdicts."""
     from .artifacts import compute_artifacts
-    part = frame[frame["assessment"].astype(str) == str(ranking["assessment"])]
-    out = compute_artifacts(ranking, part, store.texts(campaign, str(ranking["lp"])), cache)
-    for name, value in (extra or {}).items():
-        value = value(ranking) if callable(value) else value
-        if value is not None:
-            out[name] = value
-    return out
+    for item in prepared:
+        if item.frame is None:
+            continue
+        part = item.frame[item.frame["assessment"].astype(str) == item.assessment]
+        out = compute_artifacts(item.ranking, part, store.texts(campaign, item.lp), item.qc, item.spec)
+        for name, value in (extra or {}).items():
+            value = value(item.ranking) if callable(value) else value
+            if value is not None:
+                out[name] = value
+        item.artifacts = out
+
+
+def store_versions(store: Store, campaign: str, prepared: list[Prepared], publisher: str,
+                   note: str = "") -> list[dict]:
+    """Store every prepared ranking as its next version, in one transaction; one ``{"lp", "assessment",
+    "version", "signature", "data_hash"}`` each."""
+    versions = store.publish_all(campaign, [(p.lp, p.assessment, p.ranking, p.data_hash, p.artifacts)
+                                            for p in prepared], publisher=publisher, note=note)
+    return [{"lp": p.lp, "assessment": p.assessment, "version": version, "signature": p.ranking.get("signature"),
+             "data_hash": p.data_hash} for p, version in zip(prepared, versions)]
+
+
+def publish_rankings(store: Store, campaign: str, publisher: str, *, lp: str | None = None,
+                     assessment: str | None = None, note: str = "", extra_artifacts: dict | None = None,
+                     **options: Any) -> list[dict]:
+    """Rank the stored judgments of ``campaign`` and publish each ranking as a new version with its
+    artifacts, everything computed before one transaction stores it (:func:`rank_stored`,
+    :func:`add_artifacts`, :func:`store_versions`)."""
+    prepared = rank_stored(store, campaign, lp=lp, assessment=assessment, **options)
+    add_artifacts(store, campaign, prepared, extra_artifacts)
+    return store_versions(store, campaign, prepared, publisher, note)
 
 
 def mqm_rankings(store: Store, campaign: str, *, lp: str | None = None, **options: Any) -> list[tuple]:

@@ -121,8 +121,8 @@ def create_collection(store: Store, campaign: str, lp: str, *, protocol: str, as
             sha256=hashlib.sha256(secrets.token_bytes(32)).hexdigest(), input_format=INPUT_FORMAT, rows=0,
             created_at=_now(), created_by=created_by).returning(m.imports.c.id)).scalar_one()
         counted = items[items["position"].notna()]
-        sys_ids = store._ids(conn, m.systems, "lp_id", lp_id, "name", counted["system"])
-        seg_ids = store._ids(conn, m.segments, "lp_id", lp_id, "key", counted["segment"],
+        sys_ids = store.row_ids(conn, m.systems, "lp_id", lp_id, "name", counted["system"])
+        seg_ids = store.row_ids(conn, m.segments, "lp_id", lp_id, "key", counted["segment"],
                              extra=counted["segment_doc"].map(lambda d: None if pd.isna(d) else str(d)))
         collect_id = conn.execute(insert(c_).values(
             lp_id=lp_id, import_id=import_id, protocol=protocol, assessment=assessment, context=context,

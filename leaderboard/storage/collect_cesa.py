@@ -123,8 +123,8 @@ def create_cesa(store: Store, campaign: str, lp: str, *, assignment: str, settin
         frame = pd.DataFrame([{**r, "hit": name, "seq": n + 1} for name, _, _, rows in hits
                               for n, r in enumerate(rows)])
         counted = frame[frame["counted"]]
-        sys_ids = store._ids(conn, m.systems, "lp_id", lp_id, "name", counted["system"])
-        seg_ids = store._ids(conn, m.segments, "lp_id", lp_id, "key", counted["segment"], extra=counted["doc"])
+        sys_ids = store.row_ids(conn, m.systems, "lp_id", lp_id, "name", counted["system"])
+        seg_ids = store.row_ids(conn, m.segments, "lp_id", lp_id, "key", counted["segment"], extra=counted["doc"])
         position = frame.groupby("hit").cumcount() + 1
         items = pd.DataFrame({
             "hit_id": frame["hit"].map(hit_ids).astype("int64").to_numpy(),
@@ -529,3 +529,20 @@ def cells(store: Store, collect_id: int) -> pd.DataFrame:
         rows = conn.execute(select(k_.c.doc_index, k_.c.model, k_.c.given, k_.c.done)
                             .where(k_.c.collect_id == collect_id)).all()
     return pd.DataFrame(rows, columns=["doc_index", "model", "given", "done"])
+
+
+def final_answers(store: Store, collect_id: int) -> pd.DataFrame:
+    """Every final (submitted) answer of a collection with its page and item: worker, assignment, hit_name,
+    kind, doc_index, seq, page, segment, system, target, source, instructions, answer, raw, spans, ended."""
+    a_, g_, h_, i_, r_ = (m.collect_annotators, m.collect_assignments, m.collect_hits, m.collect_items,
+                          m.collect_answers)
+    q = (select(a_.c.name, g_.c.id, h_.c.name, h_.c.kind, h_.c.doc_index, i_.c.seq, i_.c.pair_id, i_.c.segment,
+                i_.c.system, i_.c.text, i_.c.source, i_.c.note, r_.c.id, r_.c.raw, r_.c.spans, r_.c.ended_at)
+         .select_from(r_).join(g_, g_.c.id == r_.c.assignment_id).join(a_, a_.c.id == g_.c.annotator_id)
+         .join(i_, i_.c.id == r_.c.item_id).join(h_, h_.c.id == i_.c.hit_id)
+         .where(and_(a_.c.collect_id == collect_id, r_.c.final == True)))  # noqa: E712
+    with store.engine.connect() as conn:
+        rows = conn.execute(q).all()
+    return pd.DataFrame(rows, columns=["worker", "assignment", "hit_name", "kind", "doc_index", "seq", "page",
+                                       "segment", "system", "target", "source", "instructions", "answer", "raw",
+                                       "spans", "ended"])

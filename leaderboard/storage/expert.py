@@ -52,14 +52,14 @@ def save_mqm(store: Store, campaign: str, errors: pd.DataFrame, *, file_name: st
     summary: dict[str, Any] = {"campaign": campaign, "annotations": 0, "outputs": 0, "lps": []}
     try:
         with store.engine.begin() as conn:
-            cid = store._campaign_id(conn, campaign, create=True)
+            cid = store.campaign_row_id(conn, campaign, create=True)
             import_id = _import(conn, cid, campaign, file_name=file_name, sha256=sha256, fmt="mqm", rows=len(errors),
                                 created_by=created_by)
             for lp, rows in errors.groupby("lp", sort=True):
-                lp_id = store._lp_id(conn, cid, str(lp))
-                seg_ids = store._ids(conn, m.segments, "lp_id", lp_id, "key", rows["segment"],
+                lp_id = store.lp_row_id(conn, cid, str(lp))
+                seg_ids = store.row_ids(conn, m.segments, "lp_id", lp_id, "key", rows["segment"],
                                      extra=rows["doc"].where(rows["doc"] != "", None))
-                sys_ids = store._ids(conn, m.systems, "lp_id", lp_id, "name", rows["system"])
+                sys_ids = store.row_ids(conn, m.systems, "lp_id", lp_id, "name", rows["system"])
                 ann = pd.DataFrame({
                     "import_id": import_id, "lp_id": lp_id, "assessment": "mqm",
                     "system_id": sys_ids.to_numpy(), "segment_id": seg_ids.to_numpy(),
@@ -81,7 +81,7 @@ def save_mqm(store: Store, campaign: str, errors: pd.DataFrame, *, file_name: st
                 summary["outputs"] += insert_frame(conn, "expert_outputs", outs)
                 summary["lps"].append(str(lp))
             conn.execute(m.campaigns.update().where(m.campaigns.c.id == cid).values(segments_are_lines=False))
-    except store._integrity_errors:
+    except store.integrity_errors:
         raise InputError(f"outputs of these (system, segment) pairs are already stored in campaign {campaign!r}; "
                          "nothing was written", file=file_name) from None
     return summary

@@ -62,8 +62,8 @@ def mark_human(store, campaign: str, systems: Sequence[str], human: bool | None,
             unknown = sorted(set(names) - _campaign_systems(conn, cid))
             if unknown:
                 raise InputError(f"campaign {campaign!r} has no system named {', '.join(map(repr, unknown))} "
-                                 "(marks are set on judged systems; see `mtlb campaigns human --campaign "
-                                 f"{campaign}` for the list)", column="system")
+                                 "(marks are set on judged systems)", column="system", code="unknown_system",
+                                 value=unknown)
         conn.execute(delete(t).where(t.c.campaign_id == cid, t.c.system.in_(names)))
         if human is not None:
             conn.execute(insert(t), [{"campaign_id": cid, "system": n, "human": bool(human), "set_by": actor,

@@ -153,8 +153,8 @@ class OutputStore:
         with self.engine.connect() as conn:
             row = conn.execute(q).mappings().first()
             if row is None:
-                raise InputError(f"campaign {campaign!r} has no test set for {lp} "
-                                 f"(add one with mtlb testset add --campaign {campaign} --lp {lp} ...)")
+                raise InputError(f"campaign {campaign!r} has no test set for {lp}", code="no_testset",
+                                 value=(campaign, lp))
             refs = conn.execute(select(m.testset_texts.c.name).distinct().where(and_(
                 m.testset_texts.c.testset_id == row["id"], m.testset_texts.c.kind == "reference"))
                 .order_by(m.testset_texts.c.name)).scalars().all()
@@ -340,12 +340,6 @@ class OutputStore:
         s = m.submissions
         with self.engine.connect() as conn:
             return dict(conn.execute(select(s.c.id, s.c.stats).where(s.c.id.in_([int(i) for i in ids]))).all())
-
-    def rescore(self, rescored: Mapping[int, dict]) -> None:
-        """Store new scores of several submissions in one transaction."""
-        with self.engine.begin() as conn:
-            for sid, scored in rescored.items():
-                self._write_scores(conn, sid, scored)
 
     def set_bleu_tokenize(self, testset_id: int, bleu_tokenize: str | None, rescored: Mapping[int, dict],
                           **values: Any) -> None:

@@ -57,10 +57,10 @@ class Store:
     def __init__(self, url: str | None = None, engine: Engine | None = None) -> None:
         self.engine = engine or get_engine(url)
         # bulk loads run on the DBAPI cursor, whose errors SQLAlchemy does not wrap
-        self._integrity_errors = (IntegrityError, self.engine.dialect.dbapi.IntegrityError)
+        self.integrity_errors = (IntegrityError, self.engine.dialect.dbapi.IntegrityError)
 
     # ---- campaigns -----------------------------------------------------------------------
-    def _campaign_id(self, conn: Connection, name: str, create: bool = False) -> int | None:
+    def campaign_row_id(self, conn: Connection, name: str, create: bool = False) -> int | None:
         if create:
             return campaign_id_for_write(conn, name)
         return conn.execute(select(m.campaigns.c.id).where(m.campaigns.c.name == name)).scalar()
@@ -76,12 +76,12 @@ class Store:
         check_name(name, "campaign name")
         try:
             with self.engine.begin() as conn:
-                if self._campaign_id(conn, name) is not None:
+                if self.campaign_row_id(conn, name) is not None:
                     raise InputError(f"campaign {name!r} already exists")
                 return conn.execute(insert(m.campaigns).values(
                     name=name, description=description, created_at=_now(),
                     segments_are_lines=bool(segments_are_lines)).returning(m.campaigns.c.id)).scalar_one()
-        except self._integrity_errors:  # created by another process in the meantime
+        except self.integrity_errors:  # created by another process in the meantime
             raise InputError(f"campaign {name!r} already exists") from None
 
     def campaign_info(self, name: str) -> dict:
@@ -97,7 +97,7 @@ class Store:
     def set_segments_are_lines(self, name: str, value: bool) -> None:
         """Record whether the campaign's segment ids are line numbers of its stored texts."""
         with self.engine.begin() as conn:
-            cid = self._campaign_id(conn, name)
+            cid = self.campaign_row_id(conn, name)
             if cid is None:
                 raise InputError(f"no campaign named {name!r}")
             conn.execute(m.campaigns.update().where(m.campaigns.c.id == cid).values(segments_are_lines=value))
@@ -122,7 +122,7 @@ class Store:
         return frame.astype({"judgments": "int64", "systems": "int64", "workers": "int64"})
 
     # ---- dimension rows ------------------------------------------------------------------
-    def _ids(self, conn: Connection, table, parent_col: str, parent_id: int, name_col: str,
+    def row_ids(self, conn: Connection, table, parent_col: str, parent_id: int, name_col: str,
              names: pd.Series, extra: pd.Series | None = None) -> pd.Series:
         """Ids of ``names`` in a dimension table under one parent, inserting the missing ones race-safely.
 
@@ -162,10 +162,10 @@ class Store:
                     return store_judgments(conn, frame, file_name=file_name, input_format=input_format,
                                            sha256=sha256 or frame_hash(frame), created_by=created_by,
                                            progress=progress, also=also)
-        except self._integrity_errors as exc:
+        except self.integrity_errors as exc:
             raise self._explain_duplicate(frame, file_name) from exc
 
-    def _lp_id(self, conn: Connection, cid: int, lp: str) -> int:
+    def lp_row_id(self, conn: Connection, cid: int, lp: str) -> int:
         return lp_id_for_write(conn, cid, lp)
 
     def _explain_duplicate(self, frame: pd.DataFrame, file_name: str) -> InputError:
@@ -193,7 +193,7 @@ class Store:
         """
         j, lpt, w, s, sy = m.judgments, m.language_pairs, m.workers, m.segments, m.systems
         with self.engine.connect() as conn:
-            cid = self._campaign_id(conn, campaign)
+            cid = self.campaign_row_id(conn, campaign)
             if cid is None:
                 return normalise_dtypes(pd.DataFrame(columns=list(COLUMNS)))
             lps = dict(conn.execute(select(lpt.c.id, lpt.c.lp).where(lpt.c.campaign_id == cid)).all())
@@ -265,14 +265,14 @@ class Store:
         current = ""
         try:
             with self.engine.begin() as conn:
-                cid = self._campaign_id(conn, campaign, create=True)
+                cid = self.campaign_row_id(conn, campaign, create=True)
                 for lp, kind, name, lines, file_name in files:
                     current = file_name
                     if kind not in ("source", "reference", "hypothesis"):
                         raise InputError(f"unknown text kind {kind!r}", file=file_name)
                     if not lines:
                         raise InputError("the file is empty", file=file_name)
-                    lp_id = self._lp_id(conn, cid, lp)
+                    lp_id = self.lp_row_id(conn, cid, lp)
                     sha = hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
                     import_id = conn.execute(insert(m.imports).values(
                         campaign_id=cid, kind="texts", file_name=file_name, sha256=sha, input_format=kind,
@@ -281,7 +281,7 @@ class Store:
                     rows = pd.DataFrame({"import_id": import_id, "lp_id": lp_id, "kind": kind, "name": name,
                                          "line": np.arange(1, len(lines) + 1), "text": lines})
                     total += insert_frame(conn, "texts", rows)
-        except self._integrity_errors:
+        except self.integrity_errors:
             raise InputError(f"these texts are already stored in campaign {campaign!r}; nothing was written",
                              file=current) from None
         return total
@@ -320,7 +320,7 @@ class Store:
             raise InputError(f"level must be system or segment, not {level!r}")
         ids = []
         with self.engine.begin() as conn:
-            cid = self._campaign_id(conn, campaign)
+            cid = self.campaign_row_id(conn, campaign)
             if cid is None:
                 raise InputError(f"no campaign named {campaign!r}")
             for metric, part in scores.groupby("metric", sort=False):
@@ -392,7 +392,7 @@ class Store:
         snap, c = m.snapshots, m.campaigns
         versions = []
         with self.engine.begin() as conn:
-            cid = self._campaign_id(conn, campaign)
+            cid = self.campaign_row_id(conn, campaign)
             if cid is None:
                 raise InputError(f"no campaign named {campaign!r}")
             conn.execute(update(c).where(c.c.id == cid).values(name=c.c.name))  # the campaign's write lock
@@ -504,7 +504,7 @@ class Store:
             with self.engine.begin() as conn:
                 conn.execute(insert(m.users).values(name=name, password_hash=password_hash, role=role,
                                                     created_at=_now()))
-        except self._integrity_errors:
+        except self.integrity_errors:
             raise InputError(f"user {name!r} already exists") from None
 
     def remove_user(self, name: str) -> str:
@@ -550,3 +550,14 @@ class Store:
         with self.engine.connect() as conn:
             row = conn.execute(select(m.users).where(m.users.c.name == name)).mappings().first()
         return dict(row) if row else None
+
+    def users(self) -> pd.DataFrame:
+        """Names, roles and creation times of every account (by name), and whether it is a demo account
+        (made for a demo store, its password shown on that store's Log in page)."""
+        from . import demo_accounts
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(m.users.c.name, m.users.c.role, m.users.c.created_at)
+                                .order_by(m.users.c.name)).all()
+        users = pd.DataFrame(rows, columns=["name", "role", "created_at"])
+        users["demo"] = users["name"].isin(demo_accounts.names(self.engine))
+        return users

@@ -21,7 +21,6 @@ from ..errors import InputError
 from . import state
 from .annotate_widget import annotate_item
 from .markdown import md_escape
-from .wording import for_web
 
 KEY = "annotate_answer"
 LANGUAGE_NAMES = {"cs": "Czech", "de": "German", "en": "English", "ja": "Japanese", "zh": "Chinese", "ru": "Russian",
@@ -271,7 +270,7 @@ def render() -> None:
     try:
         person = _annotator()
     except InputError as exc:
-        st.error(md_escape(for_web(str(exc))))
+        st.error(md_escape(str(exc)))
         return
     if person is None:
         _preview()
@@ -280,18 +279,18 @@ def render() -> None:
     st.markdown(f"#### Translation quality · {md_escape(_language(src))} → {md_escape(_language(tgt))}")
     error = st.session_state.pop("_ann_error", None)
     if error:
-        st.error(md_escape(for_web(error)))
+        st.error(md_escape(error))
     if person.protocol == "cesa":
         from . import cesa_view
         try:
             cesa_view.render(person)
         except InputError as exc:
-            st.warning(md_escape(for_web(str(exc))))
+            st.warning(md_escape(str(exc)))
         return
     try:
         task = _task(person)
     except InputError as exc:
-        st.warning(md_escape(for_web(str(exc))))
+        st.warning(md_escape(str(exc)))
         return
     if task.state == "none":
         st.info(md_escape(task.message))

@@ -49,7 +49,7 @@ def _create(user: dict, names: list[str]) -> None:
             cols = st.columns(4)
             campaign = cols[0].selectbox("Campaign", names, key="collect_new_campaign") if names else \
                 cols[0].text_input("Campaign", key="collect_new_campaign_text")
-            lp = cols[1].text_input("Language pair", key="collect_new_lp", placeholder="cs-en").strip()
+            lp = cols[1].text_input("Language pair", key="collect_new_lp", placeholder="e.g. cs-en").strip()
             protocol = cols[2].selectbox("Protocol", ["da", "esa", "cesa"], key="collect_new_protocol",
                                          help="cesa: contrastive ESA, several translations of a segment side by side")
             source_based = cols[3].checkbox("DA: show the source", key="collect_new_source")
@@ -71,7 +71,7 @@ def _create(user: dict, names: list[str]) -> None:
                 try:
                     if not lp:
                         raise InputError("the language pair is empty: type one, such as cs-en or eng_Latn-ces_Latn",
-                                         column="lp")
+                                         column="Language pair", code="empty_lp")
                     store = state.get_store()
                     sources = collect_campaigns.sources_from_primaries(store, str(campaign), lp)
                     if protocol == "cesa":

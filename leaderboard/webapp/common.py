@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Mapping
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -14,7 +14,8 @@ import streamlit as st
 from ..jsonable import to_jsonable
 from ..errors import InputError
 from ..tables import to_csv_bytes
-from . import display, html_table, navigation, state, wording
+from . import display, html_table, navigation, state
+from .hints import web_message
 from .markdown import md_escape
 
 # query parameters that make a view reproducible from its URL
@@ -40,7 +41,7 @@ def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", str(text)).strip("_") or "table"
 
 
-def _pick(label: str, options: list, key: str, param: str, fmt: Callable[[Any], str] = str,
+def pick(label: str, options: list, key: str, param: str, fmt: Callable[[Any], str] = str,
           container=st.sidebar) -> Any:
     """A selectbox whose value comes from the URL when the page is opened and goes back into it."""
     if not options:
@@ -69,11 +70,11 @@ def sidebar_view() -> View | None:
     st.sidebar.markdown("**Published results**")
     # the campaign published most recently comes first (and is the default view)
     recent = snaps.groupby("campaign")["published_at"].max().sort_values(ascending=False, kind="stable")
-    campaign = _pick("Campaign", list(recent.index), "view_campaign", "campaign")
+    campaign = pick("Campaign", list(recent.index), "view_campaign", "campaign")
     part = snaps[snaps["campaign"] == campaign]
-    lp = _pick("Language pair", sorted(part["lp"].unique()), "view_lp", "lp")
+    lp = pick("Language pair", sorted(part["lp"].unique()), "view_lp", "lp")
     part = part[part["lp"] == lp]
-    assessment = _pick("Assessment", sorted(part["assessment"].unique()), "view_assessment", "assessment")
+    assessment = pick("Assessment", sorted(part["assessment"].unique()), "view_assessment", "assessment")
     part = part[part["assessment"] == assessment]
     versions = sorted((int(v) for v in part["version"]), reverse=True)
     latest = versions[0]
@@ -223,7 +224,7 @@ def show_input_error(exc: InputError, container=st) -> None:
     """
     if exc.problems:
         head = f"file **{md_escape(str(exc.file))}**: " if exc.file else ""
-        items = "\n".join(f"- {md_escape(p.where(with_file=False) + wording.for_web(p.message))}"
+        items = "\n".join(f"- {md_escape(p.where(with_file=False) + web_message(p))}"
                           for p in exc.problems)
         container.error(f"{head}{len(exc.problems)} problems (all listed; nothing was stored):\n\n{items}",
                         icon=":material/error:")
@@ -236,13 +237,13 @@ def show_input_error(exc: InputError, container=st) -> None:
     if exc.column:
         parts.append(f"column **{md_escape(str(exc.column))}**")
     where = (", ".join(parts) + ": ") if parts else ""
-    container.error(f"{where}{md_escape(wording.for_web(exc.message))}", icon=":material/error:")
+    container.error(f"{where}{md_escape(web_message(exc))}", icon=":material/error:")
 
 
 def lower_text(text: str) -> str:
-    """A message or note of the lower layers for a Markdown element: worded for the web
-    (:func:`.wording.for_web`: no command-line flags) and shown literally."""
-    return md_escape(wording.for_web(text))
+    """A message or note of the lower layers for a Markdown element, shown literally (the lower layers
+    name no command-line flags)."""
+    return md_escape(text)
 
 
 def code(text: str) -> str:
@@ -279,9 +280,3 @@ def static_table(frame: pd.DataFrame, columns: dict[str, tuple[str, str | None]]
             formats[h] = fmt
     html_table.show(shown, formats)
 
-
-def options_or_note(values: Iterable[str], note: str) -> list[str]:
-    out = sorted({str(v) for v in values})
-    if not out:
-        st.info(note)
-    return out

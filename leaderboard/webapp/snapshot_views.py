@@ -17,11 +17,13 @@ from . import state
 def ranked_segments(url: str, campaign: str, lp: str, assessment: str, token: str, signature: str) -> pd.DataFrame:
     """Per (system, segment) raw and z exactly as the published ranking computed them (its signature's
     worker QC and standardisation), so raw-only campaigns get the z the ranking used."""
-    from leaderboard.human.ranking import published_segment_scores
+    from leaderboard.human.ranking import segment_scores
+    from leaderboard.human.spec import GIVEN_Z, legacy_spec
     frame = state.judgments(url, campaign, None, assessment, token)
+    spec = legacy_spec(signature) or GIVEN_Z  # snapshots published since store their segment scores and spec
     if frame.empty:
         return pd.DataFrame(columns=["system", "segment", "raw", "z", "n"])
-    return published_segment_scores(frame, signature, lp, assessment)
+    return segment_scores(frame, spec, lp, assessment)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

@@ -3,7 +3,6 @@ run human evaluations in the service."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import tempfile
 from contextlib import contextmanager
@@ -101,7 +100,7 @@ SEGMENTS_HELP = ("Only when judgment segment id N is line N of the source / refe
 
 def _campaign_settings(names: list[str]) -> None:
     """The segments-are-lines setting of an existing campaign, with a check from the data."""
-    from metrics.alignment import check_campaign
+    from leaderboard.usecases.campaigns import check_segments_are_lines
 
     st.markdown("**Campaign settings**")
     campaign = st.selectbox("Campaign", names, key="set_campaign")
@@ -115,7 +114,7 @@ def _campaign_settings(names: list[str]) -> None:
     if cols[2].button("Verify from the data", key="set_lines_verify"):
         with st.spinner("Scoring sentence chrF of the judged outputs at line offsets −5…+5…"):
             try:
-                st.session_state["lines_check"] = (campaign, check_campaign(state.get_store(), campaign))
+                st.session_state["lines_check"] = (campaign, check_segments_are_lines(state.get_store(), campaign))
             except InputError as exc:
                 common.show_input_error(exc)
     found = st.session_state.get("lines_check")
@@ -143,11 +142,14 @@ def _target_campaign(key: str) -> str | None:
 
 
 def _judgments_tab(user: dict) -> None:
-    from leaderboard.ingest import FORMATS, detect_format, raw_score_warnings, read_judgments
+    from contextlib import ExitStack
+
+    from leaderboard.ingest import FORMATS
+    from leaderboard.usecases.store_files import InputFile, read_files, store_read
 
     campaign = _target_campaign("up_campaign")
-    upload = st.file_uploader(f"Judgments file (CSV / TSV / Parquet / WMT release; at most {MAX_UPLOAD_MB} MB)",
-                              key="up_judgments", max_upload_size=MAX_UPLOAD_MB)
+    upload = st.file_uploader(f"Judgments file (CSV / TSV / Parquet / WMT release / Appraise / MQM / Pearmut log; "
+                              f"at most {MAX_UPLOAD_MB} MB)", key="up_judgments", max_upload_size=MAX_UPLOAD_MB)
     cols = st.columns(3)
     fmt = cols[0].selectbox("Format", ["detect"] + list(FORMATS), key="up_format")
     lp = cols[1].text_input("Language pair (when the file has none, e.g. cs-en)", key="up_lp").strip() or None
@@ -165,43 +167,42 @@ def _judgments_tab(user: dict) -> None:
         return
     progress = st.progress(0.0, text="Validating…")
     try:
-        with uploaded_path(upload) as path:
-            stats_ctx = uploaded_path(stats) if stats is not None else None
-            stats_path = stats_ctx.__enter__() if stats_ctx else None
-            try:
-                chosen = detect_format(path, name=upload.name) if fmt == "detect" else fmt
-                frame = read_judgments(path, chosen, worker_stats=stats_path, campaign=campaign, lp=lp,
-                                       assessment=assessment, name=upload.name)
-            finally:
-                if stats_ctx:
-                    stats_ctx.__exit__(None, None, None)
-        warnings = raw_score_warnings(frame, chosen)
-        if warnings and not allow_no_raw:
+        with ExitStack() as stack:
+            path = stack.enter_context(uploaded_path(upload))
+            stats_file = (InputFile(stack.enter_context(uploaded_path(stats)), stats.name)
+                          if stats is not None else None)
+            read = read_files([InputFile(path, upload.name)], input_format=None if fmt == "detect" else fmt,
+                              worker_stats=stats_file, campaign=campaign, lp=lp, assessment=assessment)
+        if read.warnings and not allow_no_raw:
             progress.empty()
-            for warning in warnings:
+            for warning in read.warnings:
                 errors.warning(f"Not stored: {md_escape(warning)}. Add the worker mean/sd file above, or "
                                "tick 'Store even if raw scores are missing'.", icon=":material/warning:")
             return
-        total = max(len(frame), 1)
+        total = max(len(read.frame), 1)
         done = [0]
 
         def tick(n: int) -> None:
             done[0] += n
-            progress.progress(min(done[0] / total, 1.0), text=f"Storing {done[0]:,} of {total:,} judgments…")
+            progress.progress(min(done[0] / total, 1.0), text=f"Storing {done[0]:,} of {total:,} rows…")
 
-        summary = state.get_store().load_judgments(
-            frame, file_name=upload.name, input_format=chosen,
-            sha256=hashlib.sha256(upload.getvalue()).hexdigest(), created_by=user["name"], progress=tick)
+        result = store_read(state.get_store(), read, created_by=user["name"], progress=tick)
     except InputError as exc:
         progress.empty()
         common.show_input_error(exc.with_file(upload.name), errors)
         return
     progress.progress(1.0, text="Stored.")
     state.invalidate()
-    st.success(md_escape(f"Stored {summary['judgments']:,} judgments of {frame['worker'].nunique()} workers "
-                                f"and {frame['system'].nunique()} systems into {campaign} "
-                                f"({', '.join(sorted(set(summary['lps'])))})."))
-    for warning in warnings:
+    lps = result["lp"] if isinstance(result["lp"], str) else ", ".join(result["lp"])
+    if read.kind == "mqm":
+        st.success(md_escape(f"Stored {result['annotations']:,} MQM annotations of {result['raters']} raters on "
+                             f"{result['outputs']:,} outputs of {result['systems']} systems into {campaign} "
+                             f"({lps})."))
+        return
+    spans = f", with {result['error_spans']:,} error spans" if result["error_spans"] else ""
+    st.success(md_escape(f"Stored {result['judgments']:,} judgments of {result['workers']} workers "
+                         f"and {result['systems']} systems into {campaign} ({lps}){spans}."))
+    for warning in result["warnings"]:
         st.warning(common.lower_text(warning), icon=":material/warning:")
 
 
@@ -237,52 +238,23 @@ def _texts_tab(user: dict) -> None:
 
 
 def _ranking_options() -> tuple[list[str], list[str]]:
-    from leaderboard.human import ranking
+    from leaderboard.human.clusters import CLUSTER_RULES
+    from leaderboard.human.ranking import PROTOCOLS
     # every protocol that ranks stored judgments (wmt25 ranks two-wave rating tables, not judgments)
-    protocols = [name for name, p in (getattr(ranking, "PROTOCOLS", None) or {}).items()
-                 if p.test != "wave-signed-rank-greater"] or ["wmt-da"]
-    rules = getattr(ranking, "CLUSTER_RULES", None) or ("organisers", "strict")
-    return list(protocols), list(rules)
+    protocols = [name for name, p in PROTOCOLS.items() if p.test != "wave-signed-rank-greater"]
+    return protocols, [PROTOCOL_OWN] + list(CLUSTER_RULES)
 
 
 # choices that filter nothing; "release" records that the stored data holds only workers who passed
 RELEASE_QC = "release (already filtered)"
 QC_FIXED = {NO_QC: "none", RELEASE_QC: "release"}
+PROTOCOL_OWN = "the protocol's own"
 
 
-@st.cache_data(show_spinner="Ranking (worker QC, standardisation, pairwise tests)…", max_entries=16)
-def preview_ranking(url: str, campaign: str, lp: str, assessment: str, token: str, qc: str, qc_alpha: float,
-                    protocol: str, rule: str, marks: tuple[tuple[str, bool], ...] = ()) -> tuple[dict, str]:
-    """The ranking to publish and the data hash of the stored judgments of (campaign, lp, assessment).
-
-    Worker QC runs on all language pairs of the campaign's ``assessment`` (one verdict per worker, as
-    WMT did, and as the Quality control page shows) before this pair is ranked; the signature
-    records the QC method and threshold. ``marks``: the organisers' human-translation marks
-    ((system, human) pairs), as ``mtlb publish`` applies them.
-    """
-    from leaderboard.publish.snapshots import rank
-    from leaderboard.storage.store import frame_hash
-    pooled = state.judgments(url, campaign, None, assessment, token)
-    ranking = rank(pooled, protocol=protocol, cluster_rule=rule, qc=qc, qc_alpha=qc_alpha, lp=lp,
-                   assessment=assessment, human_systems=dict(marks))[0]
-    return ranking, frame_hash(state.judgments(url, campaign, lp, assessment, token))
-
-
-def _publish_tab(user: dict) -> None:
-    flash = st.session_state.pop("pub_flash", None)
-    if flash:
-        st.success(flash, icon=":material/check_circle:")
-    camps = state.campaigns(state.store_url())
-    camps = camps[camps["judgments"] > 0] if not camps.empty else camps
-    if camps.empty:
-        st.info("No stored judgments yet: upload some first.")
-        return
-    cols = st.columns(3)
-    campaign = cols[0].selectbox("Campaign", sorted(camps["campaign"].unique()), key="pub_campaign")
-    part = camps[camps["campaign"] == campaign]
-    lp = cols[1].selectbox("Language pair", sorted(part["lp"].dropna().unique()), key="pub_lp")
-    assessment = cols[2].selectbox("Assessment", sorted(part.loc[part["lp"] == lp, "assessment"].dropna().unique()),
-                                   key="pub_assessment")
+def _publish_options(campaign: str, lp: str, assessment: str) -> tuple:
+    """The controls of every publish option (those of ``mtlb publish``); returns the options and the
+    documents uploads."""
+    from leaderboard.usecases.publish import PublishOptions
     protocols, rules = _ranking_options()
     methods = list(QC_FIXED)
     from leaderboard.webapp.pages.qc import qc_methods
@@ -304,71 +276,113 @@ def _publish_tab(user: dict) -> None:
                                      disabled=qc in QC_FIXED.values())
     protocol = cols[2].selectbox("Protocol", protocols, key="pub_protocol")
     rule = cols[3].selectbox("Cluster rule", rules, key="pub_rule")
+    with st.expander("More options: significance level, left-out systems, intervals, documents"):
+        cols = st.columns(4)
+        alpha = cols[0].number_input("Significance level (empty: the protocol's own)", min_value=0.001,
+                                     max_value=0.5, value=None, step=0.005, format="%.3f", key="pub_alpha")
+        resamples = cols[1].number_input("Bootstrap resamples (0 = no intervals)", min_value=0, max_value=100000,
+                                         value=1000, step=100, key="pub_resamples")
+        seed = cols[2].number_input("Seed of the resamples", min_value=0, max_value=2**31 - 1, value=12345,
+                                    step=1, key="pub_seed")
+        exclude = cols[3].text_input("Leave out systems (shell patterns, comma-separated)", key="pub_exclude",
+                                     placeholder="ende-tutorial*", max_chars=1000)
+        documents = st.file_uploader("Documents list of the test set (domain<TAB>doc_id; named <lp>.docs)",
+                                     accept_multiple_files=True, key="pub_documents", max_upload_size=MAX_UPLOAD_MB)
+    options = PublishOptions(
+        lp=lp, assessment=assessment, protocol=protocol, alpha=None if alpha is None else float(alpha),
+        cluster_rule=None if rule == PROTOCOL_OWN else rule, qc=qc,
+        qc_alpha=0.05 if qc in QC_FIXED.values() else float(qc_alpha),
+        exclude_systems=tuple(p.strip() for p in exclude.split(",") if p.strip()),
+        n_resamples=int(resamples), seed=int(seed))
+    return options, documents or []
+
+
+def _publish_tab(user: dict) -> None:
+    from leaderboard.usecases import publish as uc
+    from leaderboard.usecases.store_files import InputFile
+
+    flash = st.session_state.pop("pub_flash", None)
+    if flash:
+        st.success(flash, icon=":material/check_circle:")
+    camps = state.campaigns(state.store_url())
+    camps = camps[camps["judgments"] > 0] if not camps.empty else camps
+    if camps.empty:
+        st.info("No stored judgments yet: upload some first.")
+        return
+    cols = st.columns(3)
+    campaign = cols[0].selectbox("Campaign", sorted(camps["campaign"].unique()), key="pub_campaign")
+    part = camps[camps["campaign"] == campaign]
+    lp = cols[1].selectbox("Language pair", sorted(part["lp"].dropna().unique()), key="pub_lp")
+    assessment = cols[2].selectbox("Assessment", sorted(part.loc[part["lp"] == lp, "assessment"].dropna().unique()),
+                                   key="pub_assessment")
+    options, documents = _publish_options(campaign, lp, assessment)
     url = state.store_url()
     token = state.data_token(url, campaign)
     frame = state.judgments(url, campaign, lp, assessment, token)
     st.caption(md_escape(f"{len(frame):,} stored judgments of {frame['worker'].nunique():,} workers for "
-                                f"{lp} {assessment}."))
-    qc_info = None
-    if qc not in QC_FIXED.values():
-        # the report of exactly the filter the ranking applies (pooled over the campaign's language pairs)
-        _, report, summary, _ = state.qc(url, campaign, None, assessment, token, qc, float(qc_alpha))
-        from leaderboard.webapp.pages.qc import summary_frame
-        counts = summary_frame(summary)
-        st.markdown("**Worker QC report** (workers judged over all language pairs of the campaign)")
-        if not counts.empty:
-            common.table(counts)
-        if isinstance(report, pd.DataFrame):
-            common.table(report, height=240)
-        qc_info = {"method": qc, "alpha": float(qc_alpha), "summary": summary}
+                         f"{lp} {assessment}."))
     marks = _human_marks(campaign, lp, frame, user)
-    key = (campaign, lp, assessment, token, qc, float(qc_alpha), protocol, rule, marks)
+    key = (campaign, token, options, marks, tuple((d.name, d.size) for d in documents))
     if st.button("Preview ranking", key="pub_preview"):
         try:
-            ranking, data_hash = preview_ranking(url, campaign, lp, assessment, token, qc, float(qc_alpha),
-                                                 protocol, rule, marks)
+            with st.spinner("Ranking (worker QC, standardisation, pairwise tests)…"), \
+                    uploads_in_folder(documents) as (folder, _):
+                files = tuple(InputFile(folder / Path(d.name).name, d.name) for d in documents)
+                preview = uc.preview(state.get_store(), campaign,
+                                     uc.PublishOptions(**{**options.__dict__, "documents": files}))
         except InputError as exc:
             common.show_input_error(exc)
             return
-        if qc_info:
-            ranking = {**ranking, "qc": common.to_jsonable(qc_info)}
-        st.session_state["preview"] = {"key": key, "ranking": ranking, "data_hash": data_hash}
-    preview = st.session_state.get("preview")
-    if not preview or preview["key"] != key:
+        st.session_state["preview"] = {"key": key, "preview": preview}
+    found = st.session_state.get("preview")
+    if not found or found["key"] != key:
         st.info("Preview the ranking to check it before publishing.")
         return
+    preview = found["preview"]
+    _preview_qc(preview)
     from leaderboard.publish.render import ranking_table
     from leaderboard.webapp.pages.leaderboard import table_markup
-    st.markdown(f"**Preview** · signature {common.code(preview['ranking'].get('signature', ''))}")
-    st.html(table_markup(ranking_table(preview["ranking"])))
+    ranking = preview.rankings[0]
+    st.markdown(f"**Preview** · signature {common.code(ranking.get('signature', ''))}")
+    st.html(table_markup(ranking_table(ranking)))
     snaps = state.snapshots(url)
     existing = snaps[(snaps["campaign"] == campaign) & (snaps["lp"] == lp) & (snaps["assessment"] == assessment)]
     next_version = int(existing["version"].max()) + 1 if not existing.empty else 1
     note = st.text_input("Note for this version (e.g. what it corrects)", key="pub_note", max_chars=500)
-    release_files = _release_qc_uploads() if qc == "release" else None
+    release_files = _release_qc_uploads() if options.qc == "release" else None
     if st.button(f"Publish as version v{next_version}", key="pub_go", type="primary"):
-        # exactly the previewed ranking (same data token, QC, protocol and rule) becomes the snapshot, with
-        # what its pages show (leaderboard.publish.artifacts) computed from the judgments it was ranked from
-        from leaderboard.publish.snapshots import snapshot_artifacts
+        # exactly the previewed ranking becomes the snapshot, with what its pages show computed from the
+        # judgments and the QC it was ranked with
         try:
-            release_qc = _release_qc_artifact(campaign, preview["ranking"], release_files)
+            release_qc = _read_release_qc(release_files)
+            with st.spinner("Computing what the pages of this version show (per-segment scores, QC, baselines)…"):
+                published = uc.commit(state.get_store(), preview, user["name"], note=note, release_qc=release_qc)
         except InputError as exc:
             common.show_input_error(exc)
             return
-        with st.spinner("Computing what the pages of this version show (per-segment scores, QC, baselines)…"):
-            artifacts = snapshot_artifacts(state.get_store(), campaign, preview["ranking"],
-                                           state.judgments(url, campaign, None, assessment, token))
-        if release_qc is not None:
-            artifacts["release_qc"] = release_qc
-        version = state.get_store().publish(campaign, lp, assessment, preview["ranking"],
-                                            data_hash=preview["data_hash"], publisher=user["name"], note=note,
-                                            artifacts=artifacts)
         state.invalidate()
         st.session_state.pop("preview", None)
         st.session_state["pub_flash"] = (md_escape(f"Published {campaign} {lp} {assessment} as version "
-                                                          f"v{version}.") + " Participants now see it on the "
-                                         "Leaderboard.")
+                                                   f"v{published[0]['version']}.") + " Participants now see it "
+                                         "on the Leaderboard.")
         st.rerun()
+
+
+def _preview_qc(preview) -> None:
+    """The report of exactly the worker QC the previewed ranking ran (pooled over the language pairs)."""
+    item = preview.prepared[0] if preview.prepared else None
+    qc = getattr(item, "qc", None)
+    if qc is None or qc.report is None:
+        return
+    from leaderboard.human.qc import lp_report, qc_summary_for_lp
+    from leaderboard.webapp.pages.qc import summary_frame
+    part = item.frame[item.frame["assessment"].astype(str) == item.assessment]
+    counts = summary_frame(qc_summary_for_lp(qc.report, part, item.lp))
+    st.markdown(f"**Worker QC report** ({md_escape(qc.label)}; workers judged over all language pairs of the "
+                "campaign, counted for this language pair)")
+    if not counts.empty:
+        common.table(counts)
+    common.table(lp_report(qc.report, part, item.lp), height=240)
 
 
 def _release_qc_uploads() -> tuple | None:
@@ -386,24 +400,16 @@ def _release_qc_uploads() -> tuple | None:
     return (stats, verdicts) if stats is not None or verdicts is not None else None
 
 
-def _release_qc_artifact(campaign: str, ranking: dict, files: tuple | None) -> dict | None:
-    """The release_qc artifact of the uploaded files for this ranking's workers (InputError when malformed)."""
+def _read_release_qc(files: tuple | None):
+    """The uploaded release QC files, read and validated (InputError when malformed)."""
     if not files:
         return None
-    from leaderboard.ingest.release_qc import read_trk_class, read_trk_stats
-    from leaderboard.publish.snapshots import release_qc_of
-    stats_file, class_file = files
-    if stats_file is None:
-        raise InputError("the verdicts need the per-worker statistics file too (ad-trk-stats.csv)",
-                         file=class_file.name)
-    with uploaded_path(stats_file) as path:
-        stats = read_trk_stats(path, stats_file.name)
-    verdicts = None
-    if class_file is not None:
-        with uploaded_path(class_file) as path:
-            verdicts = read_trk_class(path, class_file.name)
-    source = "release files " + ", ".join(f.name for f in files if f is not None)
-    return release_qc_of(state.get_store(), campaign, stats, verdicts, source)(ranking)
+    from leaderboard.usecases.publish import read_release_qc
+    from leaderboard.usecases.store_files import InputFile
+    uploads = [f for f in files if f is not None]
+    with uploads_in_folder(uploads) as (folder, _):
+        stats, verdicts = (None if f is None else InputFile(folder / Path(f.name).name, f.name) for f in files)
+        return read_release_qc(stats, verdicts)
 
 
 def _human_marks(campaign: str, lp: str, frame: pd.DataFrame, user: dict) -> tuple[tuple[str, bool], ...]:

@@ -12,14 +12,10 @@ from leaderboard.webapp import charts, common, key_figures, snapshot_views, stat
 from leaderboard.webapp.markdown import md_escape
 from leaderboard.webapp.key_figures import Figure
 
-DEFAULT_METHODS = ("paired-t",)
-
-
 def qc_methods() -> list[str]:
-    from leaderboard.human import qc
-    methods = list(getattr(qc, "METHODS", None) or DEFAULT_METHODS)
-    default = getattr(qc, "DEFAULT_METHOD", methods[0])
-    return [default] + [m for m in methods if m != default]
+    """The QC module's methods, its default first."""
+    from leaderboard.human.qc import DEFAULT_METHOD, METHODS
+    return [DEFAULT_METHOD] + [m for m in METHODS if m != DEFAULT_METHOD]
 
 
 def summary_frame(summary: dict) -> pd.DataFrame:

@@ -92,7 +92,7 @@ def render() -> None:
     view, snap = found
     ranking = snap["ranking"]
     systems = [s["system"] for s in ranking["systems"]]
-    system = common._pick("System", systems, "system_pick", "system", container=st)
+    system = common.pick("System", systems, "system_pick", "system", container=st)
     row = next(s for s in ranking["systems"] if s["system"] == system)
     st.subheader(md_escape(f"{system} · {view.lp} · {view.assessment}"))
     common.snapshot_caption(snap, view)
@@ -161,7 +161,7 @@ def _head_to_head(view: common.View, ranking: dict, seg: pd.DataFrame, system: s
     if not others:
         st.caption("The ranking has no other system.")
         return
-    other = common._pick("Against", others, "system_vs", "vs", container=st)
+    other = common.pick("Against", others, "system_vs", "vs", container=st)
     pairs = head_to_head(seg, system, other).dropna(subset=[f"{value}_a", f"{value}_b"])
     p_ab = (ranking.get("pvalues") or {}).get(system, {}).get(other)
     p_ba = (ranking.get("pvalues") or {}).get(other, {}).get(system)

@@ -1,0 +1,10 @@
+"""Use cases: what a user does, written once for both views.
+
+The command line (``cli/``) and the web app (``webapp/``) parse their inputs, call a function of
+this package and show its result; a use case calls the stages below it (ingest, storage,
+statistics, publish) and never phrases a hint for one view.
+
+- :mod:`.store_files` — validate judgment / annotation files and store them in one transaction;
+- :mod:`.publish` — preview a ranking of stored judgments and publish it as a snapshot;
+- :mod:`.campaigns` — checks of a stored campaign (are its segment ids line numbers of its texts?).
+"""
