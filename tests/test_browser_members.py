@@ -117,6 +117,10 @@ def test_login_survives_reload_and_new_tab_and_logout_ends_it(server, browser):
     _login(page, base, "olga", "organiser-pass", "Organiser")
     sidebar = page.locator("[data-testid='stSidebar']")
     expect(sidebar).to_contain_text("Logged in as olga")
+    nav = page.locator("[data-testid='stSidebarNav']")
+    # the menu offers the account page, not "Log in" (issue 42.9)
+    expect(nav.get_by_role("link", name="Account", exact=True)).to_have_count(1)
+    expect(nav.get_by_role("link", name="Log in", exact=True)).to_have_count(0)
     # the browser holds only a random id; the store only its hash
     page.wait_for_function("document.cookie.includes('mtlb_session=')")
     cookie = next(c for c in context.cookies() if c["name"] == "mtlb_session")
@@ -131,6 +135,9 @@ def test_login_survives_reload_and_new_tab_and_logout_ends_it(server, browser):
     page.reload()
     expect(page.get_by_role("heading", name="Organiser")).to_be_visible()
     expect(page.locator("[data-testid='stSidebar']")).to_contain_text("Logged in as olga")
+    # a login restored from the cookie builds the same menu on the reload's first run
+    expect(nav.get_by_role("link", name="Account", exact=True)).to_have_count(1)
+    expect(nav.get_by_role("link", name="Log in", exact=True)).to_have_count(0)
     expect(page.get_by_text("Log in to create campaigns")).to_have_count(0)
 
     deep = _page(context)  # a link opened in a new tab of the same browser
@@ -150,6 +157,8 @@ def test_login_survives_reload_and_new_tab_and_logout_ends_it(server, browser):
     page.reload()
     expect(page.get_by_text("Log in to create campaigns")).to_be_visible()
     expect(page.locator("[data-testid='stSidebar']")).not_to_contain_text("Logged in as")
+    expect(nav.get_by_role("link", name="Log in", exact=True)).to_have_count(1)
+    expect(nav.get_by_role("link", name="Account", exact=True)).to_have_count(0)
     # a copy of the old cookie is worthless after logout: the session is revoked on the server
     other = browser.new_context()
     other.add_cookies([{**cookie}])
