@@ -334,5 +334,15 @@ def test_system_page_of_the_simulated_demo(server, browser):
     assert len(values) == 9 and not [v for v in values if v.strip().lower() in ("none", "nan", "+nan", "-nan")]
     assert re.fullmatch(r"[+-]\d+\.\d{3}", values[6].strip()), values  # the mean z difference
     expect(page.locator(".js-plotly-plot")).to_have_count(1)  # head to head (the distribution has its own tab)
+    # the axes as drawn span the plotted scores (issue 42.9: with equal scales the x-axis was stretched to
+    # about three times the data's width to fit the wide plot area)
+    drawn = page.locator(".js-plotly-plot").evaluate(
+        "gd => ({x: gd._fullLayout.xaxis.range, y: gd._fullLayout.yaxis.range,"
+        " xs: Array.from(gd._fullData[1].x), ys: Array.from(gd._fullData[1].y)})")
+    xs, ys = np.asarray(drawn["xs"], float), np.asarray(drawn["ys"], float)
+    lo, hi = min(xs.min(), ys.min()), max(xs.max(), ys.max())
+    for axis in ("x", "y"):
+        a, b = drawn[axis]
+        assert a <= lo and b >= hi and (b - a) <= 1.25 * (hi - lo), (axis, drawn[axis], lo, hi)
     _shot(page, "25-simulated-system")
     context.close()

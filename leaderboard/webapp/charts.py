@@ -265,8 +265,13 @@ def head_to_head_figure(pairs: pd.DataFrame, a: str, b: str, value: str = "z") -
                              hovertemplate="segment %{text}<br>%{meta[0]} %{x:.2f}<br>%{meta[1]} %{y:.2f}"
                                            "<extra></extra>"))
     unit = "z" if value == "z" else "raw, 0–100 points"
-    fig.update_xaxes(title=f"{plain(a)}: segment score ({unit})")
-    fig.update_yaxes(title=f"{plain(b)}: segment score ({unit})", scaleanchor="x")
+    # both axes span the scores (5% room on each side); equal scales shrink the plot area to a square
+    # ("domain") instead of stretching the x range to fill a wide page
+    pad = 0.05 * (hi - lo) if hi > lo else 0.5
+    span = [lo - pad, hi + pad]
+    fig.update_xaxes(title=f"{plain(a)}: segment score ({unit})", range=span, constrain="domain")
+    fig.update_yaxes(title=f"{plain(b)}: segment score ({unit})", range=span, scaleanchor="x", scaleratio=1,
+                     constrain="domain")
     fig.update_layout(showlegend=False)
     return _layout(fig, f"{plain(a)} vs {plain(b)}: per-segment {value} scores ({len(pairs)} common segments)",
                    height=460)
