@@ -49,11 +49,13 @@ def test_mtlb_submit_lists_every_bad_score_one_per_line(tmp_path, capsys):
                     encoding="utf-8")
     assert main(["submit", str(path), "--systems-from", str(_systems(tmp_path)), "--lp", "de-en"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err[0].endswith("4 problems in the file (nothing was stored):")
+    # the bad rows and, in the same run, what the campaign check finds (system d has no score)
+    assert err[0].endswith("5 problems in the submission (all listed; nothing was stored):")
     assert err[1:] == ["- line 3, column 'score': score is missing (nan); every row needs a finite number",
                        "- line 4, column 'score': score 'abc' is not a number",
                        "- line 5, column 'system': the system is empty",
-                       "- line 6, column 'score': score is inf; every row needs a finite number"]
+                       "- line 6, column 'score': score is inf; every row needs a finite number",
+                       "- column 'system': no scores for 1 campaign system(s) (metric M, lp de-en): d"]
 
 
 def test_a_file_with_very_many_bad_rows_lists_the_first_and_counts_the_rest(tmp_path):
