@@ -9,6 +9,7 @@ At the end of a HIT it shows the completion code. User text is shown only as pla
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
 from typing import Any
 
@@ -24,6 +25,7 @@ from .markdown import md_escape
 from .wording import for_web
 
 KEY = "annotate_answer"
+_PLAIN_CODE = re.compile(r"[A-Za-z0-9_.-]+")  # shown as inline code; anything else as escaped text
 LANGUAGE_NAMES = {"cs": "Czech", "de": "German", "en": "English", "ja": "Japanese", "zh": "Chinese", "ru": "Russian",
                   "uk": "Ukrainian", "fr": "French", "es": "Spanish", "ar": "Arabic", "he": "Hebrew", "hi": "Hindi",
                   "is": "Icelandic", "ko": "Korean", "pl": "Polish", "it": "Italian", "pt": "Portuguese",
@@ -251,11 +253,20 @@ def _widget_args(person: service.Annotator, task: service.Task) -> dict[str, Any
             "show_number": person.protocol == "esa"}
 
 
+def completion_code(code: str) -> None:
+    """The completion code, large and selectable, drawn as Markdown with the rest of the page: ``st.code``
+    loads its renderer (a syntax highlighter) only when first used, which kept the code off the screen
+    for 0.4 s (seconds on a busy machine) after everything else of the page was there."""
+    with st.container(key="completion-code"):
+        st.markdown("**Your completion code**")
+        shown = f"`{code}`" if _PLAIN_CODE.fullmatch(str(code)) else md_escape(str(code))
+        st.markdown(f"### {shown}")
+
+
 def _complete(person: service.Annotator, task: service.Task) -> None:
     st.progress(1.0, text=f"Item {task.total} of {task.total}: done")
     st.success("Thank you: this HIT is complete and every answer is stored.")
-    st.markdown("**Your completion code**")
-    st.code(task.code, language=None)
+    completion_code(task.code)
     if person.origin == "prolific":
         st.link_button("Return to Prolific with this code",
                        f"https://app.prolific.com/submissions/complete?cc={task.code}")

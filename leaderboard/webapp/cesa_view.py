@@ -109,8 +109,8 @@ def render(person) -> None:
         return
     if page.state == "complete":
         st.success("Thank you: your work is complete and every answer is stored.")
-        st.markdown("**Your completion code**")
-        st.code(page.code, language=None)
+        from .annotate_view import completion_code
+        completion_code(page.code)
         if person.origin == "prolific":
             st.link_button("Return to Prolific with this code",
                            f"https://app.prolific.com/submissions/complete?cc={page.code}")
