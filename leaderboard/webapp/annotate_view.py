@@ -9,7 +9,6 @@ At the end of a HIT it shows the completion code. User text is shown only as pla
 
 from __future__ import annotations
 
-import re
 from datetime import datetime, timezone
 from typing import Any
 
@@ -21,11 +20,11 @@ from ..collect.spans import tokens
 from ..errors import InputError
 from . import state
 from .annotate_widget import annotate_item
+from .completion import completion_code
 from .markdown import md_escape
 from .wording import for_web
 
 KEY = "annotate_answer"
-_PLAIN_CODE = re.compile(r"[A-Za-z0-9_.-]+")  # shown as inline code; anything else as escaped text
 LANGUAGE_NAMES = {"cs": "Czech", "de": "German", "en": "English", "ja": "Japanese", "zh": "Chinese", "ru": "Russian",
                   "uk": "Ukrainian", "fr": "French", "es": "Spanish", "ar": "Arabic", "he": "Hebrew", "hi": "Hindi",
                   "is": "Icelandic", "ko": "Korean", "pl": "Polish", "it": "Italian", "pt": "Portuguese",
@@ -251,16 +250,6 @@ def _widget_args(person: service.Annotator, task: service.Task) -> dict[str, Any
             "dir": {"text": directions["text"], "context": directions["context"]},
             "lang": {"text": directions["text_lang"], "context": directions["context_lang"]},
             "show_number": person.protocol == "esa"}
-
-
-def completion_code(code: str) -> None:
-    """The completion code, large and selectable, drawn as Markdown with the rest of the page: ``st.code``
-    loads its renderer (a syntax highlighter) only when first used, which kept the code off the screen
-    for 0.4 s (seconds on a busy machine) after everything else of the page was there."""
-    with st.container(key="completion-code"):
-        st.markdown("**Your completion code**")
-        shown = f"`{code}`" if _PLAIN_CODE.fullmatch(str(code)) else md_escape(str(code))
-        st.markdown(f"### {shown}")
 
 
 def _complete(person: service.Annotator, task: service.Task) -> None:
