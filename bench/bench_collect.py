@@ -10,10 +10,13 @@ reading pace (``--think`` ms between items) and measures inside the browser, fro
 - ``next_item``: until the next item is on the page (its content in the DOM and the next frame drawn);
 - ``stored``: until the server has stored the answer and said so (the page's queue of answers is empty).
 
-Also ``resume``: a reload in the middle, until the first unanswered item is shown again, and
-``service_submit``: the server-side store-and-next call alone (:func:`leaderboard.collect.service.submit_answer`),
-without a browser. Prints one JSON object (seconds; p50, p95, max per measure); the target is
-``next_item`` ≤ 0.3 s.
+Also ``resume``: a reload in the middle, until the first unanswered item is shown again;
+``last_answer``: a whole pilot HIT (20 items) answered, from the Enter on its last item until the
+completion code is on the page (the server then runs the worker test; issue 42.9 saw 3.5 s), with
+``page_drawn`` (the rest of the completion page); ``service_submit``: the server-side store-and-next call
+alone (:func:`leaderboard.collect.service.submit_answer`), without a browser, and
+``service_last_submit``: the call that completes a HIT, with its worker test (``qc``) timed on its own.
+Prints one JSON object (seconds; p50, p95, max per measure); the target is ``next_item`` ≤ 0.3 s.
 
     python bench/bench_collect.py [--items 40] [--think 600] [--screenshots]
 
@@ -42,6 +45,24 @@ LP = "cs-en"
 SYSTEMS = ("CUNI-DocTransformer", "Online-W", "Online-B")
 LINES = 300
 TARGET = 0.3
+PILOT_HITS = 3  # pilot HITs per protocol, each answered to its completion code by an annotator of its own
+
+# the last answer of a HIT: Enter (in the item's frame) until the completion code is on the page, and until
+# the rest of the completion page (its success note) is there; both on the page's clock
+LAST_PROBE = """() => {
+  const top = window;
+  top.__last = {enter: null, code: null, page: null};
+  new MutationObserver(() => {
+    if (top.__last.enter === null) return;
+    const now = performance.now();
+    if (top.__last.page === null && document.querySelector("[data-testid='stAlert']")) top.__last.page = now;
+    if (top.__last.code === null && document.querySelector(".st-key-completion-code code")) top.__last.code = now;
+  }).observe(document.body, {subtree: true, childList: true});
+}"""
+ENTER_PROBE = """() => { if (window.__enterProbe) return; window.__enterProbe = true;
+  document.addEventListener('keydown', (e) => { if (e.key === 'Enter') {
+    window.parent.__last.enter = window.parent.performance.now(); window.parent.__last.code = null;
+    window.parent.__last.page = null; } }, true); }"""
 
 # installed in the component's frame: times from the Enter key to the next item drawn and to the queue empty
 PROBE = """() => {
@@ -97,8 +118,11 @@ def prepare(folder: Path) -> dict:
     sources = campaigns.sources_from_files(files["hyps"], files["ref"], LP, src=files["src"])
     campaigns.create(store, "bench-da", LP, sources, protocol="da", hits=4, seed=2)
     campaigns.create(store, "bench-esa", LP, sources, protocol="esa", hits=4, seed=2)
+    for protocol in ("da", "esa"):  # pilot HITs, answered to the end (last_answer)
+        campaigns.create(store, f"bench-pilot-{protocol}", LP, sources, protocol=protocol, hits=PILOT_HITS,
+                         hit_size=20, seed=3)
     return {p: [link["url"] for link in invitation_links(store, f"bench-{p}", LP, 3, "http://127.0.0.1:1")]
-            for p in ("da", "esa")}
+            for p in ("da", "esa", "pilot-da", "pilot-esa")}
 
 
 def _stats(values: list[float]) -> dict:
@@ -170,6 +194,79 @@ def annotate(page, url: str, protocol: str, items: int, think: float, shot: Path
             "resume": None if resume is None else round(resume, 3)}
 
 
+def finish_hits(browser, base: str, links: list[str], protocol: str) -> dict:
+    """Answer whole pilot HITs with the keyboard; per HIT the seconds from the Enter on its last item until
+    the completion code is shown (``code``) and until the rest of the completion page is (``page_drawn``)."""
+    code, drawn = [], []
+    for url in links:
+        page = browser.new_page(viewport={"width": 900, "height": 1400})
+        page.set_default_timeout(60000)
+        page.goto(url.replace("http://127.0.0.1:1", base))
+        frame = _frame(page)
+        page.evaluate(LAST_PROBE)
+        for _ in range(200):  # a pilot HIT has 20 items (ESA: plus its practice items)
+            if page.locator(".st-key-completion-code code").count():
+                break
+            frame = _frame(page)
+            frame.evaluate(ENTER_PROBE)
+            item = frame.locator("main").get_attribute("data-item")
+            if protocol == "esa":
+                page.keyboard.press("Tab")
+            page.keyboard.press("ArrowRight")
+            page.keyboard.press("ArrowRight")
+            page.keyboard.press("Enter")
+            page.wait_for_function(
+                """(item) => { if (document.querySelector(".st-key-completion-code code")) return true;
+                   const f = [...document.querySelectorAll('iframe')].find((x) => x.title.includes('mtlb_annotate'));
+                   const m = f && f.contentDocument && f.contentDocument.querySelector('main[data-item]');
+                   return !!m && m.getAttribute('data-item') !== item; }""", arg=item, polling=20)
+        page.wait_for_timeout(200)
+        last = page.evaluate("() => window.__last")
+        if last["enter"] is not None and last["code"] is not None:
+            code.append((last["code"] - last["enter"]) / 1000)
+            drawn.append((last["page"] - last["enter"]) / 1000 if last["page"] is not None else float("nan"))
+        page.close()
+    return {"code": _stats(code), "page_drawn": _stats([d for d in drawn if d == d])}
+
+
+def service_last_timing(folder: Path) -> dict:
+    """The submit that completes a HIT (store, worker test, code) on a pilot HIT of its own, and the worker
+    test alone (:func:`leaderboard.collect.quality.check_annotator`, timed as the call makes it)."""
+    os.environ["MTLB_DATA_DIR"] = str(folder)
+    from urllib.parse import parse_qs, urlsplit
+
+    from leaderboard.collect import service
+    from leaderboard.collect.links import invitation_links
+    from leaderboard.storage import Store, default_url
+    store = Store(default_url())
+    qc: list[float] = []
+    real = service.check_annotator
+
+    def timed(*args, **kwargs):
+        t = time.perf_counter()
+        try:
+            return real(*args, **kwargs)
+        finally:
+            qc.append(time.perf_counter() - t)
+    total = []
+    service.check_annotator = timed
+    try:
+        for protocol in ("da", "esa"):
+            url = invitation_links(store, f"bench-pilot-{protocol}", LP, 1, "http://127.0.0.1:1")[0]["url"]
+            person = service.open_invitation(store, parse_qs(urlsplit(url).query)["t"][0])
+            task = service.start(store, person)
+            if task.state != "item":
+                continue
+            while task.state == "item" and task.done < task.total - 1:
+                task = service.submit_answer(store, person, int(task.current["id"]), 60)
+            t = time.perf_counter()
+            task = service.submit_answer(store, person, int(task.current["id"]), 60)
+            total.append(time.perf_counter() - t)
+    finally:
+        service.check_annotator = real
+    return {"submit": _stats(total), "qc": _stats(qc)}
+
+
 def service_timing(folder: Path, n: int = 60) -> dict:
     """The store-and-next call alone on the same store (SQLite), for an annotator of its own."""
     os.environ["MTLB_DATA_DIR"] = str(folder)
@@ -219,8 +316,10 @@ def main() -> None:
                 shot = ROOT / "docs" / "screenshots" / f"annotate-{protocol}.png" if args.screenshots else None
                 result[protocol] = annotate(page, url, protocol, args.items, args.think, shot)
                 page.close()
+            result["last_answer"] = {p: finish_hits(browser, base, links[f"pilot-{p}"][:2], p) for p in ("da", "esa")}
             browser.close()
     result["service_submit"] = service_timing(folder)
+    result["service_last_submit"] = service_last_timing(folder)
     result["load_after"] = os.getloadavg()[0]
     result["met"] = all(result[p]["next_item"].get("p95", 99) <= TARGET for p in ("da", "esa"))
     shutil.rmtree(folder, ignore_errors=True)

@@ -98,7 +98,7 @@ def _tsv_level(rows: list[tuple[int, list[str]]], ncols: int, label: str) -> str
     return "segment" if all(_INT.match(fields[4].strip()) for _, fields in rows) else "system"
 
 
-def _read_tsv(text: str, label: str, level: str | None) -> pd.DataFrame:
+def _read_tsv(text: str, label: str, level: str | None, found: list[InputError] | None = None) -> pd.DataFrame:
     lines = text.split("\n")
     first = next((ln for ln in lines if ln.strip()), "")
     split = (lambda s: s.rstrip("\r").split("\t")) if "\t" in first else (lambda s: s.split())
@@ -119,10 +119,11 @@ def _read_tsv(text: str, label: str, level: str | None) -> pd.DataFrame:
     if names is None:
         wanted = " or ".join(str(n) for (lv, n) in TSV_LAYOUTS if lv == level)
         raise InputError(f"a {level}-level WMT file has {wanted} columns, not {ncols}", file=label, line=rows[0][0])
-    return _build(rows, names, label)
+    return _build(rows, names, label, found)
 
 
-def _read_canonical(text: str, label: str, level: str | None, delimiter: str) -> pd.DataFrame:
+def _read_canonical(text: str, label: str, level: str | None, delimiter: str,
+                    found: list[InputError] | None = None) -> pd.DataFrame:
     records = csv_records(text, label, delimiter)
     if not records:  # blank fields only
         raise InputError("the file is empty", file=label)
@@ -149,18 +150,35 @@ def _read_canonical(text: str, label: str, level: str | None, delimiter: str) ->
     for lineno, fields in rows:
         if len(fields) != len(header):
             raise InputError(f"found {len(fields)} columns but the header has {len(header)}", file=label, line=lineno)
-    return _build(rows, header, label)
+    return _build(rows, header, label, found)
 
 
-def _build(rows: list[tuple[int, list[str]]], names: list[str], label: str) -> pd.DataFrame:
-    """Frame from split rows; checks empty fields and scores, normalises segment ids."""
+def listed(problems: list[InputError], file: str | None, what: str, more: str = "more problems") -> InputError:
+    """One error listing ``problems`` one per line: the first :data:`MAX_LISTED`, the rest counted
+    ("N {what}:" counts them all)."""
+    if len(problems) <= MAX_LISTED:
+        return InputError.collect(problems, what)
+    shown = problems[:MAX_LISTED] + [InputError(f"… and {len(problems) - MAX_LISTED} {more}", file=file)]
+    listing = "\n".join("  - " + p.where(with_file=False) + p.message for p in shown)
+    first = problems[0]
+    return InputError(f"{len(problems)} {what}:\n{listing}", file=first.file, line=first.line, column=first.column,
+                      problems=shown)
+
+
+def _build(rows: list[tuple[int, list[str]]], names: list[str], label: str,
+           found: list[InputError] | None = None) -> pd.DataFrame:
+    """Frame from split rows; checks empty fields and scores, normalises segment ids. Row problems are
+    raised together, or appended to ``found`` when it is given: a bad score is then kept as NaN, a row
+    with an empty name or id is left out (it names nothing the campaign check could find)."""
     data: dict[str, list] = {c: [] for c in COLUMNS}
     index = {c: names.index(c) for c in names}
     problems: list[InputError] = []  # every empty field and bad score, not just the first
+    unnamed: set[int] = set()  # lines with an empty metric, lp, system or segment
     for lineno, fields in rows:
         for col in names:
             if col != "score" and col not in ("doc", "testset", "refset") and not fields[index[col]].strip():
                 problems.append(InputError(f"the {col} is empty", file=label, line=lineno, column=col))
+                unnamed.add(lineno)
         for col in COLUMNS:
             if col == "line":
                 data[col].append(lineno)
@@ -175,13 +193,13 @@ def _build(rows: list[tuple[int, list[str]]], names: list[str], label: str) -> p
                 data[col].append(_norm_segment(value) if col == "segment" else (value or None))
             else:
                 data[col].append(None)
-    if problems:
-        shown = problems[:MAX_LISTED]
-        if len(problems) > MAX_LISTED:
-            shown.append(InputError(f"… and {len(problems) - MAX_LISTED} more rows with problems", file=label))
-        raise InputError.collect(shown, f"problems in {len(problems)} place(s) of the file (nothing was stored)"
-                                 if len(problems) > MAX_LISTED else "problems in the file (nothing was stored)")
+    if found is not None:
+        found.extend(problems)
+    elif problems:
+        raise listed(problems, label, "problems in the file (nothing was stored)", "more rows with problems")
     frame = pd.DataFrame(data)
+    if unnamed:
+        frame = frame[~frame["line"].isin(unnamed)].reset_index(drop=True)
     for col in ("metric", "lp", "testset", "refset", "doc", "system", "segment"):
         text = frame[col].fillna("").astype(str)
         unsafe = np.flatnonzero(text.str.contains(UNSAFE_NAME_CHARS).to_numpy(dtype=bool))
@@ -192,12 +210,18 @@ def _build(rows: list[tuple[int, list[str]]], names: list[str], label: str) -> p
     return frame
 
 
-def read_submission(path: str | os.PathLike, level: str | None = None, name: str | None = None) -> pd.DataFrame:
+def read_submission(path: str | os.PathLike, level: str | None = None, name: str | None = None, *,
+                    problems: list[InputError] | None = None) -> pd.DataFrame:
     """Read one metric-score file (any accepted format, see the module docstring).
 
     ``level`` is ``"system"``, ``"segment"`` or ``None`` (detect); ``name`` labels the file in
     errors. Returns the :data:`COLUMNS` frame (absent fields are None) with ``attrs["level"]`` and
     ``attrs["format"]`` set. Duplicate keys are refused here already.
+
+    ``problems``: when a list is given, the problems of single rows (empty fields, scores that are not
+    finite numbers) are appended to it instead of raised and duplicates are left to the validation, so
+    that :func:`validate_submission` (``earlier=problems``) reports them together with everything the
+    campaign check finds. A file that cannot be read as a table is still refused at once.
     """
     label = _label(path, name)
     if level not in (None, "system", "segment"):
@@ -207,14 +231,15 @@ def read_submission(path: str | os.PathLike, level: str | None = None, name: str
     delimiter = "\t" if "\t" in first else ","
     head = {f.strip().strip('"').lower() for f in first.split(delimiter)}
     if {"metric", "score"} <= head:
-        frame = _read_canonical(text, label, level, delimiter)
+        frame = _read_canonical(text, label, level, delimiter, problems)
         fmt = "canonical"
     else:
-        frame = _read_tsv(text, label, level)
+        frame = _read_tsv(text, label, level, problems)
         fmt = "wmt-tsv"
     found_level = "segment" if frame["segment"].notna().any() else "system"
     frame.attrs.update(level=found_level, format=fmt, file=label)
-    check_duplicates(frame, label)
+    if problems is None:
+        check_duplicates(frame, label)
     return frame
 
 
@@ -340,6 +365,7 @@ def validate_submission(
     alpha: float = 0.05,
     min_systems: int = 5,
     human_systems: Mapping[str, bool] | None = None,
+    earlier: list[InputError] | None = None,
 ) -> dict:
     """Check a submission against a campaign; raise one :class:`InputError` naming every problem.
 
@@ -354,7 +380,9 @@ def validate_submission(
       errors; every system must score every id. Without it, every system must score the same ids.
     * NaN / infinite scores and duplicate keys are errors.
     * These structural problems are collected and reported together
-      (``InputError.problems``); the direction checks below run once they are fixed.
+      (``InputError.problems``) with ``earlier`` ones (the row problems :func:`read_submission` found
+      with ``problems=``; a row is not reported twice for the same column), one per line, in line order;
+      the direction checks below run once they are fixed.
     * Direction (``higher_is_better``, None = not declared, no check). A declared direction is
       refused when (a) the metric is one whose direction is fixed by its definition
       (:data:`KNOWN_DIRECTIONS`: BLEU, chrF… higher; TER, CharacTER, EED… lower as raw
@@ -375,6 +403,8 @@ def validate_submission(
 
     label = file or frame.attrs.get("file")
     if frame.empty:
+        if earlier:  # every row was left out for its own problem
+            raise listed(list(earlier), label, "problems in the submission (all listed; nothing was stored)")
         raise InputError("the submission holds no scores", file=label)
     frame = frame.reset_index(drop=True)
     problems: list[InputError] = []
@@ -437,9 +467,12 @@ def validate_submission(
                     problems.append(InputError(
                         f"system {system!r} lacks scores for {len(lacking)} segment(s) ({where}), "
                         f"e.g. {', '.join(lacking[:5])}", file=label, column="segment"))
+    if earlier:
+        reported = {(p.line, p.column) for p in earlier if p.line is not None}
+        problems = list(earlier) + [p for p in problems if (p.line, p.column) not in reported]
     if problems:
         problems.sort(key=lambda p: (p.line is None, p.line or 0))
-        raise InputError.collect(problems, "problems in the submission (all listed; nothing was stored)")
+        raise listed(problems, label, "problems in the submission (all listed; nothing was stored)")
 
     keyed = frame.assign(testset=frame["testset"].fillna(""), refset=frame["refset"].fillna(""))
     human_col = _human_column(human) if human is not None else None

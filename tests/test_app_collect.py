@@ -154,3 +154,30 @@ def test_new_campaign_form_reports_an_empty_pair_and_a_missing_test_set_readably
     assert "campaign 'Simulated crowd (demo)' has no test set for cs-en" in text, text
     assert "Test sets page" in text and not re.search(r"--[a-z]|\bmtlb\b|“lp”", text), text
     assert text.count("(") == text.count(")")
+
+
+def test_completion_code_is_drawn_with_the_page(collecting, tmp_path):
+    """Issue 42.9: seconds passed between the last answer and the completion code. The code was an
+    ``st.code`` block, whose renderer the browser loads only when it is first used (measured: the code
+    appeared 0.4 s after the rest of the page, more on a busy machine; bench/bench_collect.py
+    ``last_answer``). It is Markdown now, drawn with the rest of the page; the code is the campaign's."""
+    from urllib.parse import parse_qs, urlsplit
+    from leaderboard.collect.links import invitation_links
+    from leaderboard.collect.service import open_invitation, start, submit_answer
+    from leaderboard.collect import campaigns
+    store = collecting["store"]
+    paths = write_testset(tmp_path / "ts2", n_lines=30, seed=7)
+    sources = campaigns.sources_from_files([str(p) for p in paths["hyps"]], str(paths["ref"]), LP)
+    campaigns.create(store, "small", LP, sources, protocol="da", hits=1, hit_size=20, seed=3)
+    link = invitation_links(store, "small", LP, 1, "http://x")[0]["url"]
+    token = parse_qs(urlsplit(link).query)["t"][0]
+    person = open_invitation(store, token)
+    task = start(store, person)
+    while task.state == "item":
+        task = submit_answer(store, person, int(task.current["id"]), 70)
+    assert task.state == "complete"
+    assert task.code in (person.collect["code_pass"], person.collect["code_fail"])
+    at = run_app(params={"t": token})
+    assert not at.get("code"), "the completion code must not be an st.code block"
+    shown = [m.value for m in at.markdown]
+    assert "**Your completion code**" in shown and f"### `{task.code}`" in shown

@@ -84,3 +84,19 @@ def test_chart_error_bars_human_trace_and_rank_shares(tmp_path, monkeypatch):
     old = hand_ranking(make_judgments("Old", "cs-en", seed=4), "cs-en", "sig-old")
     assert charts.rank_shares_figure(old) is None
     assert not any(t.error_x.array for t in charts.ranking_figure(old).data)
+
+
+def test_significance_table_marks_the_human_translation_as_the_leaderboard_does(tmp_path, monkeypatch):
+    """Issue 42.9: the Leaderboard showed "HUMAN-B †", the Significance page's table a bare "HUMAN-B"."""
+    _, ranking = _published(tmp_path, monkeypatch)
+    board = list(table_frame(run_app(params={"campaign": "C", "lp": "cs-en"}))["System"])
+    assert "HUMAN-B †" in board
+    at = run_app("heatmap.py", params={"campaign": "C", "lp": "cs-en"})
+    rows = list(table_frame(at)["better ↓ than →"])
+    # the same names, marked the same way, numbered in the same order
+    assert rows == [f"{i + 1}. {name}" for i, name in enumerate(board)]
+    assert "† human translation" in " ".join(c.value for c in at.caption)
+    # the heat map's axes too
+    at = run_app("heatmap.py", params={"campaign": "C", "lp": "cs-en", "tab": "Heat map"})
+    figure = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert "HUMAN-B †" in figure["data"][0]["y"] and "HUMAN-B †" in figure["data"][0]["x"]

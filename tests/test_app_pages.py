@@ -283,6 +283,31 @@ def test_login_wrong_and_right_password(app_env):
     assert at.session_state["user"] == ORGANISER
 
 
+def _menu(at: AppTest) -> dict[str, str]:
+    """The app's menu as the browser gets it: address -> title of every page st.navigation registered."""
+    pages = at._registered_pages  # what the run's st.navigation sent (AppTest has no public accessor)
+    return {str(p.get("url_pathname", "")): str(p.get("page_name", "")) for p in pages.values()}
+
+
+def test_menu_offers_no_log_in_once_logged_in(app_env):
+    """Issue 42.9: "Log in" stayed in the menu after logging in; it is "Account" then, and again "Log in"
+    after logging out (the login and the logout through the pages, as a visitor does them)."""
+    at = run_app("login.py")
+    assert _menu(at)["login"] == "Log in"
+    at.text_input(key="login_name").set_value("olga")
+    at.text_input(key="login_password").set_value("organiser-pass")
+    at.button[0].click().run()
+    assert at.session_state["user"] == ORGANISER
+    menu = _menu(at)
+    assert menu["login"] == "Account" and "Log in" not in menu.values()
+    at.switch_page(PAGES + "login.py").run()
+    assert [t.value for t in at.title] == ["Account"]
+    assert any("logged in as olga" in s.value for s in at.success)
+    at.sidebar.button(key="logout").click().run()
+    assert "user" not in at.session_state
+    assert _menu(at)["login"] == "Log in"
+
+
 def test_login_with_an_upload_token(app_env):
     from leaderboard.accounts.auth import issue_upload_token
 

@@ -159,13 +159,13 @@ def _submit(page, before: str) -> bool:
         page.keyboard.press("Enter")  # the reminder asks once; submitting again goes through
     page.wait_for_function(
         """([sel, before, response]) => {
-             if (document.querySelector("[data-testid='stCode']")) return true;
+             if (document.querySelector(".st-key-completion-code code")) return true;
              const f = document.querySelector(sel); const d = f && f.contentDocument;
              const m = d && d.querySelector('main[data-page]');
              return m && m.getAttribute('data-pending') === '0' &&
                     (m.getAttribute('data-page') !== before || m.getAttribute('data-response') !== response); }""",
         arg=[FRAME, before, response])
-    if page.locator("[data-testid='stCode']").count():
+    if page.locator(".st-key-completion-code code").count():
         return False
     return _page_key(page) == before
 
@@ -185,7 +185,7 @@ def _mark_major(page, seg: int, label: str, word: int) -> None:
 def _work(page, state: dict) -> bool:
     """One step of an annotator: answer the page on screen; False when their work is complete."""
     frame = _frame(page)
-    if page.locator("[data-testid='stCode']").count():
+    if page.locator(".st-key-completion-code code").count():
         return False
     key = _page_key(page)
     progress = frame.get_by_test_id("progress-text").inner_text()
@@ -267,7 +267,7 @@ def test_wmt26_campaign_end_to_end(server, browser, tmp_path):
     from leaderboard.storage.collect import collection
     info = collection(Store(url), "wmt26", LP)
     for name, tab in tabs.items():
-        code = tab.locator("[data-testid='stCode']").inner_text().strip()
+        code = tab.locator(".st-key-completion-code code").inner_text().strip()
         assert code in (info["code_pass"], info["code_fail"])
         assert states[name]["tutorial"] == 1 and states[name]["pages"] >= 3  # docs-per-user 3, checks too
     assert states["ann1"]["reloaded"]
@@ -329,7 +329,7 @@ def test_media_come_from_the_asset_folder_and_rtl_targets(server, browser):
             break
         _answer_page(tab, {})
         _submit(tab, key)
-        if tab.locator("[data-testid='stCode']").count():
+        if tab.locator(".st-key-completion-code code").count():
             break
     assert seen_video and seen_image
     # a path leaving the folder is refused by the server itself (encoded, so the browser does not resolve it)

@@ -152,7 +152,7 @@ def test_da_hit_with_the_keyboard_alone(server, page):
             break
         _next(page, before)
     expect(page.get_by_text("Your completion code")).to_be_visible()
-    shown = page.locator("[data-testid='stCode']").inner_text().strip()
+    shown = page.locator(".st-key-completion-code code").inner_text().strip()
     assert shown in _code(server, "pilot-da")
     stored = _judgments(server, "pilot-da", worker)
     assert list(stored["raw"]) == scores and list(stored["position"]) == list(range(1, 21))
@@ -209,7 +209,7 @@ def test_esa_hit_with_the_keyboard_alone(server, page):
         if k < total - 1:
             _next(page, before)
     expect(page.get_by_text("Your completion code")).to_be_visible()
-    assert page.locator("[data-testid='stCode']").inner_text().strip() in _code(server, "pilot-esa")
+    assert page.locator(".st-key-completion-code code").inner_text().strip() in _code(server, "pilot-esa")
     stored = _judgments(server, "pilot-esa", worker)
     assert len(stored) == total and (stored["raw"] == 47).all() and (stored["assessment"] == "esa").all()
     from leaderboard.storage import Store

@@ -117,6 +117,10 @@ def test_login_survives_reload_and_new_tab_and_logout_ends_it(server, browser):
     _login(page, base, "olga", "organiser-pass", "Organiser")
     sidebar = page.locator("[data-testid='stSidebar']")
     expect(sidebar).to_contain_text("Logged in as olga")
+    nav = page.locator("[data-testid='stSidebarNav']")
+    # the menu offers the account page, not "Log in" (issue 42.9)
+    expect(nav.get_by_role("link", name="Account", exact=True)).to_have_count(1)
+    expect(nav.get_by_role("link", name="Log in", exact=True)).to_have_count(0)
     # the browser holds only a random id; the store only its hash
     page.wait_for_function("document.cookie.includes('mtlb_session=')")
     cookie = next(c for c in context.cookies() if c["name"] == "mtlb_session")
@@ -131,6 +135,9 @@ def test_login_survives_reload_and_new_tab_and_logout_ends_it(server, browser):
     page.reload()
     expect(page.get_by_role("heading", name="Organiser")).to_be_visible()
     expect(page.locator("[data-testid='stSidebar']")).to_contain_text("Logged in as olga")
+    # a login restored from the cookie builds the same menu on the reload's first run
+    expect(nav.get_by_role("link", name="Account", exact=True)).to_have_count(1)
+    expect(nav.get_by_role("link", name="Log in", exact=True)).to_have_count(0)
     expect(page.get_by_text("Log in to create campaigns")).to_have_count(0)
 
     deep = _page(context)  # a link opened in a new tab of the same browser
@@ -150,6 +157,8 @@ def test_login_survives_reload_and_new_tab_and_logout_ends_it(server, browser):
     page.reload()
     expect(page.get_by_text("Log in to create campaigns")).to_be_visible()
     expect(page.locator("[data-testid='stSidebar']")).not_to_contain_text("Logged in as")
+    expect(nav.get_by_role("link", name="Log in", exact=True)).to_have_count(1)
+    expect(nav.get_by_role("link", name="Account", exact=True)).to_have_count(0)
     # a copy of the old cookie is worthless after logout: the session is revoked on the server
     other = browser.new_context()
     other.add_cookies([{**cookie}])
@@ -325,5 +334,15 @@ def test_system_page_of_the_simulated_demo(server, browser):
     assert len(values) == 9 and not [v for v in values if v.strip().lower() in ("none", "nan", "+nan", "-nan")]
     assert re.fullmatch(r"[+-]\d+\.\d{3}", values[6].strip()), values  # the mean z difference
     expect(page.locator(".js-plotly-plot")).to_have_count(1)  # head to head (the distribution has its own tab)
+    # the axes as drawn span the plotted scores (issue 42.9: with equal scales the x-axis was stretched to
+    # about three times the data's width to fit the wide plot area)
+    drawn = page.locator(".js-plotly-plot").evaluate(
+        "gd => ({x: gd._fullLayout.xaxis.range, y: gd._fullLayout.yaxis.range,"
+        " xs: Array.from(gd._fullData[1].x), ys: Array.from(gd._fullData[1].y)})")
+    xs, ys = np.asarray(drawn["xs"], float), np.asarray(drawn["ys"], float)
+    lo, hi = min(xs.min(), ys.min()), max(xs.max(), ys.max())
+    for axis in ("x", "y"):
+        a, b = drawn[axis]
+        assert a <= lo and b >= hi and (b - a) <= 1.25 * (hi - lo), (axis, drawn[axis], lo, hi)
     _shot(page, "25-simulated-system")
     context.close()

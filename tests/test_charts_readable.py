@@ -105,3 +105,20 @@ def test_significance_colours_darken_with_smaller_p():
     lum = [charts._text_on(c) for _, _, c in charts.P_LEVELS]
     assert lum[0] == "#ffffff" and lum[-1] == "#000000"  # darkest shade for p < 0.001
     assert charts._test_short(_ranking()) == "one-sided rank-sum"
+
+
+def test_head_to_head_axes_span_the_scores_and_keep_equal_scales_without_stretching():
+    """Issue 42.9: the x-axis was far too wide (equal scales widened its range to fill the page); both axes
+    now span the plotted scores, and the plot area, not the range, gives way (seen drawn in the browser
+    test of the System page)."""
+    rng = np.random.default_rng(3)
+    pairs = pd.DataFrame({"segment": [str(i) for i in range(50)], "z_a": rng.normal(0.5, 0.8, 50),
+                          "z_b": rng.normal(0.0, 1.0, 50)})
+    layout = charts.head_to_head_figure(pairs, "a", "b").layout
+    lo = min(pairs.z_a.min(), pairs.z_b.min())
+    hi = max(pairs.z_a.max(), pairs.z_b.max())
+    for axis in (layout.xaxis, layout.yaxis):
+        a, b = axis.range
+        assert a <= lo and b >= hi and b - a <= 1.25 * (hi - lo)
+        assert axis.constrain == "domain"
+    assert layout.yaxis.scaleanchor == "x"

@@ -49,11 +49,13 @@ def test_mtlb_submit_lists_every_bad_score_one_per_line(tmp_path, capsys):
                     encoding="utf-8")
     assert main(["submit", str(path), "--systems-from", str(_systems(tmp_path)), "--lp", "de-en"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err[0].endswith("4 problems in the file (nothing was stored):")
+    # the bad rows and, in the same run, what the campaign check finds (system d has no score)
+    assert err[0].endswith("5 problems in the submission (all listed; nothing was stored):")
     assert err[1:] == ["- line 3, column 'score': score is missing (nan); every row needs a finite number",
                        "- line 4, column 'score': score 'abc' is not a number",
                        "- line 5, column 'system': the system is empty",
-                       "- line 6, column 'score': score is inf; every row needs a finite number"]
+                       "- line 6, column 'score': score is inf; every row needs a finite number",
+                       "- column 'system': no scores for 1 campaign system(s) (metric M, lp de-en): d"]
 
 
 def test_a_file_with_very_many_bad_rows_lists_the_first_and_counts_the_rest(tmp_path):
@@ -73,3 +75,37 @@ def _systems(tmp_path):
     path.write_text('{"lp": "de-en", "systems": [' + ", ".join(
         f'{{"system": "{s}", "ave_z": {i}}}' for i, s in enumerate("abcde")) + "]}", encoding="utf-8")
     return path
+
+
+def test_no_help_text_shows_a_doubled_percent_sign():
+    """argparse %-formats help= strings (so "95%%" prints 95%) but not descriptions: a description with
+    "95%%" printed the two signs (issue 42.9, "~10%%"). Every command's --help, as printed."""
+    import argparse
+    from leaderboard.cli import build_parser
+
+    def helps(parser: argparse.ArgumentParser, path: str):
+        yield path, parser.format_help()
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, child in action.choices.items():
+                    yield from helps(child, f"{path} {name}")
+
+    shown = dict(helps(build_parser(), "mtlb"))
+    assert len(shown) > 40  # every command and sub-command
+    doubled = {path: [line for line in text.splitlines() if "%%" in line] for path, text in shown.items()}
+    assert not {path: lines for path, lines in doubled.items() if lines}
+    assert "95% bootstrap intervals" in " ".join(shown["mtlb outputs leaderboard"].split())
+
+
+def test_collect_status_before_anyone_works_says_so(tmp_path, capsys):
+    """`mtlb collect status` right after `collect create` printed a bare "(nothing)" under the campaign's
+    line; it says that there are no annotators yet."""
+    from collecting import write_testset
+    files = write_testset(tmp_path / "files", n_lines=40)
+    db = ["--database-url", f"sqlite:///{tmp_path / 'store.sqlite'}"]
+    assert main(["collect", "create", "--campaign", "c", "--lp", "de-en", "--protocol", "da", "--hyp",
+                 *map(str, files["hyps"]), "--ref", str(files["ref"]), "--hits", "1", *db]) == 0
+    capsys.readouterr()
+    assert main(["collect", "status", "--campaign", "c", "--lp", "de-en", *db]) == 0
+    out = capsys.readouterr().out
+    assert "(nothing)" not in out and "annotators: none yet" in out.splitlines()

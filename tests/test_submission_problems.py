@@ -92,3 +92,51 @@ def test_metrics_page_accepts_names_without_index(app_env):  # noqa: F811
     sid = int(app_env["store"].metric_submissions("Y2021", include_private=True)["id"].iloc[-1])
     assert sorted(app_env["store"].metric_scores(sid)["system"]) == ["sysA.1", "sysB.2", "sysC.3"]
     assert np.isfinite(app_env["store"].metric_scores(sid)["score"]).all()
+
+
+def test_cli_lists_bad_rows_and_campaign_problems_in_one_run(tmp_path, capsys):
+    """Issue 42.9: `mtlb submit` stopped at the bad rows; unknown systems, pairs, duplicates and missing
+    systems only appeared once the rows were fixed. One run now lists every problem, one per line."""
+    ranking = tmp_path / "rank.json"
+    ranking.write_text(json.dumps({"lp": "de-en", "systems": [{"system": s, "ave_z": z} for s, z in
+                                                              (("a.1", 1.0), ("b.2", 0.5), ("c.3", 0.0),
+                                                               ("d.4", -1.0))]}), encoding="utf-8")
+    path = tmp_path / "m.csv"
+    path.write_text("metric,lp,system,score\n"
+                    "M,de-en,a,1\n"        # 2: fine (a.1)
+                    "M,de-en,b,nan\n"      # 3: bad score
+                    "M,de-en,zzz,3\n"      # 4: unknown system
+                    "M,de-en,a,4\n"        # 5: duplicate of line 2
+                    "M,xx-en,c,2\n"        # 6: unknown language pair
+                    "M,de-en,,2\n",        # 7: empty system (reported once, not also as unknown)
+                    encoding="utf-8")
+    db = f"sqlite:///{tmp_path / 's.sqlite'}"
+    assert main(["submit", str(path), "--systems-from", str(ranking), "--database-url", db]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[0] == f"mtlb submit: error: {path}: 6 problems in the submission (all listed; nothing was stored):"
+    assert err[1:] == [
+        "- line 3, column 'score': score is missing (nan); every row needs a finite number",
+        "- line 4, column 'system': unknown system 'zzz' for de-en",
+        "- line 5, column 'system': duplicate score for metric M, lp de-en, system a (first given on line 2)",
+        "- line 6, column 'lp': language pair 'xx-en' is not in the campaign (it has de-en)",
+        "- line 7, column 'system': the system is empty",
+        "- column 'system': no scores for 2 campaign system(s) (metric M, lp de-en): c.3, d.4"]
+    # --lp keeps only that pair's rows: the xx-en row is ignored, the rest still listed together
+    assert main(["submit", str(path), "--systems-from", str(ranking), "--lp", "de-en"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[0].endswith("5 problems in the submission (all listed; nothing was stored):")
+    assert not any("xx-en" in line for line in err)
+
+
+def test_metrics_page_lists_bad_rows_with_unknown_systems(app_env):  # noqa: F811
+    """The upload on the Metrics page lists a bad score and an unknown system in one go (issue 42.9)."""
+    at = run_app("metrics.py", user=DEVELOPER, params={"campaign": "Y2021", "lp": "cs-en", "tab": "Upload scores"})
+    body = "metric,lp,system,score\nM,cs-en,sysA,0.9\nM,cs-en,sysB,oops\nM,cs-en,sysC,0.1\nM,cs-en,sysQ,0.2\n"
+    before = len(app_env["store"].metric_submissions("Y2021", include_private=True))
+    at.file_uploader(key="metric_file").set_value(("m.csv", body.encode(), "text/csv")).run()
+    at.button(key="metric_go").click().run()
+    shown = " ".join(unmd(e.value) for e in at.error)
+    assert "2 problems" in shown, shown
+    assert "line 3, column 'score': score 'oops' is not a number" in shown
+    assert "line 5, column 'system': unknown system 'sysQ' for cs-en" in shown
+    assert len(app_env["store"].metric_submissions("Y2021", include_private=True)) == before

@@ -23,12 +23,14 @@ def print_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(to_jsonable(obj), indent=2, ensure_ascii=False, allow_nan=False) + "\n")
 
 
-def print_table(frame, floatfmt: str = "{:.4f}", *, fit: bool = False) -> None:
+def print_table(frame, floatfmt: str = "{:.4f}", *, fit: bool = False, empty: str = "(nothing)") -> None:
     """Plain aligned text table for humans (``frame``: a pandas DataFrame). ``fit``: no wider than the
-    terminal (:func:`terminal_width`; long cells cut with "…"); output to a pipe or file is not cut."""
+    terminal (:func:`terminal_width`; long cells cut with "…"); output to a pipe or file is not cut.
+    ``empty``: what is printed instead of an empty table (say what is missing where the table is one
+    part of a longer output)."""
     import pandas as pd
     if frame.empty:
-        print("(nothing)")
+        print(empty)
         return
     shown = frame.copy()
     for col in shown.columns:

@@ -14,7 +14,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="judgments each allocation rule needs to find the true top cluster, and its false claims",
         description="Simulate contrastive-ESA campaigns fitted to WMT24 ESA data (docs/method/allocation.md) "
                     "under each allocation rule, many runs at once, and report per rule the judgments "
-                    "needed until the ranking test recovers the true top cluster in 95%% of runs "
+                    "needed until the ranking test recovers the true top cluster in 95% of runs "
                     "(judgments_95) and the share of truly equal system pairs it declares different "
                     "(false_claim_rate), under the test the rule is reported with; the WMT26 rule, its "
                     "calibrated yardstick and the anytime paired test are all given under by_test.")

@@ -299,7 +299,7 @@ def run_status(args: argparse.Namespace) -> int:
     if "checks" in people:
         people["checks"] = people["checks"].map(lambda c: f"{c['passed']} passed, {c['failed']} failed")
     held = people.pop("holding") if "holding" in people else pd.Series(dtype=object)
-    print_table(people)
+    print_table(people, empty="annotators: none yet")
     if held.notna().any():
         print(f"\nheld HITs (a HIT is held from the moment its link shows the first item; it returns to the pool "
               f"after {info['timeout_seconds'] // 60} minutes without an answer):")

@@ -65,7 +65,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     lb = actions.add_parser("leaderboard", help="the automatic leaderboard (sorted by chrF, with clusters)",
                             description="One entry per team: its primary submission, else its best. BLEU and chrF "
-                                        "with 95%% bootstrap intervals; sacrebleu's paired bootstrap between every "
+                                        "with 95% bootstrap intervals; sacrebleu's paired bootstrap between every "
                                         "pair (seeded) grouped into clusters like the human leaderboard.")
     lb.add_argument("--campaign", required=True)
     lb.add_argument("--lp", required=True)

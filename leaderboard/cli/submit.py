@@ -56,31 +56,42 @@ def _campaign_from_store(store, campaign: str, lp: str | None):
 
 def run(args: argparse.Namespace) -> int:
     import pandas as pd
-    from metrics.submissions import read_submission, validate_submission, with_campaign_names
+    from metrics.submissions import listed, read_submission, validate_submission, with_campaign_names
     from metrics.textfiles import read_segments
 
-    frame = read_submission(args.file, level=args.level)
+    # bad rows (empty fields, scores that are not numbers) are reported with every other problem of the
+    # file, not before the campaign check: `problems` collects them and the validation lists them all
+    problems: list[InputError] = []
+    frame = read_submission(args.file, level=args.level, problems=problems)
     label = args.file
     for col, value in (("lp", args.lp), ("metric", args.metric)):
         if value is not None:
             keep = frame[col] == value
             if not keep.any():
-                found = ", ".join(sorted(frame[col].unique())[:10])
+                found = ", ".join(sorted(frame[col].dropna().unique())[:10])
                 raise InputError(f"no rows with {col} {value!r}; the file holds {found}", file=label, column=col)
+            ignored = set(frame.loc[~keep, "line"])  # rows of other pairs (metrics) are ignored, problems too
+            problems = [p for p in problems if p.line not in ignored]
             frame = frame[keep]
     level = "segment" if frame["segment"].notna().any() else "system"
     higher = not args.lower_is_better
 
     store = None
-    if args.systems_from:
-        from metrics.submissions import read_human_systems
-        systems, human = read_human_systems(args.systems_from, args.lp)
-    elif args.campaign:
-        from ..storage import Store
-        store = Store(args.database_url)
-        systems, human = _campaign_from_store(store, args.campaign, args.lp)
-    else:
-        raise InputError("give --campaign (a stored campaign) or --systems-from FILE to check the systems against")
+    try:
+        if args.systems_from:
+            from metrics.submissions import read_human_systems
+            systems, human = read_human_systems(args.systems_from, args.lp)
+        elif args.campaign:
+            from ..storage import Store
+            store = Store(args.database_url)
+            systems, human = _campaign_from_store(store, args.campaign, args.lp)
+        else:
+            raise InputError("give --campaign (a stored campaign) or --systems-from FILE to check the systems "
+                             "against")
+    except InputError:
+        if problems:  # no campaign to check against: the file's own problems come first, as they always did
+            raise listed(problems, label, "problems in the file (nothing was stored)") from None
+        raise
     if args.lp is not None:
         systems = {k: v for k, v in systems.items() if k == args.lp}
     segments = None
@@ -92,7 +103,8 @@ def run(args: argparse.Namespace) -> int:
     if args.campaign:
         from ..storage.marks import human_marks
         marks = human_marks(store, args.campaign)
-    summary = validate_submission(frame, systems, segments, higher, human, file=label, human_systems=marks)
+    summary = validate_submission(frame, systems, segments, higher, human, file=label, human_systems=marks,
+                                  earlier=problems)
     frame = with_campaign_names(frame, summary["names"])  # stored as the campaign names its systems
 
     stored: list[int] = []

@@ -20,6 +20,7 @@ from ..collect.spans import tokens
 from ..errors import InputError
 from . import state
 from .annotate_widget import annotate_item
+from .completion import completion_code
 from .markdown import md_escape
 
 KEY = "annotate_answer"
@@ -253,8 +254,7 @@ def _widget_args(person: service.Annotator, task: service.Task) -> dict[str, Any
 def _complete(person: service.Annotator, task: service.Task) -> None:
     st.progress(1.0, text=f"Item {task.total} of {task.total}: done")
     st.success("Thank you: this HIT is complete and every answer is stored.")
-    st.markdown("**Your completion code**")
-    st.code(task.code, language=None)
+    completion_code(task.code)
     if person.origin == "prolific":
         st.link_button("Return to Prolific with this code",
                        f"https://app.prolific.com/submissions/complete?cc={task.code}")

@@ -18,6 +18,7 @@ from ..collect.html import clean
 from ..errors import InputError
 from ..languages import script_direction
 from . import state
+from .completion import completion_code
 from .cesa_widget import asset_address, cesa_page
 from .markdown import md_escape
 
@@ -109,8 +110,7 @@ def render(person) -> None:
         return
     if page.state == "complete":
         st.success("Thank you: your work is complete and every answer is stored.")
-        st.markdown("**Your completion code**")
-        st.code(page.code, language=None)
+        completion_code(page.code)
         if person.origin == "prolific":
             st.link_button("Return to Prolific with this code",
                            f"https://app.prolific.com/submissions/complete?cc={page.code}")

@@ -45,16 +45,23 @@ def _layout(fig: go.Figure, title: str, height: int | None = None) -> go.Figure:
 MT_COLOUR, HUMAN_COLOUR = "#0072b2", "#d55e00"  # Okabe-Ito blue / vermilion: safe for colour-blind readers
 
 
-def _is_human(s: Mapping) -> bool:
+def is_human_entry(s: Mapping) -> bool:
+    """A ranking entry's human-translation mark (snapshots published before the mark existed: WMT naming)."""
     from ..naming import is_human
     return bool(s["human"]) if s.get("human") is not None else is_human(s["system"])
+
+
+def system_labels(ranking: Mapping) -> list[str]:
+    """The ranking's system names in table order as the pages show them: a dagger after each human
+    translation (as the Leaderboard marks it)."""
+    return [str(s["system"]) + (" †" if is_human_entry(s) else "") for s in ranking["systems"]]
 
 
 def ranking_figure(ranking: Mapping) -> go.Figure:
     """Ave z (MQM) per system with its 95% interval as an error bar, best on top, clusters shaded
     alternately (the table's cluster lines); human translations as open diamonds in their own colour."""
     systems = list(ranking["systems"])
-    names = plain_all(s["system"] + (" †" if _is_human(s) else "") for s in systems)
+    names = plain_all(s["system"] + (" †" if is_human_entry(s) else "") for s in systems)
     fig = go.Figure()
     clusters = [s.get("cluster") for s in systems]
     # shapes in one layout update: plotly's add_hrect / add_hline are ~20 ms each
@@ -76,7 +83,7 @@ def ranking_figure(ranking: Mapping) -> go.Figure:
         ("ave_z", "Ave z (standard deviations of each worker's scores)")
     short = "MQM" if mqm else "Ave z"
     for human in (False, True):
-        idx = [i for i, s in enumerate(systems) if _is_human(s) == human]
+        idx = [i for i, s in enumerate(systems) if is_human_entry(s) == human]
         if not idx:
             continue
         cis = [systems[i].get(f"{key}_ci") for i in idx]
@@ -115,7 +122,7 @@ def rank_shares_figure(ranking: Mapping) -> go.Figure | None:
     if not systems or len(systems) != len(ranking["systems"]):
         return None
     z = np.array([s["rank_shares"] for s in systems], dtype=float) * 100
-    names = plain_all(s["system"] + (" †" if _is_human(s) else "") for s in systems)
+    names = plain_all(s["system"] + (" †" if is_human_entry(s) else "") for s in systems)
     ranks = list(range(1, z.shape[1] + 1))
     text = [[f"{v:.0f}" if v >= 1 else ("<1" if v > 0 else "") for v in row] for row in z]
     fig = go.Figure(go.Heatmap(
@@ -186,6 +193,7 @@ def _test_short(ranking: Mapping) -> str:
 def heatmap_figure(ranking: Mapping) -> go.Figure:
     """Pairwise significance heat map (as Graham et al. 2017, Fig. 3): row system beats column system."""
     names, mat = significance_matrix(ranking)
+    names = system_labels(ranking)  # human translations marked, as in the table
     n = len(names)
     levels = significance_levels(mat).astype(float)
     np.fill_diagonal(levels, len(P_LEVELS) + 1)
@@ -257,8 +265,13 @@ def head_to_head_figure(pairs: pd.DataFrame, a: str, b: str, value: str = "z") -
                              hovertemplate="segment %{text}<br>%{meta[0]} %{x:.2f}<br>%{meta[1]} %{y:.2f}"
                                            "<extra></extra>"))
     unit = "z" if value == "z" else "raw, 0–100 points"
-    fig.update_xaxes(title=f"{plain(a)}: segment score ({unit})")
-    fig.update_yaxes(title=f"{plain(b)}: segment score ({unit})", scaleanchor="x")
+    # both axes span the scores (5% room on each side); equal scales shrink the plot area to a square
+    # ("domain") instead of stretching the x range to fill a wide page
+    pad = 0.05 * (hi - lo) if hi > lo else 0.5
+    span = [lo - pad, hi + pad]
+    fig.update_xaxes(title=f"{plain(a)}: segment score ({unit})", range=span, constrain="domain")
+    fig.update_yaxes(title=f"{plain(b)}: segment score ({unit})", range=span, scaleanchor="x", scaleratio=1,
+                     constrain="domain")
     fig.update_layout(showlegend=False)
     return _layout(fig, f"{plain(a)} vs {plain(b)}: per-segment {value} scores ({len(pairs)} common segments)",
                    height=460)

@@ -28,9 +28,10 @@ def main() -> None:
     st.set_page_config(page_title="MT leaderboard", page_icon=ICON, layout="wide")
     _store_or_stop()
     state.ensure_demo()
+    # the login is restored before the menu is built: the menu's login entry depends on it
+    session.restore()
     # a stale or mistyped link gets the app's own not-found page instead of Streamlit's pop-up
     current = st.navigation(navigation.sections(not_found=navigation.unknown_path()))
-    session.restore()
     st.session_state["_view"] = common.sidebar_view() if current.url_path in VIEW_PAGES else \
         st.session_state.get("_view")
     _login_box()

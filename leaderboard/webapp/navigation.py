@@ -40,13 +40,21 @@ MEMBERS = [
     PageSpec("login.py", "Log in", ":material/login:", "login"),
 ]
 SPECS = {spec.url_path: spec for spec in PUBLIC + MEMBERS}
+# the login page's menu entry once someone is logged in: the same page (same address), which then says who
+# is logged in and has the Log out button
+ACCOUNT = PageSpec("login.py", "Account", ":material/account_circle:", "login")
 # the annotator's page: reached only through an annotation link, never in the menu
 ANNOTATE = PageSpec("annotate.py", "Annotation", ":material/translate:", "annotate")
 
 
+def _logged_in() -> bool:
+    return bool(st.session_state.get("user"))
+
+
 def page(url_path: str, default: bool = False) -> st.Page:
-    """The ``st.Page`` of a registered page, for ``st.navigation``, ``st.page_link`` and ``st.switch_page``."""
-    spec = SPECS[url_path]
+    """The ``st.Page`` of a registered page, for ``st.navigation``, ``st.page_link`` and ``st.switch_page``.
+    The login page is titled "Account" while someone is logged in (the menu then offers no "Log in")."""
+    spec = ACCOUNT if url_path == ACCOUNT.url_path and _logged_in() else SPECS[url_path]
     return st.Page(PAGES_DIR / spec.file, title=spec.title, icon=spec.icon, url_path=spec.url_path,
                    default=default)
 

@@ -31,12 +31,15 @@ def matrix_table(ranking: dict) -> str:
     n = len(names)
     levels = charts.significance_levels(mat)
     marks = ["*" * (len(charts.P_LEVELS) - k) for k in range(len(charts.P_LEVELS))] + [""]
-    cells = [[f"{i + 1}. {name}"] + ["—" if i == j else marks[levels[i, j]] for j in range(n)]
-             for i, name in enumerate(names)]
+    # human translations marked as on the Leaderboard: a dagger, the name in grey
+    labels = charts.system_labels(ranking)
+    human = [charts.is_human_entry(s) for s in ranking["systems"]]
+    cells = [[f"{i + 1}. {label}"] + ["—" if i == j else marks[levels[i, j]] for j in range(n)]
+             for i, label in enumerate(labels)]
     # columns by number, so the table fits
     shown = pd.DataFrame(cells, columns=["better ↓ than →"] + [str(i + 1) for i in range(n)])
     colours = [c for _, _, c in charts.P_LEVELS] + [charts.NOT_SIGNIFICANT[1]]
-    css = [[""] + ["text-align: center; " + (f"background-color: {charts.SAME[1]};" if i == j else
+    css = [["color: #6b6b6b;" if human[i] else ""] + ["text-align: center; " + (f"background-color: {charts.SAME[1]};" if i == j else
                    f"background-color: {colours[levels[i, j]]};" + (" color: white;" if levels[i, j] < 2 else ""))
                    for j in range(n)] for i in range(n)]
     return html_table.table_html(shown, cell_css=css)
@@ -57,7 +60,8 @@ def render() -> None:
         f"A cell is shaded when the row system's scores are significantly higher than the column system's: "
         f"{words['test']}; darker = smaller p (three levels below 0.05). Systems are in leaderboard order "
         f"({words['sort']}); in the table, columns are numbered like the rows and {STARS}. This ranking counts a win at {words['p_below']} and draws clusters with "
-        f"{words['clusters']}; scores: {words['std']}; {words['qc']}."))
+        f"{words['clusters']}; scores: {words['std']}; {words['qc']}."
+        + (" † human translation (grey)." if any(charts.is_human_entry(s) for s in ranking["systems"]) else "")))
     name = f"significance-{view.campaign}-{view.lp}-{view.assessment}-v{view.version}"
     table_tab, map_tab, list_tab = common.lazy_tabs(["Table", "Heat map", "All p-values"])
     if table_tab.open:

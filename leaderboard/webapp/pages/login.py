@@ -34,8 +34,8 @@ def _demo_accounts() -> None:
 
 
 def render() -> None:
-    st.title("Log in")
     user = common.current_user()
+    st.title("Account" if user else "Log in")
     if user:
         st.success(f"You are logged in as {md_escape(user['name'])} ({user['role'].replace('-', ' ')}).")
         if st.button("Log out", key="logout-page"):

@@ -161,15 +161,17 @@ def _upload(view: common.View, user: dict, token: str) -> None:
     if not st.button("Validate and store (private)", key="metric_go", disabled=upload is None):
         return
     try:
+        problems: list[InputError] = []  # bad rows are listed with the campaign check's problems
         with uploaded_path(upload) as path:
-            frame = read_submission(path, name=upload.name)
+            frame = read_submission(path, name=upload.name, problems=problems)
         frame.attrs["file"] = upload.name
         judgments = state.judgments(url, view.campaign, None, None, token)
         higher = direction == "better translations"
         summary = validate_submission(frame, _campaign_systems(url, view.campaign, token),
                                       segments=_segment_ids(url, view.campaign, frame, token),
                                       higher_is_better=higher, human=human_system_scores(judgments),
-                                      file=upload.name, human_systems=human_marks(state.get_store(), view.campaign))
+                                      file=upload.name, human_systems=human_marks(state.get_store(), view.campaign),
+                                      earlier=problems)
         level = frame.attrs.get("level", "system")
         frame = with_campaign_names(frame, summary["names"])
         ids = state.get_store().save_metric_submissions(
