@@ -19,7 +19,6 @@ import pandas as pd
 import pytest
 from sqlalchemy import create_engine, text
 
-from conftest import PG_URL, pg_available
 from leaderboard.storage import Store
 
 DISTINCT, DUPLICATES = 13, 7
@@ -120,23 +119,9 @@ def test_twenty_ingests_on_a_fresh_sqlite_file(tmp_path):
     check_twenty_ingests(f"sqlite:///{tmp_path / 'fresh.sqlite'}", tmp_path)
 
 
-@pytest.fixture()
-def fresh_pg_database():
-    """A new, empty PostgreSQL database (not only a schema), dropped afterwards."""
-    if not pg_available():
-        pytest.skip("PostgreSQL is not reachable on 127.0.0.1:5432")
-    name = "mtlb_fresh_" + uuid.uuid4().hex[:10]
-    admin = create_engine(PG_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    yield PG_URL.rsplit("/", 1)[0] + "/" + name
-    with admin.connect() as conn:
-        conn.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
-    admin.dispose()
-
-
-def test_twenty_ingests_on_a_fresh_postgres_database(fresh_pg_database, tmp_path):
-    check_twenty_ingests(fresh_pg_database, tmp_path)
+@pytest.mark.empty_store  # a database never used: its first loads migrate it
+def test_twenty_ingests_on_a_fresh_postgres_database(pg_url, tmp_path):
+    check_twenty_ingests(pg_url, tmp_path)
 
 
 def _big_release(folder: Path, judgments: int) -> Path:
@@ -201,5 +186,5 @@ def test_kill_during_sqlite_import_leaves_nothing(tmp_path):
     check_kill_mid_import(f"sqlite:///{db_file}", db_file, tmp_path)
 
 
-def test_kill_during_postgres_import_leaves_nothing(fresh_pg_database, tmp_path):
-    check_kill_mid_import(fresh_pg_database, None, tmp_path)
+def test_kill_during_postgres_import_leaves_nothing(pg_url, tmp_path):
+    check_kill_mid_import(pg_url, None, tmp_path)

@@ -23,10 +23,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from sqlalchemy import create_engine, func, select, text
+from sqlalchemy import create_engine, func, make_url, select, text
 
 from collecting import write_testset
-from conftest import PG_URL, pg_available
 from test_concurrency import run_together
 from test_load_index_after import schema_of
 from leaderboard.collect import campaigns
@@ -101,7 +100,8 @@ def migrated_schema(url: str, tmp: Path) -> dict:
     with engine.begin() as conn:
         conn.execute(text(f'CREATE SCHEMA "{schema}"'))
     try:
-        reference = Store(f"{url}?options=-csearch_path%3D{schema}")
+        reference = Store(make_url(url).update_query_dict({"options": f"-csearch_path={schema}"})
+                          .render_as_string(hide_password=False))
         described = schema_of(reference)
         reference.engine.dispose()
     finally:
@@ -246,29 +246,16 @@ def check_concurrent_loads(url: str, tmp_path: Path, *, used: bool) -> None:
     store.engine.dispose()
 
 
-@pytest.fixture()
-def fresh_pg_database():
-    """A brand-new PostgreSQL database (CREATE DATABASE), dropped afterwards; skips without a server."""
-    if not pg_available():
-        pytest.skip("PostgreSQL is not reachable on 127.0.0.1:5432")
-    name = "mtlb_day1_" + uuid.uuid4().hex[:10]
-    admin = create_engine(PG_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    yield PG_URL.rsplit("/", 1)[0] + "/" + name
-    with admin.connect() as conn:
-        conn.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
-    admin.dispose()
+@pytest.mark.slow(weight=2)
+@pytest.mark.empty_store  # a database never used: its first loads migrate it
+def test_twenty_first_loads_into_a_new_postgres_database(pg_url, tmp_path):
+    check_concurrent_loads(pg_url, tmp_path, used=False)
 
 
 @pytest.mark.slow(weight=2)
-def test_twenty_first_loads_into_a_new_postgres_database(fresh_pg_database, tmp_path):
-    check_concurrent_loads(fresh_pg_database, tmp_path, used=False)
-
-
-@pytest.mark.slow(weight=2)
-def test_twenty_loads_into_a_used_postgres_database_while_annotators_answer(fresh_pg_database, tmp_path):
-    check_concurrent_loads(fresh_pg_database, tmp_path, used=True)
+@pytest.mark.empty_store  # a database never used: its first loads migrate it
+def test_twenty_loads_into_a_used_postgres_database_while_annotators_answer(pg_url, tmp_path):
+    check_concurrent_loads(pg_url, tmp_path, used=True)
 
 
 @pytest.mark.slow(weight=2)
@@ -292,7 +279,8 @@ REAL_FILES = [("wmt22-toen-da/ad-csen-good-stnd.csv", "wmt22-toen-da/ad-csen-trk
 
 
 @pytest.mark.slow(weight=3)
-def test_twenty_loads_of_real_wmt_releases_into_a_new_postgres_database(shared, fresh_pg_database, tmp_path):
+@pytest.mark.empty_store  # a database never used: its first loads migrate it
+def test_twenty_loads_of_real_wmt_releases_into_a_new_postgres_database(shared, pg_url, tmp_path):
     """The issue's case: WMT release files (the WMT21/22 DA releases with their worker statistics, two
     WMT24 ESA Appraise exports with error spans) loaded at once into a database never used before: 13
     distinct loads (every file into the campaign of its folder, six of them also into a second campaign)
@@ -316,7 +304,7 @@ def test_twenty_loads_of_real_wmt_releases_into_a_new_postgres_database(shared, 
     content = [(campaign, name) for name, _, campaign in loads + again]  # what each command stores
     commands = distinct + repeats
     order = np.random.default_rng(11).permutation(len(commands))
-    env = {**os.environ, "DATABASE_URL": fresh_pg_database, "MTLB_AUTO_MIGRATE": "1"}
+    env = {**os.environ, "DATABASE_URL": pg_url, "MTLB_AUTO_MIGRATE": "1"}
     env.pop("MTLB_DATA_DIR", None)
     results = dict(zip(order.tolist(), run_together([commands[i] for i in order], tmp_path, env, start_timeout=START_TIMEOUT)))
     for r in results.values():
@@ -331,7 +319,7 @@ def test_twenty_loads_of_real_wmt_releases_into_a_new_postgres_database(shared, 
         by_content.setdefault(key, []).append(results[i].returncode)
     assert len(by_content) == DISTINCT
     assert all(sorted(codes) == [0] + [2] * (len(codes) - 1) for codes in by_content.values()), by_content
-    store = Store(fresh_pg_database)
+    store = Store(pg_url)
     for campaign in sorted({c for c, _ in by_content}):
         names = [name for c, name in by_content if c == campaign]
         expected = sum(len(read_judgments(shared / name, detect_format(shared / name),
@@ -339,5 +327,5 @@ def test_twenty_loads_of_real_wmt_releases_into_a_new_postgres_database(shared, 
                                           campaign=campaign)) for name in names)
         assert len(store.imports(campaign)) == len(names)
         assert len(store.judgments(campaign)) == expected, campaign
-    assert plain(schema_of(store)) == migrated_schema(fresh_pg_database, tmp_path)
+    assert plain(schema_of(store)) == migrated_schema(pg_url, tmp_path)
     store.engine.dispose()

@@ -213,6 +213,23 @@ def _score(value: Any) -> float:
     return float(value)
 
 
+def _checked_answer(store: Store, annotator: Annotator, item_id: Any, score: Any,
+                    spans: Any) -> tuple[float, list[dict[str, Any]] | None]:
+    """The score and (ESA) span offsets of an answer to ``item_id``; refuses a score outside 0–100, an item
+    not in the annotator's annotation campaign and spans on a DA item."""
+    raw = _score(score)
+    if isinstance(item_id, bool) or not isinstance(item_id, int):
+        raise InputError(f"item {item_id!r} is not part of a HIT assigned to you; nothing was stored", column="item")
+    found = db.item(store, item_id)
+    if found is None or found["collect_id"] != annotator.collect["id"]:
+        raise InputError(f"item {item_id} is not part of a HIT assigned to you; nothing was stored", column="item")
+    if annotator.protocol == "esa":
+        return raw, to_offsets(spans, found["text"], annotator.languages[1])
+    if spans:
+        raise InputError("DA answers have no error spans; nothing was stored", column="spans")
+    return raw, None
+
+
 def submit_answer(store: Store, annotator: Annotator, item_id: Any, score: Any, spans: Any = None, *,
                   started_at: datetime | None = None, ended_at: datetime | None = None) -> Task:
     """Store one answer and return the task that follows (the next item, or the completion code).
@@ -221,18 +238,7 @@ def submit_answer(store: Store, annotator: Annotator, item_id: Any, score: Any, 
     item, and an item that is not part of the annotator's HIT. A second submit of an answered item
     stores nothing and returns the same next task.
     """
-    raw = _score(score)
-    if isinstance(item_id, bool) or not isinstance(item_id, int):
-        raise InputError(f"item {item_id!r} is not part of a HIT assigned to you; nothing was stored", column="item")
-    found = db.item(store, item_id)
-    if found is None or found["collect_id"] != annotator.collect["id"]:
-        raise InputError(f"item {item_id} is not part of a HIT assigned to you; nothing was stored", column="item")
-    if annotator.protocol == "esa":
-        offsets = to_offsets(spans, found["text"], annotator.languages[1])
-    elif spans:
-        raise InputError("DA answers have no error spans; nothing was stored", column="spans")
-    else:
-        offsets = None
+    raw, offsets = _checked_answer(store, annotator, item_id, score, spans)
     now = datetime.now(timezone.utc)
     result = db.submit(store, annotator.id, item_id, raw=raw, spans=offsets, started_at=started_at or now,
                        ended_at=ended_at or now)
@@ -247,15 +253,7 @@ def revise_answer(store: Store, annotator: Annotator, item_id: Any, score: Any, 
                   ended_at: datetime | None = None) -> Task:
     """Change an answer of the document the annotator is in (ESA: until its last segment is answered, the
     document is open); the stored answer, its judgment and its spans become the new ones. Returns the task."""
-    raw = _score(score)
-    if isinstance(item_id, bool) or not isinstance(item_id, int):
-        raise InputError(f"item {item_id!r} is not part of a HIT assigned to you; nothing was stored", column="item")
-    found = db.item(store, item_id)
-    if found is None or found["collect_id"] != annotator.collect["id"]:
-        raise InputError(f"item {item_id} is not part of a HIT assigned to you; nothing was stored", column="item")
-    offsets = to_offsets(spans, found["text"], annotator.languages[1]) if annotator.protocol == "esa" else None
-    if annotator.protocol != "esa" and spans:
-        raise InputError("DA answers have no error spans; nothing was stored", column="spans")
+    raw, offsets = _checked_answer(store, annotator, item_id, score, spans)
     result = db.revise(store, annotator.id, item_id, raw=raw, spans=offsets,
                        ended_at=ended_at or datetime.now(timezone.utc))
     return task(store, annotator, db.assignment(store, result["assignment_id"]))

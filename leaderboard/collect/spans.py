@@ -10,31 +10,20 @@ translation (end exclusive), ``None`` for missing content, as the Appraise reade
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from typing import Any
 
 from ..errors import InputError
 from ..hits.degrade import uses_characters
+from ..hits.rotation import units
 
 SEVERITIES: tuple[str, ...] = ("minor", "major")
 MAX_SPANS = 200
-_WORD = re.compile(r"\S+")
 
 
 def tokens(text: str, lang: str) -> list[tuple[int, int]]:
-    """Character (start, end) of every markable token of ``text``."""
-    if not uses_characters(lang):
-        return [(m.start(), m.end()) for m in _WORD.finditer(text)]
-    out: list[tuple[int, int]] = []
-    for i, ch in enumerate(text):
-        if ch.isspace():
-            continue
-        if out and out[-1][1] == i and unicodedata.category(ch).startswith("M"):
-            out[-1] = (out[-1][0], i + 1)  # a combining mark stays with its base character
-        else:
-            out.append((i, i + 1))
-    return out
+    """Character (start, end) of every markable token of ``text``: the units a rotation moves (words, or
+    characters with their combining marks)."""
+    return units(text, uses_characters(lang))
 
 
 def to_offsets(spans: Any, text: str, lang: str, special_tokens: list[str] | None = None) -> list[dict[str, Any]]:

@@ -25,7 +25,6 @@ with an unknown severity, an item given twice.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from dataclasses import dataclass
@@ -35,7 +34,7 @@ import pandas as pd
 from ..errors import InputError, brief
 from ..languages import split_lp
 from ..naming import unsafe_char
-from .textio import read_text
+from .jsonio import json_lines
 
 SEVERITIES: tuple[str, ...] = ("minor", "major", "critical", "undecided", "neutral", "missing")
 RATING_COLUMNS = ("lp", "system", "doc", "segment", "domain", "rating", "wave", "order", "score", "line")
@@ -83,28 +82,12 @@ def _offset(value, label: str, line: int, column: str) -> float:
     return float(value)
 
 
-def _refuse_constant(name: str):
-    raise ValueError(name)
-
-
 def read_humeval_jsonl(path: str | os.PathLike, *, name: str | None = None, lp: str | None = None) -> HumanRelease:
     """Read and validate the release (module docstring); ``lp``: keep that pair only."""
     label = name or str(path)
-    text = read_text(path, label, nul_ok=False)
     ratings, spans, seen = [], [], {}
     order = 0
-    for lineno, raw in enumerate(text.split("\n"), start=1):
-        if not raw.strip():
-            continue
-        try:
-            obj = json.loads(raw, parse_constant=_refuse_constant)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not valid JSON: {exc.msg}", file=label, line=lineno, column=f"character {exc.colno}") \
-                from None
-        except ValueError as exc:
-            raise InputError(f"{exc} is not a finite number", file=label, line=lineno) from None
-        except RecursionError:
-            raise InputError("the JSON object is nested too deeply", file=label, line=lineno) from None
+    for lineno, obj in json_lines(path, label):
         if not isinstance(obj, dict):
             raise InputError("each line must be a JSON object", file=label, line=lineno)
         if "lp" in obj or "language_pair" in obj:

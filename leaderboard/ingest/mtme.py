@@ -30,7 +30,7 @@ import pandas as pd
 
 from ..errors import InputError, brief
 from ..naming import unsafe_char
-from .textio import read_text
+from .textio import finite_number, read_text
 
 NONE = "None"
 
@@ -80,14 +80,7 @@ def read_score_file(path: Path, n_segments: int | None, *, allow_none: bool = Tr
                                  column="score")
             score = math.nan
         else:
-            try:
-                score = float(value)
-            except ValueError:
-                raise InputError(f"score {brief(value)!r} is not a number (or None)", file=label, line=i,
-                                 column="score") from None
-            if not math.isfinite(score):
-                raise InputError(f"score {brief(value)!r} is not a finite number", file=label, line=i,
-                                 column="score")
+            score = finite_number(value, label, i, "score", allowed=" (or None)")
         if system != last and system in order:
             raise InputError(f"system {brief(system)!r} appears again after other systems (first on line "
                              f"{order[system][0]}); each system's lines must be together", file=label, line=i,

@@ -31,7 +31,7 @@ import pandas as pd
 from ..errors import InputError, brief
 from ..languages import split_lp
 from ..naming import unsafe_char
-from .textio import csv_records, read_text
+from .textio import csv_records, finite_number, read_text
 
 KEY_COLUMNS: tuple[str, ...] = ("segment_id", "source_lang", "target_lang", "system_id")
 SPAN_COLUMNS: tuple[str, ...] = ("start_indices", "end_indices", "error_types")
@@ -183,15 +183,7 @@ def read_task_tsv(path: str | os.PathLike, *, name: str | None = None, end_inclu
         length = len(hyp) if hyp is not None else None
         score = math.nan
         if has_score and fields["score"].strip() and fields["score"].strip().lower() not in ("none", "null", "nan"):
-            cell = fields["score"].strip()
-            try:
-                score = float(cell)
-            except ValueError:
-                raise InputError(f"score {brief(cell)!r} is not a number", file=label, line=line,
-                                 column="score") from None
-            if not math.isfinite(score):
-                raise InputError(f"score {brief(cell)!r} is not a finite number", file=label, line=line,
-                                 column="score")
+            score = finite_number(fields["score"].strip(), label, line, "score")
         label_value = math.nan
         if has_label:
             cell = fields["label"].strip()

@@ -15,7 +15,7 @@ import os
 import stat
 import zlib
 
-from ..errors import InputError
+from ..errors import InputError, brief
 
 #: Uploads larger than this are refused before parsing (override with MTLB_MAX_INPUT_BYTES).
 MAX_INPUT_BYTES = 2 * 1024**3
@@ -238,16 +238,19 @@ def csv_records(text: str, label: str, delimiter: str = ",", what: str = "CSV") 
     return records
 
 
-def finite_number(text: str, label: str, line: int, column: str, subject: str | None = None) -> float:
+def finite_number(text: str, label: str, line: int, column: str, subject: str | None = None,
+                  allowed: str = "") -> float:
     """``text`` as a finite float, else an error naming file, line and column.
 
-    The message calls the value by ``subject`` (default: the column's name).
+    The message calls the value by ``subject`` (default: the column's name), shows it cut short (``brief``)
+    and adds ``allowed`` (e.g. ``" (or None)"``) to "is not a number".
     """
     subject = column if subject is None else subject
     try:
         value = float(text)
     except ValueError:
-        raise InputError(f"{subject} {text!r} is not a number", file=label, line=line, column=column) from None
+        raise InputError(f"{subject} {brief(text)!r} is not a number{allowed}", file=label, line=line,
+                         column=column) from None
     if not math.isfinite(value):
-        raise InputError(f"{subject} {text!r} is not a finite number", file=label, line=line, column=column)
+        raise InputError(f"{subject} {brief(text)!r} is not a finite number", file=label, line=line, column=column)
     return value

@@ -107,19 +107,13 @@ def create_collection(store: Store, campaign: str, lp: str, *, protocol: str, as
     judgments of the same assessment (collected judgments would mix with them).
     """
     with write_transaction(store.engine) as conn:
-        cid = campaign_id_for_write(conn, campaign)
-        lp_id = lp_id_for_write(conn, cid, lp)
-        if conn.execute(select(c_.c.id).where(c_.c.lp_id == lp_id)).first() is not None:
-            raise InputError(f"campaign {campaign!r} already has an annotation campaign for {lp}")
+        cid, lp_id = _lp_for_collection(conn, campaign, lp)
         held = conn.execute(select(func.count()).select_from(m.judgments).where(and_(
             m.judgments.c.lp_id == lp_id, m.judgments.c.assessment == assessment))).scalar_one()
         if held:
             raise InputError(f"campaign {campaign!r} already holds {held:,} {assessment} judgments of {lp}; collect "
                              "into a campaign of its own so that collected and imported judgments do not mix")
-        import_id = conn.execute(insert(m.imports).values(
-            campaign_id=cid, kind="judgments", file_name=f"collected in the service ({protocol}, {lp})",
-            sha256=hashlib.sha256(secrets.token_bytes(32)).hexdigest(), input_format=INPUT_FORMAT, rows=0,
-            created_at=_now(), created_by=created_by).returning(m.imports.c.id)).scalar_one()
+        import_id = _collection_import(conn, cid, f"{protocol}, {lp}", created_by)
         counted = items[items["position"].notna()]
         sys_ids = store.row_ids(conn, m.systems, "lp_id", lp_id, "name", counted["system"])
         seg_ids = store.row_ids(conn, m.segments, "lp_id", lp_id, "key", counted["segment"],
@@ -154,6 +148,36 @@ def create_collection(store: Store, campaign: str, lp: str, *, protocol: str, as
                               "slot": np.tile(np.arange(1, redundancy + 1), len(names)), "done": False})
         insert_frame(conn, "collect_slots", slots)
     return {"id": collect_id, "hits": len(names), "items": len(items), "counted_items": len(counted)}
+
+
+def _lp_for_collection(conn, campaign: str, lp: str, column: str | None = None) -> tuple[int, int]:
+    """The ids of ``campaign`` and of its language pair ``lp`` (made when new) for a new annotation campaign;
+    refuses a language pair that already has one (the error names ``column`` when given)."""
+    cid = campaign_id_for_write(conn, campaign)
+    lp_id = lp_id_for_write(conn, cid, lp)
+    if conn.execute(select(c_.c.id).where(c_.c.lp_id == lp_id)).first() is not None:
+        raise InputError(f"campaign {campaign!r} already has an annotation campaign for {lp}", column=column)
+    return cid, lp_id
+
+
+def _collection_import(conn, cid: int, what: str, created_by: str | None) -> int:
+    """A new, empty import of campaign ``cid`` that holds the judgments an annotation campaign collects."""
+    return conn.execute(insert(m.imports).values(
+        campaign_id=cid, kind="judgments", file_name=f"collected in the service ({what})",
+        sha256=hashlib.sha256(secrets.token_bytes(32)).hexdigest(), input_format=INPUT_FORMAT, rows=0,
+        created_at=_now(), created_by=created_by).returning(m.imports.c.id)).scalar_one()
+
+
+def _locked_annotator(conn, annotator_id: int, *columns) -> Any:
+    """The annotator's row (id, collect_id, decision and ``columns``), locked for the transaction; refuses an
+    unknown or rejected annotator."""
+    ann = conn.execute(_for_update(select(a_.c.id, a_.c.collect_id, a_.c.decision, *columns)
+                                   .where(a_.c.id == annotator_id), conn)).first()
+    if ann is None:
+        raise InputError("unknown annotator")
+    if ann.decision == "rejected":
+        raise InputError("the organisers have ended your participation in this campaign")
+    return ann
 
 
 def _code() -> str:
@@ -352,12 +376,7 @@ def claim(store: Store, annotator_id: int, *, platform_assignment: str | None = 
     """
     now = now or _now()
     with write_transaction(store.engine) as conn:
-        ann = conn.execute(_for_update(select(a_.c.id, a_.c.collect_id, a_.c.decision, a_.c.max_hits)
-                                       .where(a_.c.id == annotator_id), conn)).first()
-        if ann is None:
-            raise InputError("unknown annotator")
-        if ann.decision == "rejected":
-            raise InputError("the organisers have ended your participation in this campaign")
+        ann = _locked_annotator(conn, annotator_id, a_.c.max_hits)
         status, timeout = conn.execute(select(c_.c.status, c_.c.timeout_seconds)
                                        .where(c_.c.id == ann.collect_id)).one()
         hold = now + timedelta(seconds=timeout)

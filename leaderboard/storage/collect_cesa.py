@@ -30,18 +30,11 @@ from sqlalchemy import and_, func, insert, select, update
 from ..errors import InputError
 from . import models as m
 from .bulk import insert_frame
-from .collect import (ACTIVE, DONE, EXPIRED, INPUT_FORMAT, OPEN, _assignment_row, _code, _for_update, _now, _utc,
+from .collect import (ACTIVE, DONE, EXPIRED, OPEN, _assignment_row, _code, _collection_import,
+                      _for_update, _locked_annotator, _lp_for_collection, _now, _utc, a_, c_, g_, h_, i_, r_, s_,
                       write_transaction)
-from .loader import campaign_id_for_write, lp_id_for_write
 from .store import Store
 
-c_ = m.collect_campaigns
-h_ = m.collect_hits
-i_ = m.collect_items
-a_ = m.collect_annotators
-s_ = m.collect_slots
-g_ = m.collect_assignments
-r_ = m.collect_answers
 k_ = m.collect_cells
 ASSESSMENT = "cesa"
 COUNTED_KINDS = ("task", "page")
@@ -87,17 +80,10 @@ def create_cesa(store: Store, campaign: str, lp: str, *, assignment: str, settin
                 created_by: str | None = None) -> dict[str, Any]:
     """Store a cESA campaign in one transaction: fixed HITs (``tasks``: per HIT, (document, models) pages) or
     one ``doc`` template per document with its cells (dynamic), plus tutorial and check documents."""
-    import hashlib
     import secrets
     with write_transaction(store.engine) as conn:
-        cid = campaign_id_for_write(conn, campaign)
-        lp_id = lp_id_for_write(conn, cid, lp)
-        if conn.execute(select(c_.c.id).where(c_.c.lp_id == lp_id)).first() is not None:
-            raise InputError(f"campaign {campaign!r} already has an annotation campaign for {lp}", column="lp")
-        import_id = conn.execute(insert(m.imports).values(
-            campaign_id=cid, kind="judgments", file_name=f"collected in the service (cesa, {lp})",
-            sha256=hashlib.sha256(secrets.token_bytes(32)).hexdigest(), input_format=INPUT_FORMAT, rows=0,
-            created_at=_now(), created_by=created_by).returning(m.imports.c.id)).scalar_one()
+        cid, lp_id = _lp_for_collection(conn, campaign, lp, column="lp")
+        import_id = _collection_import(conn, cid, f"cesa, {lp}", created_by)
         collect_id = conn.execute(insert(c_).values(
             lp_id=lp_id, import_id=import_id, protocol="cesa", assessment=ASSESSMENT, context="source",
             hit_size=int(settings.get("hit_size", 0) or 0), redundancy=redundancy, seed=seed,
@@ -277,12 +263,7 @@ def _new_assignment(conn, hit_id: int, slot_id: int, annotator_id: int, extra: b
 
 
 def _check_annotator(conn, annotator_id: int, *, new: bool) -> Any:
-    ann = conn.execute(_for_update(select(a_.c.id, a_.c.collect_id, a_.c.decision).where(a_.c.id == annotator_id),
-                                   conn)).first()
-    if ann is None:
-        raise InputError("unknown annotator")
-    if ann.decision == "rejected":
-        raise InputError("the organisers have ended your participation in this campaign")
+    ann = _locked_annotator(conn, annotator_id)
     if new:
         status = conn.execute(select(c_.c.status).where(c_.c.id == ann.collect_id)).scalar_one()
         if status != OPEN:
