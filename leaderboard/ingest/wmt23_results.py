@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -183,7 +184,7 @@ def _add_rank_ranges(frame: pd.DataFrame, lines: list[str], label: str) -> None:
 def results_rankings(frame: pd.DataFrame, source: str, assessment: str = "adequacy") -> list[dict]:
     """One ranking per pair, shaped like ``mtlb rank --json`` (``signature`` says it is a published table)."""
     from ..naming import is_human
-    from ..signature import make_signature
+    spec = published_spec(source)
     out = []
     for lp, part in frame.groupby("lp", sort=True):
         part = part.sort_values("position")
@@ -195,8 +196,14 @@ def results_rankings(frame: pd.DataFrame, source: str, assessment: str = "adequa
                 "rank_lo": None if pd.isna(rec["rank_lo"]) else int(rec["rank_lo"]),
                 "rank_hi": None if pd.isna(rec["rank_hi"]) else int(rec["rank_hi"]),
                 "cluster": int(rec["cluster"]), "wins": int(rec["wins"])})
-        signature = make_signature({"protocol": "wmt23", "source": "published", "sort": "ave",
-                                    "systems": len(systems), "file": os.path.basename(source)}, kind="published")
-        out.append({"lp": str(lp), "assessment": assessment, "signature": signature, "systems": systems,
+        out.append({"lp": str(lp), "assessment": assessment, "signature": spec.signature(systems=len(systems)),
+                    "systems": systems,
                     "protocol": "wmt23", "cluster_rule": "organisers"})
     return out
+
+
+def published_spec(source: str) -> Any:
+    """The :class:`leaderboard.human.spec.PublishedSpec` of the rankings :func:`results_rankings` reads
+    from ``source`` (stored with their snapshots)."""
+    from ..human.spec import PublishedSpec
+    return PublishedSpec(protocol="wmt23", file=os.path.basename(source))

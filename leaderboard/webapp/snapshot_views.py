@@ -13,28 +13,36 @@ import streamlit as st
 from . import state
 
 
+def ranking_spec(url: str, campaign: str, lp: str, assessment: str, version: int):
+    """How a published snapshot's ranking was made (:mod:`leaderboard.human.spec`): its ``spec``
+    artifact; a snapshot stored before specs were: the legacy reader's (None: not recorded)."""
+    from leaderboard.human.spec import snapshot_spec
+    return snapshot_spec(state.artifact(url, campaign, lp, assessment, int(version), "spec"),
+                         state.snapshot(url, campaign, lp, assessment, int(version))["ranking"])
+
+
 @st.cache_data(show_spinner="Computing segment scores as the ranking did…", max_entries=16)
-def ranked_segments(url: str, campaign: str, lp: str, assessment: str, token: str, signature: str) -> pd.DataFrame:
-    """Per (system, segment) raw and z exactly as the published ranking computed them (its signature's
+def ranked_segments(url: str, campaign: str, lp: str, assessment: str, version: int, token: str) -> pd.DataFrame:
+    """Per (system, segment) raw and z exactly as the published ranking computed them (its spec's
     worker QC and standardisation), so raw-only campaigns get the z the ranking used."""
     from leaderboard.human.ranking import segment_scores
-    from leaderboard.human.spec import GIVEN_Z, legacy_spec
+    from leaderboard.publish.artifacts import spec_of
     frame = state.judgments(url, campaign, None, assessment, token)
-    spec = legacy_spec(signature) or GIVEN_Z  # snapshots published since store their segment scores and spec
+    spec = spec_of(state.snapshot(url, campaign, lp, assessment, int(version))["ranking"],
+                   state.artifact(url, campaign, lp, assessment, int(version), "spec"))
     if frame.empty:
         return pd.DataFrame(columns=["system", "segment", "raw", "z", "n"])
     return segment_scores(frame, spec, lp, assessment)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def segments_frame(url: str, campaign: str, lp: str, assessment: str, version: int, token: str,
-                   signature: str) -> pd.DataFrame:
+def segments_frame(url: str, campaign: str, lp: str, assessment: str, version: int, token: str) -> pd.DataFrame:
     """The snapshot's per-segment scores: stored with it at publish time (older snapshots: computed
     from the stored judgments once, then stored)."""
     from leaderboard.publish.artifacts import frame_payload, payload_frame
 
     def compute():
-        seg = ranked_segments(url, campaign, lp, assessment, token, signature)
+        seg = ranked_segments(url, campaign, lp, assessment, version, token)
         return None if seg.empty else frame_payload(seg)
 
     payload = state.artifact(url, campaign, lp, assessment, version, "segment_scores", compute)

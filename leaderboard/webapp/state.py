@@ -215,8 +215,10 @@ def figure(kind: str, url: str, campaign: str, lp: str, assessment: str, version
     """A chart of a published snapshot, built once per version (callers must not modify it)."""
     from . import charts
     ranking = snapshot(url, campaign, lp, assessment, version)["ranking"]
-    return {"ranking": charts.ranking_figure, "heatmap": charts.heatmap_figure,
-            "rank_shares": charts.rank_shares_figure}[kind](ranking)
+    if kind == "heatmap":
+        from .snapshot_views import ranking_spec
+        return charts.heatmap_figure(ranking, ranking_spec(url, campaign, lp, assessment, version))
+    return {"ranking": charts.ranking_figure, "rank_shares": charts.rank_shares_figure}[kind](ranking)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
