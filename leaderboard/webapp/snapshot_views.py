@@ -54,13 +54,15 @@ def segments_frame(url: str, campaign: str, lp: str, assessment: str, version: i
 @st.cache_data(show_spinner="Reading the quality control behind this ranking…", max_entries=32)
 def qc_of_snapshot(url: str, campaign: str, lp: str, assessment: str, version: int, token: str) -> dict | None:
     """The ``qc`` artifact of a snapshot (published with it; older snapshots: computed once, then stored)."""
-    from leaderboard.publish.artifacts import qc_artifact
+    from leaderboard.publish.artifacts import qc_artifact, spec_of
 
     def compute():
         frame = state.judgments(url, campaign, None, assessment, token)
         if frame.empty:
             return None
-        return qc_artifact(frame, state.snapshot(url, campaign, lp, assessment, version)["ranking"])
+        ranking = state.snapshot(url, campaign, lp, assessment, version)["ranking"]
+        spec = spec_of(ranking, state.artifact(url, campaign, lp, assessment, int(version), "spec"))
+        return qc_artifact(frame, ranking, spec=spec)
 
     return state.artifact(url, campaign, lp, assessment, version, "qc", compute)
 
