@@ -160,7 +160,7 @@ def test_every_kind_of_ranking_carries_a_spec_that_renders_its_signature(make, t
         ranking, spec = made.to_dict(), made.spec
         rendered = spec.signature(systems=3, segments=15, judgments=90)
     else:
-        from leaderboard.ingest.wmt23_results import published_spec, results_rankings
+        from leaderboard.publish.published_tables import published_spec, results_rankings
         frame = pd.DataFrame({"lp": "cs-uk", "system": ["A", "B"], "position": [1, 2], "ave": [80.0, 70.0],
                               "ave_z": [0.2, -0.1], "h": [0.9, 0.1], "n": [100, 100], "rank_lo": [1, 2],
                               "rank_hi": [1, 2], "cluster": [1, 2], "wins": [1, 0]})

@@ -136,7 +136,7 @@ def mqm_rankings(store: Store, campaign: str, *, lp: str | None = None, **option
 def publish_published_tables(store: Store, campaign: str, rankings: list[dict], publisher: str, *,
                              lp: str | None = None, note: str = "", spec: Any = None) -> list[dict]:
     """Publish rankings read from the organisers' published tables (e.g.
-    :func:`leaderboard.ingest.wmt23_results.results_rankings`) as versions of ``campaign`` (created when
+    :func:`leaderboard.publish.published_tables.results_rankings`) as versions of ``campaign`` (created when
     missing), so they can be compared with other campaigns on the Across years page. No judgments are
     behind them: their pages show the table, not per-segment scores. ``spec``: their
     :class:`leaderboard.human.spec.PublishedSpec` (stored as each snapshot's ``spec`` artifact)."""

@@ -13,14 +13,6 @@ import streamlit as st
 from . import state
 
 
-def ranking_spec(url: str, campaign: str, lp: str, assessment: str, version: int):
-    """How a published snapshot's ranking was made (:mod:`leaderboard.human.spec`): its ``spec``
-    artifact; a snapshot stored before specs were: the legacy reader's (None: not recorded)."""
-    from leaderboard.human.spec import snapshot_spec
-    return snapshot_spec(state.artifact(url, campaign, lp, assessment, int(version), "spec"),
-                         state.snapshot(url, campaign, lp, assessment, int(version))["ranking"])
-
-
 @st.cache_data(show_spinner="Computing segment scores as the ranking did…", max_entries=16)
 def ranked_segments(url: str, campaign: str, lp: str, assessment: str, version: int, token: str) -> pd.DataFrame:
     """Per (system, segment) raw and z exactly as the published ranking computed them (its spec's

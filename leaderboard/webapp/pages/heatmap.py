@@ -52,7 +52,7 @@ def render() -> None:
         st.info("This snapshot has no pairwise p-values.")
         return
     from leaderboard.webapp.signature_text import describe
-    from leaderboard.webapp.snapshot_views import ranking_spec
+    from leaderboard.webapp.state import ranking_spec
     words = describe(ranking_spec(*view.key))
     st.caption(md_escape(
         f"A cell is shaded when the row system's scores are significantly higher than the column system's: "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from leaderboard.webapp import common, html_table, snapshot_views, state
+from leaderboard.webapp import common, html_table, state
 
 COLUMNS = {"rank": "Rank", "system": "System", "mqm": "MQM", "mqm_ci": "MQM 95% CI", "ave": "Ave.",
            "ave_ci": "Ave. 95% CI", "ave_z": "Ave. z", "ave_z_ci": "Ave. z 95% CI", "h": "H", "n": "N",
@@ -104,7 +104,7 @@ def render() -> None:
     if chart_tab.open:
         with chart_tab:
             common.chart(state.figure("ranking", *view.key), name, "ranking chart")
-            st.caption(caption(snap["ranking"], view.assessment, snapshot_views.ranking_spec(*view.key)))
+            st.caption(caption(snap["ranking"], view.assessment, state.ranking_spec(*view.key)))
     if stability_tab.open:
         with stability_tab:
             _stability(view)
@@ -116,7 +116,7 @@ def render() -> None:
 def _table(view: common.View, snap: dict, name: str) -> None:
     table = state.ranking_table(*view.key)
     st.html(table_markup(table))
-    st.caption(caption(snap["ranking"], view.assessment, snapshot_views.ranking_spec(*view.key)))
+    st.caption(caption(snap["ranking"], view.assessment, state.ranking_spec(*view.key)))
     common.export_downloads(state.exports(*view.key), name, "ranking", key="dl-ranking")
 
 

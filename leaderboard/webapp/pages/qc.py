@@ -51,7 +51,7 @@ def render() -> None:
     view, snap = found
     url = state.store_url()
     token = state.data_token(url, view.campaign)
-    recorded = getattr(snapshot_views.ranking_spec(*view.key), "qc_label", None)
+    recorded = getattr(state.ranking_spec(*view.key), "qc_label", None)
     info = snapshot_views.qc_of_snapshot(url, *view.key[1:], token) if recorded else None
     st.markdown("### Behind the published ranking")
     if recorded is None:

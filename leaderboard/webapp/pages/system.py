@@ -105,7 +105,7 @@ def render() -> None:
         key_figures.show(domain_figures(ranking, row))
 
     token = state.data_token(state.store_url(), view.campaign)
-    spec = snapshot_views.ranking_spec(*view.key)
+    spec = state.ranking_spec(*view.key)
     seg = segments_of(view, token)
     if seg.empty:
         st.info("The judgments behind this snapshot are not stored, so per-segment scores are not available.")
