@@ -7,7 +7,9 @@ Example::
     resamples:1000|seed:12345|version:mtlb-0.1.0
 
 Fields are ``key:value`` joined by ``|`` after the leading kind (``da``); their order is fixed
-(:data:`FIELDS`) so equal protocols give equal strings. :func:`parse_signature` reverses it.
+(:data:`FIELDS`) so equal protocols give equal strings. Nothing parses a signature back: how a ranking
+was made is its spec (:mod:`leaderboard.human.spec`, stored with every snapshot); only
+:func:`leaderboard.human.spec.legacy_spec` reads the signatures of snapshots stored before specs were.
 """
 
 from __future__ import annotations
@@ -37,12 +39,3 @@ def make_signature(fields: Mapping[str, Any], kind: str = "da") -> str:
     keys = [k for k in FIELDS if k in values] + sorted(k for k in values if k not in FIELDS)
     return "|".join([kind] + [f"{k}:{_text(values[k])}" for k in keys])
 
-
-def parse_signature(signature: str) -> dict[str, str]:
-    """``{"kind": ..., key: value, ...}`` from a signature string."""
-    head, *rest = signature.split("|")
-    out = {"kind": head}
-    for part in rest:
-        key, _, value = part.partition(":")
-        out[key] = value
-    return out

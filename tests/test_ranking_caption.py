@@ -1,10 +1,11 @@
-"""The Leaderboard caption is written from the ranking's signature, for every protocol and option."""
+"""The Leaderboard caption is written from the ranking's spec, for every protocol and option."""
 
 from __future__ import annotations
 
 import pytest
 
-from leaderboard.publish.snapshots import rank
+from leaderboard.human.ranking import rank_result
+from leaderboard.human.spec import GIVEN_Z, MqmSpec, PublishedSpec, WavesSpec
 from leaderboard.publish.render import ranking_caption
 
 from test_app_pages import make_judgments
@@ -27,9 +28,10 @@ def frame():
     ({"standardise": "worker", "exclude_ref": True}, ["standardised per worker", "REF items left out"], []),
     ({"n_resamples": 0}, ["Intervals: none"], ["resamples"]),
 ])
-def test_caption_follows_the_signature(frame, options, expected, absent):
-    ranking = rank(frame, qc="none", **options)[0]
-    text = ranking_caption(ranking)
+def test_caption_follows_the_spec(frame, options, expected, absent):
+    made = rank_result(frame, qc="none", **options).rankings[0]
+    ranking = made.to_dict()
+    text = ranking_caption(ranking, made.spec)
     for part in expected:
         assert part in text, (part, ranking["signature"])
     for part in absent:
@@ -37,10 +39,22 @@ def test_caption_follows_the_signature(frame, options, expected, absent):
     assert ("human translation" in text) == any(s["human"] for s in ranking["systems"])
 
 
-def test_caption_of_a_release_and_of_a_foreign_signature():
-    release = {"signature": "da|protocol:wmt-da|qc:release|std:given|score:z|sort:ave_z|test:mwu-greater|p:0.05|"
-                            "clusters:organisers", "systems": [{"system": "HUMAN-B"}]}
-    text = ranking_caption(release)
+def test_caption_of_a_release_and_of_an_unrecorded_spec():
+    import dataclasses
+    release = dataclasses.replace(GIVEN_Z, protocol="wmt-da", qc="release", test="mwu-greater")
+    text = ranking_caption({"systems": [{"system": "HUMAN-B"}]}, release)
     assert "as released by the organisers" in text and "no re-test" in text and "human translation" in text
     assert "Intervals: none" in text
-    assert "the signature records how" in ranking_caption({"signature": "sig-x", "systems": []})
+    assert "the signature records how" in ranking_caption({"systems": []}, None)
+
+
+def test_caption_of_the_other_kinds():
+    mqm = ranking_caption({"systems": []}, MqmSpec(weights="google-mqm", test="ar-greater-paired", alpha=0.01,
+                                                    cluster_rule="strict", trials=500, resamples=200, seed=7))
+    assert "MQM (the mean" in mqm and "500 trials, seed 7" in mqm and "p < 0.01" in mqm
+    assert "200 resamples, seed 7" in mqm and "Workers:" not in mqm
+    waves = ranking_caption({"systems": []}, WavesSpec(alpha=0.025, cluster_rule="wmt25"))
+    assert "both ratings of every item" in waves and "p < 0.025" in waves and "WMT25 rule" in waves
+    assert "nearest system above that beats it" in waves and "Workers: no quality control." in waves
+    table = ranking_caption({"systems": []}, PublishedSpec(protocol="wmt23", file="x.txt"))
+    assert "Ave. (the mean of per-segment raw" in table and "the signature records how" in table

@@ -1,4 +1,4 @@
-"""Captions follow the ranking's signature: test, threshold, cluster rule, QC, standardisation."""
+"""Captions follow the ranking's spec: test, threshold, cluster rule, QC, standardisation."""
 
 from __future__ import annotations
 
@@ -7,26 +7,35 @@ from pathlib import Path
 from leaderboard.webapp.signature_text import describe
 
 
-def _ranked(**options) -> dict:
+def _made(**options):
     from leaderboard.human.qc import simulate_judgments
-    from leaderboard.human.ranking import rank_judgments
+    from leaderboard.human.ranking import rank_result
     frame = simulate_judgments(6, random_share=0.0, n_systems=3, n_segments=40, seed=2, lp="cs-en")
-    return rank_judgments(frame, **options)[0]
+    return rank_result(frame, **options).rankings[0]
+
+
+def _ranked(**options) -> dict:
+    return _made(**options).to_dict()
 
 
 def test_phrases_follow_the_protocol_and_threshold():
-    words = describe(_ranked(protocol="wmt25-signed-rank", alpha=0.01, cluster_rule="strict", qc="none")["signature"])
+    words = describe(_made(protocol="wmt25-signed-rank", alpha=0.01, cluster_rule="strict", qc="none").spec)
     assert "signed-rank" in words["test"] and "rank-sum" not in words["test"]
     assert words["p_below"] == "p < 0.01"
     assert words["clusters"].startswith("the strict rule")
     assert words["qc"] == "no worker quality control"
-    default = describe(_ranked(qc="paired-t")["signature"])
+    default = describe(_made(qc="paired-t").spec)
     assert "rank-sum" in default["test"] and default["p_below"] == "p < 0.05"
     assert "paired-t test at p < 0.05" in default["qc"]
     assert "organisers' rule" in default["clusters"]
-    assert describe("da|qc:release|std:given")["qc"].startswith("the organisers' worker quality control")
+    import dataclasses
+    from leaderboard.human.spec import GIVEN_Z, PublishedSpec
+    assert describe(dataclasses.replace(GIVEN_Z, qc="release"))["qc"].startswith(
+        "the organisers' worker quality control")
     # nothing recorded: neutral words, no invented test
-    empty = describe("sig-without-fields")
+    empty = describe(None)
+    assert empty["test"] == "the published significance test" and "0.05" not in empty["p_below"]
+    empty = describe(PublishedSpec(protocol="wmt23", file="x.txt"))
     assert empty["test"] == "the published significance test" and "0.05" not in empty["p_below"]
 
 

@@ -16,7 +16,8 @@ from scipy import stats
 from leaderboard.cli import main
 from leaderboard.errors import InputError
 from leaderboard.ingest import detect_format, read_judgments
-from leaderboard.ingest.wmt23_results import read_wmt23_results, results_rankings
+from leaderboard.ingest.wmt23_results import read_wmt23_results
+from leaderboard.publish.published_tables import results_rankings
 
 TUPLE = re.compile(r"^\S+ \('(.+)', (\d+), (\S+), (\S+), (\S+)\)$")
 

@@ -98,7 +98,8 @@ def run(args: argparse.Namespace) -> int:
             order.append(label)
         path, stats = split_stats(spec)
         if stats is None and is_published_results(path):  # the organisers' own tables (WMT23.results.txt)
-            from ..ingest.wmt23_results import read_wmt23_results, results_rankings
+            from ..ingest.wmt23_results import read_wmt23_results
+            from ..publish.published_tables import results_rankings
             rankings.setdefault(label, []).extend(results_rankings(read_wmt23_results(path), path))
         elif is_json(path) and stats is None:
             found = read_rankings(path)

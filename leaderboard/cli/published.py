@@ -70,4 +70,5 @@ def _segments(store, snap: dict, args: argparse.Namespace):
     from ..human.ranking import segment_scores
     from ..publish.artifacts import spec_of
     frame = store.judgments(args.campaign, None, args.assessment)
-    return segment_scores(frame, spec_of(snap["ranking"]), args.lp, args.assessment)
+    stored = store.snapshot_artifact(args.campaign, args.lp, args.assessment, int(snap["version"]), "spec")
+    return segment_scores(frame, spec_of(snap["ranking"], stored), args.lp, args.assessment)

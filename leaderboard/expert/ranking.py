@@ -24,7 +24,7 @@ from ..human.clusters import CLUSTER_RULES, cluster_ends, cluster_numbers, clust
 from ..errors import InputError
 from ..human.intervals import DEFAULT_RESAMPLES, system_intervals
 from ..naming import is_human
-from ..signature import make_signature
+from ..human.spec import MqmSpec
 from ..human.significance import (DEFAULT_SEED, DEFAULT_TRIALS, approximate_randomisation_matrix, score_matrix,
                             signed_rank_greater_matrix)
 from ..ingest.mqm import attention_checks
@@ -74,17 +74,12 @@ def rank_segments(seg: pd.DataFrame, *, lp: str, weights: str = DEFAULT_SCHEME, 
     n = len(systems)
     numbers = cluster_numbers(cluster_ends(p, alpha, cluster_rule))
     start, end = cluster_spans(numbers)
-    uses_seed = test == "approx-randomisation"
-    fields = {"protocol": "mqm", "weights": weights, "score": "mqm", "sort": "mqm-ascending",
-              "test": TESTS[test] + "-paired", "p": alpha, "clusters": cluster_rule, "systems": n,
-              "segments": int(seg["segment"].nunique()), "raters": raters, "annotations": annotations}
-    if uses_seed:
-        fields.update(trials=trials, seed=seed)
+    spec = mqm_spec(weights=weights, test=test, alpha=alpha, cluster_rule=cluster_rule, seed=seed, trials=trials,
+                    n_resamples=n_resamples)
     cis = shares = None
     if n_resamples:
         (cis,), shares = system_intervals([-np.asarray(matrix, dtype=float)], [table["mqm"].to_numpy(dtype=float)],
                                           higher_is_better=False, n_resamples=n_resamples, seed=seed)
-        fields.update(ci="bootstrap-segments@0.95", resamples=n_resamples, seed=seed)
     humans = {**{s: is_human(s) for s in systems}, **(human_systems or {})}
     rows = []
     for i, rec in enumerate(table.itertuples(index=False)):
@@ -96,9 +91,20 @@ def rank_segments(seg: pd.DataFrame, *, lp: str, weights: str = DEFAULT_SCHEME, 
                      "cluster_start": int(start[i]), "cluster_end": int(end[i]),
                      "rank_shares": None if shares is None else [round(float(v), 4) for v in shares[i]]})
     pv = {a: {b: _float(p[i, j]) for j, b in enumerate(systems) if j != i} for i, a in enumerate(systems)}
-    return {"lp": lp, "assessment": "mqm", "signature": make_signature(
-        {k: v for k, v in fields.items() if v is not None}, kind="mqm"),
-        "systems": rows, "pvalues": pv, "protocol": "mqm", "alpha": alpha, "cluster_rule": cluster_rule}
+    signature = spec.signature(systems=n, segments=int(seg["segment"].nunique()), raters=raters,
+                               annotations=annotations)
+    return {"lp": lp, "assessment": "mqm", "signature": signature, "systems": rows, "pvalues": pv, "protocol": "mqm",
+            "alpha": alpha, "cluster_rule": cluster_rule}
+
+
+def mqm_spec(*, weights: str = DEFAULT_SCHEME, test: str = "signed-rank", alpha: float = 0.05,
+             cluster_rule: str = "organisers", seed: int = DEFAULT_SEED, trials: int = DEFAULT_TRIALS,
+             n_resamples: int = DEFAULT_RESAMPLES, **_: Any) -> MqmSpec:
+    """The spec of an MQM ranking made with these options (:func:`rank_segments`'s; others ignored)."""
+    uses_seed = test == "approx-randomisation"
+    return MqmSpec(weights=weights, test=TESTS[test] + "-paired", alpha=alpha,
+                   cluster_rule=cluster_rule, trials=trials if uses_seed else None, resamples=n_resamples,
+                   seed=seed if uses_seed or n_resamples else None)
 
 
 def rank_mqm(errors: pd.DataFrame, *, weights: str = DEFAULT_SCHEME, lp: str | None = None,

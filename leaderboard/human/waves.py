@@ -25,10 +25,10 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..signature import make_signature
 from .clusters import CLUSTER_RULES, cluster_ends, cluster_numbers, cluster_spans, rank_walks, wins_losses
 from .ranking import Ranking, human_flags
 from .significance import wave_signed_rank_matrix
+from .spec import WavesSpec
 
 ALPHA = 0.025
 
@@ -101,10 +101,10 @@ def _rank_pair(part: pd.DataFrame, lp: str, alpha: float, cluster_rule: str,
                  .groupby(["system", "domain"], sort=True)["score"].mean().unstack("domain").reindex(index=names))
         extra["domain_score"] = "ave"
         extra["_domain_means"] = means
-    fields = {"protocol": "wmt25", "qc": "none", "items": "two-waves", "score": "raw", "sort": "ave",
-              "test": "wave-signed-rank-greater", "p": alpha, "clusters": cluster_rule, "systems": len(names),
-              "segments": len(items), "judgments": int(table["n_all"].sum())}
+    domains_from = None
     if domains is not None:
-        fields["domains"] = "column" if "domain" in part.columns and (part["domain"].astype(str) != "").any() \
+        domains_from = "column" if "domain" in part.columns and (part["domain"].astype(str) != "").any() \
             else "documents"
-    return Ranking(lp=lp, assessment="esa", signature=make_signature(fields), systems=table, pvalues=p, extra=extra)
+    spec = WavesSpec(alpha=alpha, cluster_rule=cluster_rule, domains=domains_from)
+    signature = spec.signature(systems=len(names), segments=len(items), judgments=int(table["n_all"].sum()))
+    return Ranking(lp=lp, assessment="esa", signature=signature, systems=table, pvalues=p, extra=extra, spec=spec)

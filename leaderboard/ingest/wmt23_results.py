@@ -9,7 +9,7 @@ holds, in ranking order (raw Ave descending):
 
 After the blocks come LaTeX tables (one per pair, ``\\tto{Czech}{Ukrainian}``) with each system's rank
 range. :func:`read_wmt23_results` returns one row per (pair, system) with every value as printed, and
-:func:`results_rankings` turns them into rankings shaped like ``mtlb rank --json`` (for ``mtlb
+:func:`leaderboard.publish.published_tables.results_rankings` turns them into rankings shaped like ``mtlb rank --json`` (for ``mtlb
 longitudinal`` and for publishing the table as a campaign of its own, compared on the Across years page).
 """
 
@@ -178,25 +178,3 @@ def _add_rank_ranges(frame: pd.DataFrame, lines: list[str], label: str) -> None:
         idx = frame.index[frame["lp"] == lp]
         frame.loc[idx, "rank_lo"] = [t[0] for t in table]
         frame.loc[idx, "rank_hi"] = [t[1] for t in table]
-
-
-def results_rankings(frame: pd.DataFrame, source: str, assessment: str = "adequacy") -> list[dict]:
-    """One ranking per pair, shaped like ``mtlb rank --json`` (``signature`` says it is a published table)."""
-    from ..naming import is_human
-    from ..signature import make_signature
-    out = []
-    for lp, part in frame.groupby("lp", sort=True):
-        part = part.sort_values("position")
-        systems = []
-        for rec in part.to_dict(orient="records"):
-            systems.append({
-                "system": rec["system"], "ave": rec["ave"], "ave_z": rec["ave_z"], "h": rec["h"],
-                "human": is_human(rec["system"]), "n": int(rec["n"]), "n_all": None,
-                "rank_lo": None if pd.isna(rec["rank_lo"]) else int(rec["rank_lo"]),
-                "rank_hi": None if pd.isna(rec["rank_hi"]) else int(rec["rank_hi"]),
-                "cluster": int(rec["cluster"]), "wins": int(rec["wins"])})
-        signature = make_signature({"protocol": "wmt23", "source": "published", "sort": "ave",
-                                    "systems": len(systems), "file": os.path.basename(source)}, kind="published")
-        out.append({"lp": str(lp), "assessment": assessment, "signature": signature, "systems": systems,
-                    "protocol": "wmt23", "cluster_rule": "organisers"})
-    return out

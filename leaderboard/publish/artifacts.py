@@ -68,12 +68,12 @@ def segment_scores_artifact(frame: pd.DataFrame, ranking: Mapping, spec: Any, ke
     return frame_payload(seg)
 
 
-def qc_artifact(frame: pd.DataFrame, ranking: Mapping, qc: Any = None) -> dict:
+def qc_artifact(frame: pd.DataFrame, ranking: Mapping, qc: Any = None, spec: Any = None) -> dict:
     """The QC behind a ranking: ``{"label", "method", "alpha", "filtered_here", "summary", "report", "stored"}``.
 
     ``qc``: the :class:`leaderboard.human.ranking.QualityControl` the ranking ran (its label, verdicts and
-    kept judgments); without it (a snapshot published before artifacts existed) the QC the
-    signature names is run again. ``release``: the data are a WMT release, which holds only the workers
+    kept judgments); without it (a snapshot published before artifacts existed) the QC its ``spec``
+    names is run again (:func:`spec_of`). ``release``: the data are a WMT release, which holds only the workers
     who passed the organisers' QC, so nothing was filtered here (``report`` is null); ``none``: no
     worker QC; ``<method>@<alpha>``: the ranking ran that test itself and ``report`` is its per-worker
     verdict, pooled over the language pairs, for the workers of the ranking's pair (``summary``:
@@ -81,7 +81,7 @@ def qc_artifact(frame: pd.DataFrame, ranking: Mapping, qc: Any = None) -> dict:
     """
     part = frame[frame["assessment"].astype(str) == str(ranking["assessment"])]
     if qc is None:
-        qc = _qc_of(part, spec_of(ranking))
+        qc = _qc_of(part, spec or spec_of(ranking))
     lp_part = part[part["lp"].astype(str) == str(ranking["lp"])]
     out: dict[str, Any] = {"label": qc.label, "method": None, "alpha": None, "filtered_here": False,
                            "summary": None, "report": None,
@@ -100,11 +100,14 @@ def qc_artifact(frame: pd.DataFrame, ranking: Mapping, qc: Any = None) -> dict:
     return out
 
 
-def spec_of(ranking: Mapping) -> Any:
-    """The :class:`leaderboard.human.spec.RankingSpec` of a ranking published before specs were stored
-    (read from its signature; a signature of another kind: the stored z without QC)."""
-    from ..human.spec import GIVEN_Z, legacy_spec
-    return legacy_spec(str(ranking.get("signature", ""))) or GIVEN_Z
+def spec_of(ranking: Mapping, stored: Mapping | None = None) -> Any:
+    """The :class:`leaderboard.human.spec.RankingSpec` that says how to recompute a published ranking's
+    per-segment scores: its ``stored`` spec artifact, else (a snapshot stored before specs were) the
+    legacy reader's (:func:`leaderboard.human.spec.snapshot_spec`); a ranking of another kind: the
+    stored z without QC."""
+    from ..human.spec import GIVEN_Z, RankingSpec, snapshot_spec
+    spec = snapshot_spec(stored, ranking)
+    return spec if isinstance(spec, RankingSpec) else GIVEN_Z
 
 
 def _qc_of(frame: pd.DataFrame, spec: Any) -> Any:

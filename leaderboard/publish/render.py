@@ -4,11 +4,11 @@ Findings-style LaTeX table, and the caption that says in words how it was comput
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pandas as pd
 
 from ..naming import is_human
-from ..signature import parse_signature
 from ..tables import latex_escape
 
 
@@ -123,20 +123,21 @@ _SORTS = {"ave_z": "Ave. z (the mean of per-segment worker-standardised scores)"
                            "lower is better)"}
 
 
-def ranking_caption(ranking: dict) -> str:
-    """What the published table shows, in words derived from its signature: order, significance test and
-    threshold, cluster rule, worker QC, standardisation, intervals and the human-translation mark."""
-    f = parse_signature(str(ranking.get("signature", "")))
-    score = {"z": "z", "raw": "raw"}.get(f.get("score", ""), f.get("score", ""))
+def ranking_caption(ranking: dict, spec: Any) -> str:
+    """What the published table shows, in words derived from its ``spec``
+    (:mod:`leaderboard.human.spec`; None: not recorded): order, significance test and threshold,
+    cluster rule, worker QC, standardisation, intervals and the human-translation mark."""
+    score = (spec.score if spec is not None else None) or ""
+    sort = spec.sort if spec is not None else None
+    test = spec.test if spec is not None else None
     parts = []
-    if f.get("sort") in _SORTS:
-        parts.append(f"Systems are ordered by {_SORTS[f['sort']]}.")
-    test = f.get("test")
-    alpha = ranking.get("alpha", f.get("p"))
+    if sort in _SORTS:
+        parts.append(f"Systems are ordered by {_SORTS[sort]}.")
+    alpha = ranking.get("alpha", _number(spec.alpha) if spec is not None and spec.alpha is not None else None)
     if test:
-        text = _TESTS.get(test, f"{test} tests").format(score=score, trials=f.get("trials", "?"),
-                                                          seed=f.get("seed", "?"))
-        rule = ranking.get("cluster_rule", f.get("clusters"))
+        text = _TESTS.get(test, f"{test} tests").format(score=score, trials=_number(spec.trials, "?"),
+                                                          seed=_number(spec.seed, "?"))
+        rule = ranking.get("cluster_rule", spec.cluster_rule)
         rule_text = {"organisers": "a cluster ends after a system whose wins equal the number of systems below it "
                                    "(the organisers' rule)",
                      "strict": "a cluster ends where every system above beats every system below",
@@ -145,13 +146,13 @@ def ranking_caption(ranking: dict) -> str:
                      "wmt25": "a cluster ends where no system's rank range crosses it (the WMT25 rule)"}.get(
             str(rule), f"cluster rule {rule}")
         ranks = ("the nearest system above that beats it + 1 to the nearest below that it beats - 1"
-                 if f.get("test") == "wave-signed-rank-greater" else "1 + losses to n - wins")
+                 if test == "wave-signed-rank-greater" else "1 + losses to n - wins")
         parts.append(f"Rules separate clusters from {text} at p < {alpha}; {rule_text}. Rank gives each "
                      f"system's rank range ({ranks}).")
     else:
         parts.append("Rules separate clusters and Rank gives each system's rank range; the signature records "
                      "how they were computed.")
-    qc = f.get("qc")
+    qc = spec.qc_label if spec is not None else None
     if qc:
         if qc == "release":
             parts.append("Workers: as released by the organisers, who kept only those passing their quality "
@@ -161,18 +162,24 @@ def ranking_caption(ranking: dict) -> str:
         else:
             method, _, level = qc.partition("@")
             parts.append(f"Workers: kept when their quality-control test ({method}) gives p < {level or '?'}.")
-    std = f.get("std")
+    std = spec.std_label if spec is not None else None
     if std:
         parts.append("z-scores: as given in the data." if std == "given" else
                      "z-scores: standardised per worker from raw scores"
                      + (" (REF items left out)" if "-noref" in std else "")
                      + (" (BAD_REF items left out)" if "-nobadref" in std else "") + ".")
-    if f.get("resamples"):
-        level = f.get("ci", "@0.95").partition("@")[2] or "0.95"
-        parts.append(f"Intervals: {float(level):.0%} bootstrap intervals resampling the test set's segments "
-                     f"({f['resamples']} resamples, seed {f.get('seed', '?')}); rank stability on its own tab.")
+    if spec is not None and spec.resamples:
+        parts.append(f"Intervals: 95% bootstrap intervals resampling the test set's segments "
+                     f"({spec.resamples} resamples, seed {_number(spec.seed, '?')}); rank stability on its own tab.")
     else:
         parts.append("Intervals: none in this version.")
     if any(is_human_entry(s) for s in ranking.get("systems", [])):
         parts.append("† human translation (grey).")
     return " ".join(parts)
+
+
+def _number(value: Any, missing: str = "none") -> str:
+    """A spec's number as its signature writes it (``0.05``, ``1000``; None: ``missing``)."""
+    if value is None:
+        return missing
+    return f"{value:g}" if isinstance(value, float) else str(value)

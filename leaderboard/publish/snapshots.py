@@ -50,7 +50,7 @@ def rank_stored(store: Store, campaign: str, *, lp: str | None = None, assessmen
     from ..storage.marks import human_marks
     options.setdefault("human_systems", human_marks(store, campaign))
     frame = store.judgments(campaign, None, assessment) if assessment != "mqm" else None
-    prepared = [Prepared(*row[:4]) for row in mqm_rankings(store, campaign, lp=lp, **options)] \
+    prepared = [Prepared(*row[:4], artifacts=row[4]) for row in mqm_rankings(store, campaign, lp=lp, **options)] \
         if assessment in (None, "mqm") else []
     if frame is not None and lp is not None and not (frame["lp"].astype(str) == lp).any():
         frame = frame.iloc[:0]
@@ -117,8 +117,8 @@ def publish_rankings(store: Store, campaign: str, publisher: str, *, lp: str | N
 
 def mqm_rankings(store: Store, campaign: str, *, lp: str | None = None, **options: Any) -> list[tuple]:
     """The MQM rankings of every language pair with stored annotations, ready for
-    :meth:`Store.publish_all`: ``(lp, "mqm", ranking, data_hash, None)`` each."""
-    from ..expert.ranking import rank_mqm
+    :meth:`Store.publish_all`: ``(lp, "mqm", ranking, data_hash, {"spec": ...})`` each."""
+    from ..expert.ranking import mqm_spec, rank_mqm
     from ..storage.expert import errors_hash, mqm_errors
     errors = mqm_errors(store, campaign, lp)
     if errors.empty:
@@ -128,16 +128,18 @@ def mqm_rankings(store: Store, campaign: str, *, lp: str | None = None, **option
         import fnmatch
         names = errors["system"].astype(str)
         errors = errors[~names.map(lambda s: any(fnmatch.fnmatchcase(s, p) for p in options["exclude_systems"]))]
-    return [(ranking["lp"], "mqm", ranking, errors_hash(errors[errors["lp"] == ranking["lp"]]), None)
+    spec = {"spec": mqm_spec(**keep).to_dict()}
+    return [(ranking["lp"], "mqm", ranking, errors_hash(errors[errors["lp"] == ranking["lp"]]), dict(spec))
             for ranking in rank_mqm(errors, **keep)]
 
 
 def publish_published_tables(store: Store, campaign: str, rankings: list[dict], publisher: str, *,
-                             lp: str | None = None, note: str = "") -> list[dict]:
+                             lp: str | None = None, note: str = "", spec: Any = None) -> list[dict]:
     """Publish rankings read from the organisers' published tables (e.g.
-    :func:`leaderboard.ingest.wmt23_results.results_rankings`) as versions of ``campaign`` (created when
+    :func:`leaderboard.publish.published_tables.results_rankings`) as versions of ``campaign`` (created when
     missing), so they can be compared with other campaigns on the Across years page. No judgments are
-    behind them: their pages show the table, not per-segment scores."""
+    behind them: their pages show the table, not per-segment scores. ``spec``: their
+    :class:`leaderboard.human.spec.PublishedSpec` (stored as each snapshot's ``spec`` artifact)."""
     import json
     from ..storage.store import payload_hash
     chosen = [r for r in rankings if lp is None or r["lp"] == lp]
@@ -148,7 +150,8 @@ def publish_published_tables(store: Store, campaign: str, rankings: list[dict], 
     except InputError:
         store.create_campaign(campaign, description="published tables")
     prepared = [(r["lp"], r["assessment"], r,
-                 payload_hash(json.dumps(r, sort_keys=True, ensure_ascii=False, allow_nan=False)), None) for r in chosen]
+                 payload_hash(json.dumps(r, sort_keys=True, ensure_ascii=False, allow_nan=False)),
+                 None if spec is None else {"spec": spec.to_dict()}) for r in chosen]
     versions = store.publish_all(campaign, prepared, publisher=publisher, note=note)  # one transaction
     return [{"lp": lp_, "assessment": assessment_, "version": version, "signature": ranking["signature"],
              "data_hash": data_hash} for (lp_, assessment_, ranking, data_hash, _), version in zip(prepared, versions)]

@@ -122,10 +122,12 @@ def publish(store: Any, campaign: str, publisher: str, options: PublishOptions, 
 def publish_tables(store: Any, campaign: str, table: InputFile, publisher: str, *, lp: str | None = None,
                    assessment: str | None = None, note: str = "") -> list[dict]:
     """Publish the organisers' own published tables (WMT23.results.txt) instead of ranking judgments."""
-    from ..ingest.wmt23_results import read_wmt23_results, results_rankings
+    from ..ingest.wmt23_results import read_wmt23_results
+    from ..publish.published_tables import published_spec, results_rankings
     from ..publish.snapshots import publish_published_tables
     rankings = results_rankings(read_wmt23_results(str(table.path)), table.name, assessment=assessment or "adequacy")
-    return publish_published_tables(store, campaign, rankings, publisher, lp=lp, note=note)
+    return publish_published_tables(store, campaign, rankings, publisher, lp=lp, note=note,
+                                    spec=published_spec(table.name))
 
 
 def _stored_lps(store: Any, campaign: str, assessment: str | None) -> list[str]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import html
-from typing import Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -179,10 +179,9 @@ def significance_levels(mat: np.ndarray) -> np.ndarray:
     return levels
 
 
-def _test_short(ranking: Mapping) -> str:
-    """The colour bar's title: which test the p-values come from (from the signature)."""
-    from ..signature import parse_signature
-    test = parse_signature(str(ranking.get("signature") or "")).get("test") if ranking.get("signature") else None
+def _test_short(spec: Any) -> str:
+    """The colour bar's title: which test the p-values come from (the ranking's spec; None: unknown)."""
+    test = getattr(spec, "test", None)
     return {"mwu-greater": "one-sided rank-sum", "signed-rank-greater": "one-sided signed-rank",
             "ar-greater": "approx. randomisation", "signed-rank-domain-stouffer": "signed-rank + Stouffer",
             "mwu-greater-shared": "one-sided rank-sum", "wave-signed-rank-greater": "one-sided signed-rank",
@@ -190,8 +189,9 @@ def _test_short(ranking: Mapping) -> str:
             "ar-greater-paired": "approx. randomisation"}.get(test or "", "p-value")
 
 
-def heatmap_figure(ranking: Mapping) -> go.Figure:
-    """Pairwise significance heat map (as Graham et al. 2017, Fig. 3): row system beats column system."""
+def heatmap_figure(ranking: Mapping, spec: Any = None) -> go.Figure:
+    """Pairwise significance heat map (as Graham et al. 2017, Fig. 3): row system beats column system
+    (``spec``: the ranking's :mod:`leaderboard.human.spec`, naming the test in the colour bar)."""
     names, mat = significance_matrix(ranking)
     names = system_labels(ranking)  # human translations marked, as in the table
     n = len(names)
@@ -209,7 +209,7 @@ def heatmap_figure(ranking: Mapping) -> go.Figure:
         z=levels, x=plain_all(names), y=plain_all(names), zmin=-0.5, zmax=k - 0.5, colorscale=scale, xgap=1, ygap=1,
         text=text, customdata=custom,
         hovertemplate="%{y} better than %{x}<br>%{customdata}<br>%{text}<extra></extra>",
-        colorbar={"tickvals": list(range(k)), "ticktext": labels, "title": _test_short(ranking)},
+        colorbar={"tickvals": list(range(k)), "ticktext": labels, "title": _test_short(spec)},
     ))
     fig.update_yaxes(autorange="reversed", title="better system (row)")
     fig.update_xaxes(title="worse system (column)", tickangle=-45)

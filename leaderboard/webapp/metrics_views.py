@@ -156,8 +156,7 @@ def ranked_segments(url: str, campaign: str, lp: str, assessment: str, version: 
     ranking exactly as it computed them (its worker QC, selection and standardisation; stored with the
     snapshot), so raw-only campaigns — those collected in the app — get the z the ranking used."""
     from .snapshot_views import segments_frame
-    signature = str(state.snapshot(url, campaign, lp, assessment, version).get("signature", ""))
-    return segments_frame(url, campaign, lp, assessment, int(version), token, signature)
+    return segments_frame(url, campaign, lp, assessment, int(version), token)
 
 
 @st.cache_data(show_spinner="Meta-evaluating (acc_eq, SPA, 1000 draws per metric pair)…", max_entries=16)

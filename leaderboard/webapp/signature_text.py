@@ -1,13 +1,13 @@
-"""Captions that say what was computed: phrases derived from a ranking's signature.
+"""Captions that say what was computed: phrases derived from a ranking's specification.
 
-A published ranking records its protocol, QC, standardisation, test, threshold and cluster rule in
-its signature (:mod:`leaderboard.signature`); the pages' captions and legends are built from it,
-never written for one protocol. Plain functions (no Streamlit).
+A published ranking stores its protocol, QC, standardisation, test, threshold and cluster rule in
+its spec (:mod:`leaderboard.human.spec`, the snapshot's ``spec`` artifact); the pages' captions and
+legends are built from it, never written for one protocol. Plain functions (no Streamlit).
 """
 
 from __future__ import annotations
 
-from ..signature import parse_signature
+from typing import Any
 
 TESTS: dict[str, str] = {
     "mwu-greater": "one-sided Wilcoxon rank-sum (Mann-Whitney U) test on the systems' per-segment {score}",
@@ -38,7 +38,7 @@ CLUSTER_RULES: dict[str, str] = {
 
 
 def qc_phrase(label: str | None) -> str:
-    """The signature's ``qc`` field in words."""
+    """A spec's ``qc_label`` (the signature's ``qc`` field) in words."""
     if not label:
         return "no recorded worker quality control"
     if label == "release":
@@ -50,7 +50,7 @@ def qc_phrase(label: str | None) -> str:
 
 
 def std_phrase(label: str | None) -> str:
-    """The signature's ``std`` field in words."""
+    """A spec's ``std_label`` (the signature's ``std`` field) in words."""
     if not label or label == "given":
         return "z-scores as given in the data (the release's own per-worker standardisation)"
     if label.startswith("worker"):
@@ -60,31 +60,35 @@ def std_phrase(label: str | None) -> str:
     return f"standardisation {label}"
 
 
-def describe(signature: str | None) -> dict[str, str]:
-    """Phrases for a signature: ``test``, ``alpha``, ``clusters``, ``qc``, ``std``, ``score``, ``sort``.
+def describe(spec: Any) -> dict[str, str]:
+    """Phrases for a ranking's spec: ``test``, ``alpha``, ``clusters``, ``qc``, ``std``, ``score``, ``sort``.
 
-    Unknown or missing fields give neutral phrases ("the published test"), never a guess."""
-    fields = parse_signature(signature) if signature else {}
-    score = fields.get("score") or ("mqm" if fields.get("kind") == "mqm" else "")
-    trials = fields.get("trials")
-    test = fields.get("test")
+    Fields the spec does not record (or no spec: None) give neutral phrases ("the published test"),
+    never a guess."""
+    def get(name: str) -> str | None:
+        value = getattr(spec, name, None)
+        if value is None:
+            return None
+        return f"{value:g}" if isinstance(value, float) else str(value)
+    score = get("score") or ""
+    trials = get("trials")
+    test = get("test")
     template = TESTS.get(test or "")
     score_text = SCORES.get(score, score or "scores")
     if template:
-        test_text = template.format(score=score_text, trials=f", {trials} trials" if trials and trials != "none"
-                                    else "")
+        test_text = template.format(score=score_text, trials=f", {trials} trials" if trials else "")
     else:
         test_text = f"the published significance test ({test})" if test else "the published significance test"
-    alpha = fields.get("p")
-    rule = fields.get("clusters")
-    sort = fields.get("sort")
+    alpha = get("alpha")
+    rule = get("cluster_rule")
+    sort = get("sort")
     return {
         "test": test_text,
         "alpha": alpha or "the published threshold",
         "p_below": f"p < {alpha}" if alpha else "p below the published threshold",
         "clusters": CLUSTER_RULES.get(rule or "", f"the {rule} rule" if rule else "the published cluster rule"),
-        "qc": qc_phrase(fields.get("qc")),
-        "std": std_phrase(fields.get("std")),
+        "qc": qc_phrase(get("qc_label")),
+        "std": std_phrase(get("std_label")),
         "score": score_text,
         "sort": {"ave_z": "Ave z", "ave": "Ave (raw)", "mqm": "MQM", "ave-domain-mean": "Ave (raw), the mean over "
                  "domains of per-domain means"}.get(sort or "", sort or "the published order"),

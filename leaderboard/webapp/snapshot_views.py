@@ -14,27 +14,27 @@ from . import state
 
 
 @st.cache_data(show_spinner="Computing segment scores as the ranking did…", max_entries=16)
-def ranked_segments(url: str, campaign: str, lp: str, assessment: str, token: str, signature: str) -> pd.DataFrame:
-    """Per (system, segment) raw and z exactly as the published ranking computed them (its signature's
+def ranked_segments(url: str, campaign: str, lp: str, assessment: str, version: int, token: str) -> pd.DataFrame:
+    """Per (system, segment) raw and z exactly as the published ranking computed them (its spec's
     worker QC and standardisation), so raw-only campaigns get the z the ranking used."""
     from leaderboard.human.ranking import segment_scores
-    from leaderboard.human.spec import GIVEN_Z, legacy_spec
+    from leaderboard.publish.artifacts import spec_of
     frame = state.judgments(url, campaign, None, assessment, token)
-    spec = legacy_spec(signature) or GIVEN_Z  # snapshots published since store their segment scores and spec
+    spec = spec_of(state.snapshot(url, campaign, lp, assessment, int(version))["ranking"],
+                   state.artifact(url, campaign, lp, assessment, int(version), "spec"))
     if frame.empty:
         return pd.DataFrame(columns=["system", "segment", "raw", "z", "n"])
     return segment_scores(frame, spec, lp, assessment)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def segments_frame(url: str, campaign: str, lp: str, assessment: str, version: int, token: str,
-                   signature: str) -> pd.DataFrame:
+def segments_frame(url: str, campaign: str, lp: str, assessment: str, version: int, token: str) -> pd.DataFrame:
     """The snapshot's per-segment scores: stored with it at publish time (older snapshots: computed
     from the stored judgments once, then stored)."""
     from leaderboard.publish.artifacts import frame_payload, payload_frame
 
     def compute():
-        seg = ranked_segments(url, campaign, lp, assessment, token, signature)
+        seg = ranked_segments(url, campaign, lp, assessment, version, token)
         return None if seg.empty else frame_payload(seg)
 
     payload = state.artifact(url, campaign, lp, assessment, version, "segment_scores", compute)
@@ -46,13 +46,15 @@ def segments_frame(url: str, campaign: str, lp: str, assessment: str, version: i
 @st.cache_data(show_spinner="Reading the quality control behind this ranking…", max_entries=32)
 def qc_of_snapshot(url: str, campaign: str, lp: str, assessment: str, version: int, token: str) -> dict | None:
     """The ``qc`` artifact of a snapshot (published with it; older snapshots: computed once, then stored)."""
-    from leaderboard.publish.artifacts import qc_artifact
+    from leaderboard.publish.artifacts import qc_artifact, spec_of
 
     def compute():
         frame = state.judgments(url, campaign, None, assessment, token)
         if frame.empty:
             return None
-        return qc_artifact(frame, state.snapshot(url, campaign, lp, assessment, version)["ranking"])
+        ranking = state.snapshot(url, campaign, lp, assessment, version)["ranking"]
+        spec = spec_of(ranking, state.artifact(url, campaign, lp, assessment, int(version), "spec"))
+        return qc_artifact(frame, ranking, spec=spec)
 
     return state.artifact(url, campaign, lp, assessment, version, "qc", compute)
 

@@ -204,6 +204,14 @@ def artifact(url: str, campaign: str, lp: str, assessment: str, version: int, na
     return value
 
 
+def ranking_spec(url: str, campaign: str, lp: str, assessment: str, version: int) -> Any:
+    """How a published snapshot's ranking was made (:mod:`leaderboard.human.spec`): its ``spec``
+    artifact; a snapshot stored before specs were: the legacy reader's (None: not recorded)."""
+    from ..human.spec import snapshot_spec
+    return snapshot_spec(artifact(url, campaign, lp, assessment, int(version), "spec"),
+                         snapshot(url, campaign, lp, assessment, int(version))["ranking"])
+
+
 @st.cache_data(show_spinner=False, max_entries=256)
 def ranking_table(url: str, campaign: str, lp: str, assessment: str, version: int) -> pd.DataFrame:
     from ..publish.render import ranking_table as table
@@ -215,8 +223,9 @@ def figure(kind: str, url: str, campaign: str, lp: str, assessment: str, version
     """A chart of a published snapshot, built once per version (callers must not modify it)."""
     from . import charts
     ranking = snapshot(url, campaign, lp, assessment, version)["ranking"]
-    return {"ranking": charts.ranking_figure, "heatmap": charts.heatmap_figure,
-            "rank_shares": charts.rank_shares_figure}[kind](ranking)
+    if kind == "heatmap":
+        return charts.heatmap_figure(ranking, ranking_spec(url, campaign, lp, assessment, version))
+    return {"ranking": charts.ranking_figure, "rank_shares": charts.rank_shares_figure}[kind](ranking)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)

@@ -55,7 +55,8 @@ def render() -> None:
         st.info("This snapshot has no pairwise p-values.")
         return
     from leaderboard.webapp.signature_text import describe
-    words = describe(snap.get("signature") or ranking.get("signature"))
+    from leaderboard.webapp.state import ranking_spec
+    words = describe(ranking_spec(*view.key))
     st.caption(md_escape(
         f"A cell is shaded when the row system's scores are significantly higher than the column system's: "
         f"{words['test']}; darker = smaller p (three levels below 0.05). Systems are in leaderboard order "

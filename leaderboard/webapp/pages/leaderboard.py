@@ -67,27 +67,26 @@ def domain_columns(table: pd.DataFrame) -> dict[str, str]:
     return {c: c[len(DOMAIN_PREFIX):] for c in table.columns if str(c).startswith(DOMAIN_PREFIX)}
 
 
-def domain_caption(ranking: dict) -> str:
+def domain_caption(ranking: dict, spec) -> str:
     """What the per-domain columns hold (empty when the ranking has none)."""
     from leaderboard.publish.render import domain_names
-    from leaderboard.signature import parse_signature
     names = domain_names(ranking)
     if not names:
         return ""
     score = {"ave": "Ave.", "ave_z": "Ave. z"}.get(str(ranking.get("domain_score", "ave")), "score")
-    sort = parse_signature(str(ranking.get("signature", ""))).get("sort", "")
+    sort = getattr(spec, "sort", None) or ""
     text = (f"Per domain ({', '.join(names)}): the system's {score} over its segments of that domain")
     if sort.endswith("-domain-mean"):
         text += f"; {score} is the mean of these per-domain scores"
     return text + "."
 
 
-def caption(ranking: dict, assessment: str) -> str:
-    """The caption: derived from the ranking's signature (:func:`leaderboard.publish.render.ranking_caption`)."""
+def caption(ranking: dict, assessment: str, spec) -> str:
+    """The caption: derived from the ranking's spec (:func:`leaderboard.publish.render.ranking_caption`)."""
     from leaderboard.publish.render import ranking_caption
-    text = ranking_caption(ranking)
+    text = ranking_caption(ranking, spec)
     extra = CAPTIONS.get(assessment)
-    domains = domain_caption(ranking)
+    domains = domain_caption(ranking, spec)
     return text + (" " + extra if extra else "") + (" " + domains if domains else "")
 
 
@@ -105,7 +104,7 @@ def render() -> None:
     if chart_tab.open:
         with chart_tab:
             common.chart(state.figure("ranking", *view.key), name, "ranking chart")
-            st.caption(caption(snap["ranking"], view.assessment))
+            st.caption(caption(snap["ranking"], view.assessment, state.ranking_spec(*view.key)))
     if stability_tab.open:
         with stability_tab:
             _stability(view)
@@ -117,7 +116,7 @@ def render() -> None:
 def _table(view: common.View, snap: dict, name: str) -> None:
     table = state.ranking_table(*view.key)
     st.html(table_markup(table))
-    st.caption(caption(snap["ranking"], view.assessment))
+    st.caption(caption(snap["ranking"], view.assessment, state.ranking_spec(*view.key)))
     common.export_downloads(state.exports(*view.key), name, "ranking", key="dl-ranking")
 
 

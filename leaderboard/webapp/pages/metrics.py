@@ -229,7 +229,8 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
     subs = _visible_submissions(view, user)
     snap = state.snapshot(url, view.campaign, view.lp, view.assessment, view.latest)
     from leaderboard.webapp.signature_text import describe
-    words = describe(snap.get("signature"))
+    from leaderboard.webapp.state import ranking_spec
+    words = describe(ranking_spec(url, view.campaign, view.lp, view.assessment, view.latest))
     st.caption(f"Human scores: Ave z of the latest published ranking (v{view.latest}; "
                f"{md_escape(words['std'])}; {md_escape(words['qc'])}; signature "
                f"{common.code(snap.get('signature', ''))}). Submissions are private until their owner or an organiser "

@@ -51,13 +51,11 @@ def render() -> None:
     view, snap = found
     url = state.store_url()
     token = state.data_token(url, view.campaign)
-    signature = snap.get("signature") or snap["ranking"].get("signature") or ""
-    from leaderboard.signature import parse_signature
-    recorded = parse_signature(signature).get("qc")
+    recorded = getattr(state.ranking_spec(*view.key), "qc_label", None)
     info = snapshot_views.qc_of_snapshot(url, *view.key[1:], token) if recorded else None
     st.markdown("### Behind the published ranking")
     if recorded is None:
-        st.info("This snapshot's signature does not record a worker quality control; the view below re-tests "
+        st.info("This snapshot's specification does not record a worker quality control; the view below re-tests "
                 "the stored judgments.", icon=":material/info:")
     elif info is None:
         st.info(f"The ranking used {qc_label_text(recorded)}; the judgments behind it are not stored, so "

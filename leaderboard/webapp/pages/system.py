@@ -44,10 +44,10 @@ def with_texts(seg: pd.DataFrame, texts: pd.DataFrame) -> pd.DataFrame:
     return seg.assign(line=line.astype(int)).merge(texts, on="line", how="left").drop(columns="line")
 
 
-def segments_of(view: common.View, token: str, signature: str) -> pd.DataFrame:
+def segments_of(view: common.View, token: str) -> pd.DataFrame:
     """The snapshot's per-segment scores: stored with it at publish time (older snapshots: computed
     from the stored judgments once, then stored)."""
-    return snapshot_views.segments_frame(*view.key, token, signature)
+    return snapshot_views.segments_frame(*view.key, token)
 
 
 def _rank_text(row: dict) -> str:
@@ -55,10 +55,9 @@ def _rank_text(row: dict) -> str:
     return f"{lo}" if lo == hi else f"{lo}–{hi}"
 
 
-def shown_score(seg: pd.DataFrame, signature: str) -> str:
-    """The score the ranking compared (its signature's ``score``), or the other one when it is absent."""
-    from leaderboard.signature import parse_signature
-    wanted = parse_signature(signature).get("score", "z")
+def shown_score(seg: pd.DataFrame, spec) -> str:
+    """The score the ranking compared (its spec's ``score``), or the other one when it is absent."""
+    wanted = getattr(spec, "score", None) or "z"
     wanted = wanted if wanted in ("z", "raw") else "z"
     other = "raw" if wanted == "z" else "z"
     return wanted if seg.empty or seg[wanted].notna().any() or not seg[other].notna().any() else other
@@ -106,12 +105,12 @@ def render() -> None:
         key_figures.show(domain_figures(ranking, row))
 
     token = state.data_token(state.store_url(), view.campaign)
-    signature = snap.get("signature") or ranking.get("signature") or ""
-    seg = segments_of(view, token, signature)
+    spec = state.ranking_spec(*view.key)
+    seg = segments_of(view, token)
     if seg.empty:
         st.info("The judgments behind this snapshot are not stored, so per-segment scores are not available.")
         return
-    value = shown_score(seg, signature)
+    value = shown_score(seg, spec)
     segments_tab, distribution_tab, h2h_tab = common.lazy_tabs(["Segments", "Distribution", "Head to head"])
     if segments_tab.open:
         with segments_tab:
@@ -120,14 +119,14 @@ def render() -> None:
         with distribution_tab:
             common.chart(charts.distribution_figure(seg, system, value), f"distribution-{view.lp}-{system}", "distribution chart")
             from leaderboard.webapp.signature_text import describe
-            words = describe(signature)
+            words = describe(spec)
             st.caption(md_escape(
                 (f"Per-segment {words['std']}, as the ranking computed them" if value == "z" else
                  "Per-segment raw 0–100 scores, as the ranking compared them") + f"; {words['qc']}. Grey: the "
                 "segments of every system; blue: this system's."))
     if h2h_tab.open:
         with h2h_tab:
-            _head_to_head(view, ranking, seg, system, systems, value, signature)
+            _head_to_head(view, ranking, seg, system, systems, value, spec)
 
 
 def _segments(view: common.View, seg: pd.DataFrame, system: str, value: str, token: str) -> None:
@@ -155,7 +154,7 @@ def _segments(view: common.View, seg: pd.DataFrame, system: str, value: str, tok
 
 
 def _head_to_head(view: common.View, ranking: dict, seg: pd.DataFrame, system: str, systems: list[str],
-                  value: str, signature: str) -> None:
+                  value: str, spec) -> None:
     """This system against another one, on their common segments, with the published p-values."""
     others = [s for s in systems if s != system]
     if not others:
@@ -172,7 +171,7 @@ def _head_to_head(view: common.View, ranking: dict, seg: pd.DataFrame, system: s
                help=f"Mean over the common segments of {system}'s score minus {other}'s"),
         Figure(f"p ({system} better)", _number(p_ab, ".3g")), Figure(f"p ({other} better)", _number(p_ba, ".3g"))])
     from leaderboard.webapp.signature_text import describe
-    words = describe(signature)
+    words = describe(spec)
     st.caption(md_escape(f"p-values are the published ones: {words['test']}; a win needs "
                                 f"{words['p_below']}."))
     if len(pairs):
