@@ -164,7 +164,7 @@ def test_unknown_format_is_refused(tmp_path):
     with pytest.raises(InputError, match="cannot tell the format") as err:
         read_judgments(path)
     assert err.value.code == "unknown_format" and "--" not in err.value.message
-    from leaderboard.cli.hints import cli_message
+    from leaderboard.cli._hints import cli_message
     assert "--input-format" in cli_message(err.value)  # the command line names its option
 
 

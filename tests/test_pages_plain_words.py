@@ -193,7 +193,7 @@ def test_lower_layer_errors_are_shown_in_web_words(tmp_path):
     # the lower layers name no flag: they give a code, and each view phrases its own hint
     assert not any(FLAG.search(e.message) for e in errors)
     assert [e.code for e in errors] == ["unknown_format", "no_raw_to_standardise", "all_workers_failed_qc"]
-    from leaderboard.cli.hints import cli_message
+    from leaderboard.cli._hints import cli_message
     assert "--input-format" in cli_message(errors[0]) and "--qc none" in cli_message(errors[2])
 
     def page(errors):

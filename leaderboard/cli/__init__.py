@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except InputError as exc:
-        from .hints import cli_message
+        from ._hints import cli_message
         return _fail(args, cli_message(exc))
     except BrokenPipeError:
         return 0

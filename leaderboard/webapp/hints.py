@@ -1,5 +1,5 @@
 """The web app's own hints for the structured errors of the layers below (:class:`InputError` ``code``):
-what to choose on the page. The lower layers name neither flags nor controls; ``cli/hints.py`` is the
+what to choose on the page. The lower layers name neither flags nor controls; ``cli/_hints.py`` is the
 command line's counterpart."""
 
 from __future__ import annotations
