@@ -25,7 +25,7 @@ run: install
 
 # every run prints its 25 slowest tests, so that what makes the suite slow stays visible
 test: install
-	@$(BIN)/python -m pytest -q -rs -n $(TEST_WORKERS) --dist loadgroup --durations=25 $(PYTEST_ARGS); rc=$$?; \
+	@$(BIN)/python -m pytest -q -rs -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=25 $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "error: pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 # the developer's inner loop: everything but the slow tests (servers, browsers, the README walk-through,

@@ -44,6 +44,23 @@ def pytest_collection_modifyitems(config, items) -> None:
     rest = items[len(heavy):]
     paired = [item for pair in zip(heavy, rest) for item in pair]
     items[:] = paired + heavy[len(paired) // 2:] + rest[len(paired) // 2:]
+    _group_modules_with_shared_fixtures(items)
+
+
+def _group_modules_with_shared_fixtures(items) -> None:
+    """Keep the tests of a module that builds something once for all its tests (a module-scoped fixture
+    of its own: an app server, an installed package, a scored corpus) in one test process: spread over
+    several, each process would build it again. xdist's ``--dist loadgroup`` reads the mark."""
+    import inspect
+
+    def own_module_fixture(item) -> bool:
+        defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {}) or {}
+        path = str(item.path)
+        return any(d.scope == "module" and inspect.getsourcefile(d.func) == path
+                   for fixturedefs in defs.values() for d in fixturedefs)
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None and own_module_fixture(item):
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
 
 
 @pytest.fixture(scope="session")
