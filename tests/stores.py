@@ -11,16 +11,14 @@ from pathlib import Path
 
 def copy_store(template: Path, folder: Path) -> Path:
     """Copy the SQLite store ``template`` to ``folder/mtlb.sqlite`` (the app's file under MTLB_DATA_DIR),
-    consistently even while it is open (sqlite3's backup), in WAL mode as the app keeps its stores."""
+    consistently even while it is open, as storage.db copies its schema template."""
+    from leaderboard.storage.db import copy_sqlite
     folder.mkdir(parents=True, exist_ok=True)
     target_path = folder / "mtlb.sqlite"
-    source = sqlite3.connect(f"file:{template}?mode=ro", uri=True)
     target = sqlite3.connect(str(target_path))
     try:
-        source.backup(target)
-        target.execute("PRAGMA journal_mode=WAL")
+        copy_sqlite(template, target)
     finally:
         target.close()
-        source.close()
     target_path.chmod(0o600)
     return target_path

@@ -151,6 +151,15 @@ def test_two_metric_upload_shows_the_selected_metrics_numbers(server, tmp_path):
         browser.close()
 
 
+def _evaluated(panel, header: str) -> dict[str, str]:
+    """Press Evaluate and return the drawn results table's lines by submission name."""
+    from playwright.sync_api import expect
+    panel.get_by_role("button", name="Evaluate").click()
+    table = panel.locator("table.mtlb-table").filter(has_text=header)
+    expect(table).to_be_visible()
+    return {line.split()[0]: line for line in table.inner_text().splitlines() if line.strip()}
+
+
 def test_error_spans_tab_shows_intervals_and_a_chart(server, tmp_path):
     """Issue 40 in a real browser: two span submissions against the stored MQM spans, each measure with
     its interval in one column, the chart drawn, the CSV offered."""
@@ -177,14 +186,15 @@ def test_error_spans_tab_shows_intervals_and_a_chart(server, tmp_path):
         _wait_idle(page)
         panel.locator("[data-testid='stFileUploader'] input[type='file']").set_input_files([str(exact), str(blank)])
         _wait_idle(page)
-        panel.get_by_role("button", name="Evaluate").click()
-        table = panel.locator("table.mtlb-table").filter(has_text="F1 95% CI")
-        expect(table).to_be_visible()
-        text = table.inner_text()
-        exact_row = next(line for line in text.splitlines() if line.startswith("exact"))
-        assert exact_row.count("1.000 – 1.000") == 3  # precision, recall, F1: perfect, and certain
-        blank_row = next(line for line in text.splitlines() if line.startswith("blank"))
-        assert "0.000" in blank_row  # marks nothing: recall 0
+        rows = _evaluated(panel, "F1 95% CI")
+        assert rows["exact"].count("1.000 – 1.000") == 3  # precision, recall, F1: perfect, and certain
+        assert "0.000" in rows["blank"]  # marks nothing: recall 0
         expect(panel.locator(".js-plotly-plot")).to_have_count(1)
         expect(panel.get_by_role("button", name="Download error-span detection results (CSV)")).to_be_visible()
+        # the same files as error-free labels (a segment without a span is error-free): the exact one is
+        # the gold itself (MCC 1, certain); the blank one calls every segment error-free
+        panel.get_by_text("Error-free detection", exact=True).click()
+        _wait_idle(page)
+        assert _evaluated(panel, "MCC 95% CI")["exact"].count("1.000 – 1.000") == 4  # precision, recall, F1, MCC
+        expect(panel.get_by_role("button", name="Download error-free detection results (CSV)")).to_be_visible()
         browser.close()

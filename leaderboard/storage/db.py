@@ -295,21 +295,27 @@ def _copy_schema_template(engine: Engine, head: str) -> bool:
     template = _template_path(engine, head)
     if template is None or not template.is_file():
         return False
-    import sqlite3
     engine.dispose()  # no pooled connection may hold the file while its pages are replaced
     target = _raw_sqlite(engine)
     try:
         if target.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
             return False  # not empty (an older schema): migrate it step by step
-        source = sqlite3.connect(f"file:{template}?mode=ro", uri=True)
-        try:
-            source.backup(target)
-        finally:
-            source.close()
-        target.execute("PRAGMA journal_mode=WAL")
+        copy_sqlite(template, target)
     finally:
         target.close()
     return True
+
+
+def copy_sqlite(source_path: Path, target) -> None:
+    """Copy the SQLite database at ``source_path`` (opened read-only) into the open sqlite3 connection
+    ``target`` page by page (consistent even while others use the source), in WAL mode as stores run."""
+    import sqlite3
+    source = sqlite3.connect(f"file:{source_path}?mode=ro", uri=True)
+    try:
+        source.backup(target)
+    finally:
+        source.close()
+    target.execute("PRAGMA journal_mode=WAL")
 
 
 def _keep_schema_template(engine: Engine, head: str) -> None:
