@@ -20,7 +20,7 @@ from ..collect.spans import tokens
 from ..errors import InputError
 from . import state
 from .annotate_widget import annotate_item
-from .completion import completion_code
+from .completion import completion_code, platform_return
 from .markdown import md_escape
 
 KEY = "annotate_answer"
@@ -255,12 +255,7 @@ def _complete(person: service.Annotator, task: service.Task) -> None:
     st.progress(1.0, text=f"Item {task.total} of {task.total}: done")
     st.success("Thank you: this HIT is complete and every answer is stored.")
     completion_code(task.code)
-    if person.origin == "prolific":
-        st.link_button("Return to Prolific with this code",
-                       f"https://app.prolific.com/submissions/complete?cc={task.code}")
-    elif person.origin == "mturk":
-        st.caption("Copy the code into the Mechanical Turk task's form and submit it there.")
-    else:
+    if not platform_return(task.code, person.origin):
         st.caption("Keep this code: the organisers may ask for it.")
         st.button("Start another HIT", on_click=_next_hit, key="ann_next_hit", type="primary")
 

@@ -18,7 +18,7 @@ from ..collect.html import clean
 from ..errors import InputError
 from ..languages import script_direction
 from . import state
-from .completion import completion_code
+from .completion import completion_code, platform_return
 from .cesa_widget import asset_address, cesa_page
 from .markdown import md_escape
 
@@ -111,12 +111,7 @@ def render(person) -> None:
     if page.state == "complete":
         st.success("Thank you: your work is complete and every answer is stored.")
         completion_code(page.code)
-        if person.origin == "prolific":
-            st.link_button("Return to Prolific with this code",
-                           f"https://app.prolific.com/submissions/complete?cc={page.code}")
-        elif person.origin == "mturk":
-            st.caption("Copy the code into the Mechanical Turk task's form and submit it there.")
-        elif person.collect.get("assignment") != "dynamic":
+        if not platform_return(page.code, person.origin) and person.collect.get("assignment") != "dynamic":
             st.caption("Keep this code: the organisers may ask for it.")
             st.button("Start another HIT", on_click=_next_hit, key="cesa_next_hit", type="primary")
         return

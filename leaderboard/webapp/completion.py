@@ -1,4 +1,5 @@
-"""The completion code at the end of an annotator's work (DA / ESA and contrastive-ESA pages)."""
+"""The completion code at the end of an annotator's work and the way back to the crowd platform (DA / ESA and
+contrastive-ESA pages)."""
 
 from __future__ import annotations
 
@@ -20,3 +21,16 @@ def completion_code(code: str) -> None:
         st.markdown("**Your completion code**")
         shown = f"`{code}`" if _PLAIN_CODE.fullmatch(str(code)) else md_escape(str(code))
         st.markdown(f"### {shown}")
+
+
+def platform_return(code: str, origin: str | None) -> bool:
+    """How to hand ``code`` back to the crowd platform the annotator came from (a Prolific return link, the
+    Mechanical Turk form); False when they came from neither (the page says what else to do)."""
+    if origin == "prolific":
+        st.link_button("Return to Prolific with this code",
+                       f"https://app.prolific.com/submissions/complete?cc={code}")
+        return True
+    if origin == "mturk":
+        st.caption("Copy the code into the Mechanical Turk task's form and submit it there.")
+        return True
+    return False
