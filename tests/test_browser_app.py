@@ -41,9 +41,10 @@ def _prepare_store(folder: Path) -> str:
 
 
 @contextmanager
-def serve_app(folder: Path, prepare: Callable[[Path], Any]) -> Iterator[tuple[str, Any]]:
-    """``prepare(folder)`` a store there (with MTLB_DATA_DIR pointing at it), then run ``streamlit run
-    app.py`` on it; yields (base URL, what ``prepare`` returned). Skips without chromium / Playwright."""
+def serve_app(folder: Path, prepare: Callable[[Path], Any], **extra_env: str) -> Iterator[tuple[str, Any]]:
+    """``prepare(folder)`` a store there (with MTLB_DATA_DIR pointing at it), then serve the app on it
+    (:func:`app_in`, with ``extra_env``); yields (base URL, what ``prepare`` returned). Skips without
+    chromium / Playwright."""
     if not Path(CHROMIUM).exists():
         pytest.skip("/usr/bin/chromium is not installed")
     pytest.importorskip("playwright.sync_api")
@@ -55,7 +56,7 @@ def serve_app(folder: Path, prepare: Callable[[Path], Any]) -> Iterator[tuple[st
             os.environ.pop("MTLB_DATA_DIR", None)
         else:
             os.environ["MTLB_DATA_DIR"] = old
-    with app_in(folder) as base:
+    with app_in(folder, **extra_env) as base:
         yield base, prepared
 
 

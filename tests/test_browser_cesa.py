@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from test_browser_app import ARGS, CHROMIUM, app_in
+from test_browser_app import ARGS, CHROMIUM, serve_app
 from wmt26files import HOSTILE_SOURCE, png, write_wmt26
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow(weight=3)]
@@ -90,19 +90,8 @@ def _prepare(folder: Path) -> dict:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    if not Path(CHROMIUM).exists():
-        pytest.skip("/usr/bin/chromium is not installed")
-    pytest.importorskip("playwright.sync_api")
     folder = tmp_path_factory.mktemp("cesa-store")
-    old = os.environ.get("MTLB_DATA_DIR")
-    try:
-        prepared = _prepare(folder)
-    finally:
-        if old is None:
-            os.environ.pop("MTLB_DATA_DIR", None)
-        else:
-            os.environ["MTLB_DATA_DIR"] = old
-    with app_in(folder, MTLB_NO_DEMO="1") as base:
+    with serve_app(folder, _prepare, MTLB_NO_DEMO="1") as (base, prepared):
         yield {"base": base, "folder": folder, **prepared}
 
 

@@ -57,14 +57,8 @@ def _hostile_files(folder: Path) -> dict:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     folder = tmp_path_factory.mktemp("collect-store")
-    old = os.environ.get("MTLB_NO_DEMO")
-    os.environ["MTLB_NO_DEMO"] = "1"
-    try:
-        with serve_app(folder, _prepare) as (base, prepared):
-            yield {"base": base, **prepared}
-    finally:
-        if old is None:
-            os.environ.pop("MTLB_NO_DEMO", None)
+    with serve_app(folder, _prepare) as (base, prepared):
+        yield {"base": base, **prepared}
 
 
 def _link(server, campaign: str) -> tuple[str, str]:

@@ -66,16 +66,8 @@ def _prepare(folder: Path) -> None:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     folder = tmp_path_factory.mktemp("metrics-upload-store")
-    old = os.environ.get("MTLB_NO_DEMO")
-    os.environ["MTLB_NO_DEMO"] = "1"
-    try:
-        with serve_app(folder, _prepare) as (base, _):
-            yield {"base": base, "folder": folder}
-    finally:
-        if old is None:
-            os.environ.pop("MTLB_NO_DEMO", None)
-        else:
-            os.environ["MTLB_NO_DEMO"] = old
+    with serve_app(folder, _prepare) as (base, _):
+        yield {"base": base, "folder": folder}
 
 
 def _published_ave_z(folder: Path) -> pd.Series:
