@@ -69,11 +69,13 @@ _stats_size = 0
 _stats_lock = threading.Lock()
 
 
-def corpus_statistics(metric_obj, references_key: str, hypotheses: Sequence[str]) -> list:
+def corpus_statistics(metric_obj, references_key: str, hypotheses: Sequence[str], *,
+                      hypotheses_key: str | None = None) -> list:
     """sacrebleu's per-segment statistics of ``hypotheses`` against the references ``metric_obj`` was
-    made with (``references_key``: their :func:`text_digest`), computed once per content and settings."""
+    made with (``references_key``: their :func:`text_digest`), computed once per content and settings.
+    ``hypotheses_key``: the hypotheses' :func:`text_digest` when the caller has it already."""
     global _stats_size
-    key = (metric_obj.get_signature().format(), references_key, text_digest(hypotheses))
+    key = (metric_obj.get_signature().format(), references_key, hypotheses_key or text_digest(hypotheses))
     with _stats_lock:
         found = _stats_cache.get(key)
         if found is not None:

@@ -92,10 +92,12 @@ def score_output(hypothesis: Sequence[str], references: Mapping[str, Sequence[st
     if len(names) > 1:
         sets += [(f"-{n}", [list(references[n])]) for n in names]
     key = _references_key(references, lp, bleu_tokenize)
+    digests = {suffix: text_digest(*refs) for suffix, refs in sets}
+    hyp_digest = text_digest(hyp)
     for metric in METRICS + (("ter",) if ter else ()):
         for suffix, refs in sets:
             obj = _cached_metric(key, metric, suffix, lp, refs, bleu_tokenize)
-            stats = corpus_statistics(obj, text_digest(*refs), hyp)
+            stats = corpus_statistics(obj, digests[suffix], hyp, hypotheses_key=hyp_digest)
             result = obj._aggregate_and_compute(stats)
             out.scores[metric + suffix] = float(result.score)
             out.signatures[metric + suffix] = signature(obj, result.name)
