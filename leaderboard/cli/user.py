@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
 import getpass
 import os
 import sys
 
 from ..errors import InputError
 from ._common import add_json_flag, print_json, print_table
-
-if TYPE_CHECKING:  # annotations only: pandas loads inside the functions
-    import pandas as pd
 
 
 def register(sub: argparse._SubParsersAction) -> None:
