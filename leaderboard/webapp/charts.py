@@ -9,6 +9,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from ..publish.render import test_short
+
 #: Okabe & Ito's colour-blind-safe palette (Okabe and Ito 2008; plotly's ``Safe`` is of the same kind):
 #: every chart of the app draws its categories in these colours, in this order
 OKABE_ITO: tuple[str, ...] = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#F0E442",
@@ -179,16 +181,6 @@ def significance_levels(mat: np.ndarray) -> np.ndarray:
     return levels
 
 
-def _test_short(spec: Any) -> str:
-    """The colour bar's title: which test the p-values come from (the ranking's spec; None: unknown)."""
-    test = getattr(spec, "test", None)
-    return {"mwu-greater": "one-sided rank-sum", "signed-rank-greater": "one-sided signed-rank",
-            "ar-greater": "approx. randomisation", "signed-rank-domain-stouffer": "signed-rank + Stouffer",
-            "mwu-greater-shared": "one-sided rank-sum", "wave-signed-rank-greater": "one-sided signed-rank",
-            "signed-rank-greater-paired": "one-sided signed-rank",
-            "ar-greater-paired": "approx. randomisation"}.get(test or "", "p-value")
-
-
 def heatmap_figure(ranking: Mapping, spec: Any = None) -> go.Figure:
     """Pairwise significance heat map (as Graham et al. 2017, Fig. 3): row system beats column system
     (``spec``: the ranking's :mod:`leaderboard.human.spec`, naming the test in the colour bar)."""
@@ -209,7 +201,7 @@ def heatmap_figure(ranking: Mapping, spec: Any = None) -> go.Figure:
         z=levels, x=plain_all(names), y=plain_all(names), zmin=-0.5, zmax=k - 0.5, colorscale=scale, xgap=1, ygap=1,
         text=text, customdata=custom,
         hovertemplate="%{y} better than %{x}<br>%{customdata}<br>%{text}<extra></extra>",
-        colorbar={"tickvals": list(range(k)), "ticktext": labels, "title": _test_short(spec)},
+        colorbar={"tickvals": list(range(k)), "ticktext": labels, "title": test_short(spec)},
     ))
     fig.update_yaxes(autorange="reversed", title="better system (row)")
     fig.update_xaxes(title="worse system (column)", tickangle=-45)

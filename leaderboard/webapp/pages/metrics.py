@@ -228,7 +228,7 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
     url = state.store_url()
     subs = _visible_submissions(view, user)
     snap = state.snapshot(url, view.campaign, view.lp, view.assessment, view.latest)
-    from leaderboard.webapp.signature_text import describe
+    from leaderboard.publish.render import describe
     from leaderboard.webapp.state import ranking_spec
     words = describe(ranking_spec(url, view.campaign, view.lp, view.assessment, view.latest))
     st.caption(f"Human scores: Ave z of the latest published ranking (v{view.latest}; "
