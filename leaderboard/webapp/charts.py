@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ..publish.render import test_short
+from ..publish.render import is_human_entry, test_short
 
 #: Okabe & Ito's colour-blind-safe palette (Okabe and Ito 2008; plotly's ``Safe`` is of the same kind):
 #: every chart of the app draws its categories in these colours, in this order
@@ -47,12 +47,6 @@ def _layout(fig: go.Figure, title: str, height: int | None = None) -> go.Figure:
 MT_COLOUR, HUMAN_COLOUR = "#0072b2", "#d55e00"  # Okabe-Ito blue / vermilion: safe for colour-blind readers
 
 
-def is_human_entry(s: Mapping) -> bool:
-    """A ranking entry's human-translation mark (snapshots published before the mark existed: WMT naming)."""
-    from ..naming import is_human
-    return bool(s["human"]) if s.get("human") is not None else is_human(s["system"])
-
-
 def system_labels(ranking: Mapping) -> list[str]:
     """The ranking's system names in table order as the pages show them: a dagger after each human
     translation (as the Leaderboard marks it)."""
@@ -63,7 +57,7 @@ def ranking_figure(ranking: Mapping) -> go.Figure:
     """Ave z (MQM) per system with its 95% interval as an error bar, best on top, clusters shaded
     alternately (the table's cluster lines); human translations as open diamonds in their own colour."""
     systems = list(ranking["systems"])
-    names = plain_all(s["system"] + (" †" if is_human_entry(s) else "") for s in systems)
+    names = plain_all(system_labels(ranking))
     fig = go.Figure()
     clusters = [s.get("cluster") for s in systems]
     # shapes in one layout update: plotly's add_hrect / add_hline are ~20 ms each
@@ -124,7 +118,7 @@ def rank_shares_figure(ranking: Mapping) -> go.Figure | None:
     if not systems or len(systems) != len(ranking["systems"]):
         return None
     z = np.array([s["rank_shares"] for s in systems], dtype=float) * 100
-    names = plain_all(s["system"] + (" †" if is_human_entry(s) else "") for s in systems)
+    names = plain_all(system_labels(ranking))
     ranks = list(range(1, z.shape[1] + 1))
     text = [[f"{v:.0f}" if v >= 1 else ("<1" if v > 0 else "") for v in row] for row in z]
     fig = go.Figure(go.Heatmap(
