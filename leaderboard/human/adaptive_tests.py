@@ -44,9 +44,11 @@ TESTS = (TEST_WMT26, TEST_ANYTIME)
 # betting constants of the anytime test (any values keep it valid; these give it its power)
 SCALE_PRIOR = 10.0        # prior sd of a page difference (score points) ...
 SCALE_PRIOR_PAGES = 2.0   # ... worth this many pages
-SCALE_CLIP = 2.5          # psi(x) = x / (SCALE_CLIP * sd), clipped to [-1, 1]
+SCALE_CLIP = 2.0          # psi(x) = x / (SCALE_CLIP * sd), clipped to [-1, 1]
 BET_PRIOR_VAR = 0.25      # prior variance of psi, worth one page (keeps early bets small)
 BET_MAX = 0.9             # largest bet
+SIGNED = True
+CENTRED = True
 SCORE_RANGE = 100.0       # scores lie in [0, 100], so a page difference in [-100, 100]
 
 
@@ -157,6 +159,8 @@ def _bet(x, n, sum_x2, sum_psi, sum_psi2, linear=False, hint=None):
         unit = np.where(linear, SCORE_RANGE, scale)
         mean = np.asarray(hint, float) / unit
         var = (rms / unit) ** 2
+        if CENTRED:
+            var = np.maximum(var - mean ** 2, 0.25 * var)
     lam = np.clip(mean / (var + mean ** 2), -BET_MAX, BET_MAX)
     return psi, lam
 
@@ -182,11 +186,15 @@ class PairEvidence:
     log_down: np.ndarray    # log K- (b better than a)
     max_up: np.ndarray
     max_down: np.ndarray
+    max_both: np.ndarray
+
+    def __post_init__(self):
+        self.dir_up = np.zeros(self.n.shape, bool)
 
     @classmethod
     def empty(cls, runs: int, models: int) -> "PairEvidence":
         z = lambda: np.zeros((runs, models, models))  # noqa: E731
-        return cls(z(), z(), z(), z(), z(), z(), z(), z(), z())
+        return cls(z(), z(), z(), z(), z(), z(), z(), z(), z(), z())
 
     def hints(self) -> np.ndarray:
         """(runs, models, models): every pair's difference (row − column) as the least-squares
@@ -210,6 +218,10 @@ class PairEvidence:
         self.log_down[r, a, b] += np.log1p(np.minimum(lam, 0.0) * psi)
         self.max_up[r, a, b] = np.maximum(self.max_up[r, a, b], self.log_up[r, a, b])
         self.max_down[r, a, b] = np.maximum(self.max_down[r, a, b], self.log_down[r, a, b])
+        both = self.log_up[r, a, b] + self.log_down[r, a, b]
+        newmax = both > self.max_both[r, a, b]
+        self.max_both[r, a, b] = np.maximum(self.max_both[r, a, b], both)
+        self.dir_up[r, a, b] = np.where(newmax, self.log_up[r, a, b] >= self.log_down[r, a, b], self.dir_up[r, a, b])
         self.n[r, a, b] = n + 1
         self.sum_x[r, a, b] += x
         self.sum_x2[r, a, b] += x * x
@@ -225,6 +237,11 @@ class PairEvidence:
 
     def better(self, alpha: float = ALPHA) -> np.ndarray:
         """(runs, models, models) bool: row significantly better than column."""
+        if SIGNED:
+            hit = self.max_both >= np.log(1.0 / alpha)
+            up = hit & self.dir_up
+            down = hit & ~self.dir_up
+            return up | np.swapaxes(down, 1, 2)
         t = threshold(alpha)
         up = self.max_up >= t
         down = self.max_down >= t
