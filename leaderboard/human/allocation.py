@@ -79,6 +79,7 @@ class AllocationState:
     model_slots: np.ndarray | None = None
     model_items_done: np.ndarray | None = None
     model_open_items: np.ndarray | None = None
+    annotator_flagged: np.ndarray | bool | None = None
 
     @property
     def batched(self) -> bool:
@@ -98,7 +99,9 @@ class AllocationState:
                        pair_sums=up(self.pair_sums), pair_sumsq=up(self.pair_sumsq),
                        pair_decided=up(self.pair_decided), item_sizes=up(self.item_sizes),
                        model_slots=up(self.model_slots), model_items_done=up(self.model_items_done),
-                       model_open_items=up(self.model_open_items))
+                       model_open_items=up(self.model_open_items),
+                       annotator_flagged=None if self.annotator_flagged is None
+                       else np.atleast_1d(np.asarray(self.annotator_flagged, bool)))
 
 
 def validate_state(state: AllocationState, k: int) -> None:
@@ -385,6 +388,7 @@ class RaceRule:
     anchor: float = 0.01
     prior_sd: float = 12.0
     prior_pages: float = 2.0
+    avoid_flagged: bool = True
     name: str = "race"
 
     def choose(self, state, k, rng):
@@ -459,6 +463,14 @@ class RaceRule:
         if settled.any():
             spare = _top_k(np.where(model_open, 1e12, 0.0) - _slots(state) - u, k)
             models[settled] = spare[settled]
+        if self.avoid_flagged and state.annotator_flagged is not None:
+            flagged = np.broadcast_to(np.asarray(state.annotator_flagged, bool), (runs,)) & ~settled
+            if flagged.any():
+                # an annotator who failed an attention check in this session: keep the leader's
+                # fresh documents for others; spend the page on the least annotated other models
+                away = np.where(model_open, 1e12, 0.0) - _slots(state) - u
+                away[r, lead] = -1e15
+                models[flagged] = _top_k(away, k)[flagged]
         models = np.where(cold[:, None], _top_k(cold_key, k), models)
         pool = scope & np.where(cold[:, None], np.asarray(state.coldstart_items, bool), True)
         items, random_item = choose_fresh_or_random(state, models, pool, rng)

@@ -329,7 +329,8 @@ def simulate_rule(scenario: Scenario, rule: AllocationRule, runs: int, seed: int
             models=sc.models, item_model_counts=counts, model_counts=model_n, model_sums=model_sum,
             model_sumsq=model_sumsq, coldstart_items=pool, eligible_items=eligible, slot_cap=sc.slot_cap,
             pair_counts=pair_n, pair_sums=pair_sum, pair_sumsq=pair_sumsq, pair_decided=decided,
-            item_sizes=sizes, model_slots=slots, model_items_done=items_done, model_open_items=open_items)
+            item_sizes=sizes, model_slots=slots, model_items_done=items_done, model_open_items=open_items,
+            annotator_flagged=n_fail > 0)
         items, models, drawn = rule.choose_many(state, k, rng)
         items = np.where(alive, items, NONE)
         alive &= items != NONE
