@@ -3,6 +3,7 @@ respect for eligible items, missing translations, slot caps and finished models.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import combinations
 
 import numpy as np
@@ -163,6 +164,19 @@ def test_race_shows_leader_with_undecided_challengers_fewest_shared_pages_first(
     assert rule.choose(s, 3, np.random.default_rng(0)).models == (0, 2, 3)
     # shortest fresh item first (sizes 5, 4, 3, 2, 1: the last item)
     assert rule.choose(s, 2, np.random.default_rng(0)).item == 4
+
+
+def test_race_keeps_the_leader_away_from_an_annotator_who_failed_a_check():
+    decided = np.zeros((4, 4), bool)
+    shared = np.array([[0, 9, 5, 1], [9, 0, 0, 0], [5, 0, 0, 0], [1, 0, 0, 0]])
+    s = _race_state(decided, shared, means=[90, 80, 85, 70])
+    rule = get_rule("race", coldstart=0)
+    assert 0 in rule.choose(s, 2, np.random.default_rng(0)).models
+    flagged = replace(s, annotator_flagged=np.array(True))
+    for seed in range(20):
+        assert 0 not in rule.choose(flagged, 2, np.random.default_rng(seed)).models
+    # the parameter turns it off
+    assert 0 in get_rule("race", coldstart=0, avoid_flagged=False).choose(flagged, 2, np.random.default_rng(0)).models
 
 
 def test_race_peels_a_leader_separated_from_everyone():

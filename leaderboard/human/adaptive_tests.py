@@ -14,14 +14,19 @@ that stays valid whatever the allocation (docs/method/allocation.md#significance
   score(a) − score(b) when both translations were scored there for the first time (if a and b are
   truly equal, x is then symmetric around 0 given everything before it, whatever rule chose the
   page), or when the page's item was drawn uniformly at random (x then has mean 0 given the past
-  when a and b are equal on average over the test set's items). Two one-sided e-processes bet on
-  the sign of x: K⁺ = Π (1 + λ⁺ ψ(x)), K⁻ = Π (1 − λ⁻ ψ(x)), ψ(x) = x / c clipped to [−1, 1] on a
-  fresh page and x / 100 on a random item, the scale c and the bets λ± ≥ 0 fixed from earlier
-  observations only (the bets follow the pair's difference as the least-squares strengths of all
-  earlier observations of all pairs put it). Each is a non-negative martingale under the null, so
-  by Ville's inequality the chance that it ever reaches 2/alpha is at most alpha/2: the claim "a
-  better than b" (sup K⁺ ≥ 2/alpha) or "b better than a" is false with probability at most alpha,
-  under any allocation rule and when the data are looked at after every page.
+  when a and b are equal on average over the test set's items). One signed e-process per pair bets
+  on the sign of x: K = Π (1 + λ ψ(x)), ψ(x) = x / c clipped to [−1, 1] on a fresh page and x / 100
+  on a random item, the scale c (2 × the pair's root mean square difference so far) and the signed
+  bet λ ∈ [−0.9, 0.9] fixed from earlier observations only: the Kelly fraction mean / mean square of
+  ψ for the difference that the least-squares strengths of all earlier observations of all pairs
+  put on the pair. Every factor has mean 1 under the null given the past and is positive, so K is
+  a non-negative martingale under the null whatever the allocation, and by Ville's inequality the
+  chance that it ever reaches 1/alpha is at most alpha: a pair is declared different when
+  sup K ≥ 1/alpha, a false claim about a truly equal pair has probability at most alpha, under any
+  allocation rule and when the data are looked at after every page. The claim's direction is the
+  side whose bets had won more when K was highest (K = K⁺ K⁻, the product of the factors of the
+  bets on "a better" and on "b better"), as a two-sided t-test takes the sign of the mean
+  difference; the simulator counts claims in the wrong direction separately.
   :class:`PairEvidence` updates it page by page for many runs at once (the simulator);
   :func:`paired_evidence_from_pages` computes it from a collected log (vectorised);
   :func:`anytime_paired_ranking` ranks a judgment frame with it, models ordered by their paired

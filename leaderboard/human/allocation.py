@@ -60,6 +60,8 @@ class AllocationState:
     Optional summaries of ``item_model_counts`` a caller may keep up to date itself (the simulator
     does; they are computed when absent): ``model_slots`` — annotations stored per model;
     ``model_items_done`` — items with at least one; ``model_open_items`` — items with an open slot.
+    ``annotator_flagged``: the current annotator failed an attention check in this session (what
+    the service knows live; ``race`` keeps the leader away from them).
     """
 
     models: tuple[str, ...]
@@ -381,6 +383,10 @@ class RaceRule:
     ``prior_sd`` with ``prior_pages`` pseudo-pages). Items: the shortest on which none of the
     chosen models was annotated (short documents give the most comparisons per judgment); when none
     is left, one drawn at random (:func:`choose_fresh_or_random`); slot caps do not apply then.
+    With ``avoid_flagged``, an annotator whose session has failed an attention check
+    (``annotator_flagged``; the session will probably be left out of the analysis) gets the least
+    annotated models other than the leader: the leader's fresh short documents, the scarce resource
+    of the race, go to annotators whose pages will count.
     """
 
     coldstart: int = 3
