@@ -199,6 +199,11 @@ class PairEvidence:
         z = lambda: np.zeros((runs, models, models))  # noqa: E731
         return cls(z(), z(), z(), z(), z(), z(), z(), z(), np.zeros((runs, models, models), bool))
 
+    def copy(self) -> "PairEvidence":
+        """An independent copy (e.g. provisional evidence that also counts pages of open sessions)."""
+        return PairEvidence(*(np.array(getattr(self, f)) for f in (
+            "n", "sum_x", "sum_x2", "sum_psi", "sum_psi2", "log_up", "log_down", "max_log", "a_ahead")))
+
     def hints(self) -> np.ndarray:
         """(runs, models, models): every pair's difference (row − column) as the least-squares
         strengths of all observations so far put it; the bets of the next page follow it."""
