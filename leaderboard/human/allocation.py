@@ -395,6 +395,9 @@ class RaceRule:
     prior_sd: float = 12.0
     prior_pages: float = 2.0
     avoid_flagged: bool = True
+    paced: bool = True
+    min_gap: float = 1.0
+    pace_jitter: float = 1.0
     name: str = "race"
 
     def choose(self, state, k, rng):
@@ -460,7 +463,20 @@ class RaceRule:
         challengers[r, lead] = False
         others = ~peeled & model_open
         # leader first, then unseparated challengers with the fewest shared pages, then the closest
-        key = np.where(challengers, 1e9 - shared[r, lead] - u,
+        if self.paced and state.pair_sums is not None and state.pair_sumsq is not None:
+            # LUCB-like pacing: the challengers whose separation is least advanced, measured as the
+            # pages shared with the leader times (gap / sd)^2 — the log-evidence a test gathers on
+            # the pair grows about that fast — so a far challenger waits while close ones catch up
+            n = shared[r, lead]
+            s1 = np.asarray(state.pair_sums, float)[r, lead]
+            s2 = np.asarray(state.pair_sumsq, float)[r, lead]
+            mean = np.divide(s1, n, out=np.zeros_like(n), where=n > 0)
+            var = (np.maximum(s2 - n * mean ** 2, 0.0) + self.prior_pages * self.prior_sd ** 2) \
+                / (np.maximum(n - 1, 0) + self.prior_pages)
+            progress = n * np.maximum(np.abs(gap), self.min_gap) ** 2 / var
+        else:
+            progress = shared[r, lead]
+        key = np.where(challengers, 1e9 - progress - (self.pace_jitter if self.paced else 1.0) * u,
                        np.where(others, -np.abs(gap) - 1e-6 * u, -1e12 - u))
         key[r, lead] = np.where(model_open[r, lead], 1e12, key[r, lead])
         models = _top_k(key, k)
