@@ -142,6 +142,29 @@ def test_anytime_test_holds_its_level_when_looked_at_after_every_page(linear, hi
     assert not ev.better()[:, 1, 0].any()
 
 
+def test_signed_e_process_on_a_hand_worked_pair():
+    # two pages of pair (0, 1) with the hints given. Page 1: x = 10, no history: rms = sqrt(2 * 10^2 / 2)
+    # = 10, scale 2 * 10 = 20, psi = 0.5; hint 5 -> mean psi 0.25, mean square 0.25, variance
+    # max(0.25 - 0.0625, 0.0625) = 0.1875, bet 0.25 / (0.1875 + 0.0625) = 1 -> capped at 0.9: factor 1.45.
+    # Page 2: x = -4, rms = sqrt((100 + 200) / 3) = 10, psi = -0.2; hint -2 -> mean -0.1, variance 0.24,
+    # bet -0.1 / 0.25 = -0.4: factor 1 + (-0.4)(-0.2) = 1.08 (a bet on "b better" that lost).
+    ev = PairEvidence.empty(1, 2)
+    zero, one, mask = np.zeros(1, int), np.ones(1, int), np.ones(1, bool)
+    ev.add(zero, one, np.array([10.0]), mask, hint=np.array([5.0]))
+    ev.add(zero, one, np.array([-4.0]), mask, hint=np.array([-2.0]))
+    assert ev.log_up[0, 0, 1] == pytest.approx(np.log(1.45))
+    assert ev.log_down[0, 0, 1] == pytest.approx(np.log(1.08))
+    assert ev.max_log[0, 0, 1] == pytest.approx(np.log(1.45 * 1.08))
+    assert ev.a_ahead[0, 0, 1]
+    assert not ev.better().any()                     # 1.566 < 1 / 0.05
+    # six more pages at x = 20 with hint 20 reach e = 20: the claim is "a better", not "b better"
+    for _ in range(6):
+        ev.add(zero, one, np.array([20.0]), mask, hint=np.array([20.0]))
+    assert np.exp(ev.max_log[0, 0, 1]) >= 20
+    assert ev.better()[0, 0, 1] and not ev.better()[0, 1, 0]
+    assert ev.decided()[0, 1, 0]
+
+
 def test_offline_evidence_equals_online():
     rng = np.random.default_rng(3)
     rows, online = [], PairEvidence.empty(1, 3)
@@ -164,8 +187,9 @@ def test_offline_evidence_equals_online():
     for (i, j) in [(0, 1), (0, 2), (1, 2)]:
         row = offline.loc[(names[i], names[j])]
         assert row["pages"] == online.n[0, i, j]
-        assert row["log_e_up"] == pytest.approx(max(online.max_up[0, i, j], 0.0), abs=1e-9)
-        assert row["log_e_down"] == pytest.approx(max(online.max_down[0, i, j], 0.0), abs=1e-9)
+        assert row["log_e"] == pytest.approx(online.max_log[0, i, j], abs=1e-9)
+        claims = online.better()
+        assert (row["a_better"], row["b_better"]) == (claims[0, i, j], claims[0, j, i])
 
 
 def test_judgment_pages_marks_translations_seen_before():
@@ -204,4 +228,4 @@ def test_anytime_paired_ranking_on_a_frame():
     assert [s["system"] for s in out["systems"]][0] == "A"
     assert out["systems"][0]["cluster"] == 1 and out["systems"][1]["cluster"] == 2
     assert out["test"] == "anytime-paired"
-    assert threshold() == pytest.approx(np.log(40))
+    assert threshold() == pytest.approx(np.log(20))

@@ -448,3 +448,54 @@ def test_cesa_from_aligned_files_through_the_cli(tmp_path, sqlite_url, capsys):
     written = json.loads(capsys.readouterr().out)
     lines = [json.loads(x) for x in Path(written["files"][0]).read_text().splitlines()]
     assert sum(len(m) for x in lines for seg in x["annotation"] for m in [seg]) == 120
+
+
+def test_race_keeps_the_leader_from_an_annotator_who_failed_a_check(shared, sqlite_url):
+    """The service fills ``annotator_flagged`` from the annotator's own checks in the store: after a failed
+    check, race gives them pages without its leader (the model with the highest running mean, here
+    the one a careful annotator scored 100 and the others 30); a careful annotator still gets the leader."""
+    from leaderboard.collect import cesa
+    from leaderboard.collect.campaigns import create_cesa
+    _, plan = _pearmut(shared, "dynamic")
+    plan.welcome = []
+    plan.settings.update(check_prob=1.0, docs_per_user=None, max_annotators=None, rule="race",
+                         rule_params={"coldstart": 0})
+    store = _store(sqlite_url)
+    create_cesa(store, "pm", LP, plan, seed=3, redundancy=2)
+    careful, careless, control = _people(store, "pm", 3)
+    # the careful annotator passes the check, then scores one model 100 and the others 30
+    page = cesa.next_page(store, careful)
+    assert page.kind == "check"
+    while page.kind == "check":
+        page = cesa.submit_page(store, careful, page.assignment_id, _satisfy(store, page))
+    assert page.kind == "page"
+    leader = page.segments[0]["translations"][0]["_model"]
+    answers = [{"item": t["item"], "score": 100 if t["_model"] == leader else 30, "spans": []}
+               for s in page.segments for t in s["translations"]]
+    cesa.submit_page(store, careful, page.assignment_id, answers)
+    # the careless annotator fails a check's first attempt (the same score everywhere; the check is loud, so
+    # they redo it and pass), then asks for pages
+    page = cesa.next_page(store, careless)
+    assert page.kind == "check"
+    assert not cesa.allocation_state(store, careless, set()).annotator_flagged
+    page = cesa.submit_page(store, careless, page.assignment_id, _answers(page, score=60))
+    hist = cesa.cdb.history(store, careless.id)
+    assert cesa.allocation_state(store, careless, set()).annotator_flagged
+    assert not cesa.allocation_state(store, careful, set()).annotator_flagged
+    seen = 0
+    for n in range(4):
+        while page.kind == "check":
+            page = cesa.submit_page(store, careless, page.assignment_id, _satisfy(store, page))
+        assert page.state == "page" and page.kind == "page"
+        # the first page was taken before the check was put in front of it; the next ones are chosen flagged
+        if n > 0:
+            assert leader not in {t["_model"] for t in page.segments[0]["translations"]}
+            seen += 1
+        page = cesa.submit_page(store, careless, page.assignment_id, _answers(page, score=50))
+    assert seen == 3 and len(hist)
+    # an annotator with no failed check gets the leader
+    page = cesa.next_page(store, control)
+    while page.kind == "check":
+        page = cesa.submit_page(store, control, page.assignment_id, _satisfy(store, page))
+    assert not cesa.allocation_state(store, control, set()).annotator_flagged
+    assert leader in {t["_model"] for t in page.segments[0]["translations"]}

@@ -138,14 +138,18 @@ def _page_view(store: Store, annotator: Annotator, assignment: dict, kind: str) 
                 number=number, total=len(pages) if kind == "task" else None)
 
 
-def _verdict(store: Store, annotator: Annotator) -> tuple[bool, str, list[bool]]:
-    """Pass / fail on the attention checks (each check's first attempt), with a reason."""
-    hist = cdb.history(store, annotator.id)
+def _check_results(hist: pd.DataFrame) -> list[bool]:
+    """Each attention check's first attempt in the annotator's history: passed or not."""
     first: dict[str, bool] = {}
     for checks in hist.loc[hist["kind"] == "check", "checks"]:
         for c in checks:
             first.setdefault(c["item_id"], bool(c["passed"]))
-    results = list(first.values())
+    return list(first.values())
+
+
+def _verdict(store: Store, annotator: Annotator) -> tuple[bool, str, list[bool]]:
+    """Pass / fail on the attention checks (each check's first attempt), with a reason."""
+    results = _check_results(cdb.history(store, annotator.id))
     threshold = settings(annotator).get("threshold", 0)
     ok = verdict(results, threshold)
     failed = sum(not r for r in results)
@@ -198,7 +202,9 @@ def _roll_check(annotator: Annotator, hist: pd.DataFrame) -> bool:
 def allocation_state(store: Store, annotator: Annotator, had: set[int]) -> AllocationState:
     """The rule's view: per document × model the annotators given it (``-1``: no such translation; the slot
     takes the campaign's redundancy),
-    per model the count, sum and sum of squares of its final scores; documents this annotator may get."""
+    per model the count, sum and sum of squares of its final scores; documents this annotator may get; whether
+    the annotator has failed an attention check so far (first attempts; their pages will probably not count,
+    and a rule may keep its scarcest pages from them)."""
     info = annotator.collect
     cells = cdb.allocation_inputs(store, info["id"])
     models = cells["models"]
@@ -211,7 +217,9 @@ def allocation_state(store: Store, annotator: Annotator, had: set[int]) -> Alloc
     cold[: pool or n_docs] = True
     eligible = np.ones(n_docs, dtype=bool)
     eligible[list(had)] = False
-    return AllocationState(models, counts, n, sums, sumsq, cold, eligible, slot_cap=int(info["redundancy"]))
+    flagged = not all(_check_results(cdb.history(store, annotator.id)))
+    return AllocationState(models, counts, n, sums, sumsq, cold, eligible, slot_cap=int(info["redundancy"]),
+                           annotator_flagged=np.array(flagged))
 
 
 def _decide(store: Store, annotator: Annotator) -> dict | None:

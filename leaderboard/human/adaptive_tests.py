@@ -14,14 +14,19 @@ that stays valid whatever the allocation (docs/method/allocation.md#significance
   score(a) − score(b) when both translations were scored there for the first time (if a and b are
   truly equal, x is then symmetric around 0 given everything before it, whatever rule chose the
   page), or when the page's item was drawn uniformly at random (x then has mean 0 given the past
-  when a and b are equal on average over the test set's items). Two one-sided e-processes bet on
-  the sign of x: K⁺ = Π (1 + λ⁺ ψ(x)), K⁻ = Π (1 − λ⁻ ψ(x)), ψ(x) = x / c clipped to [−1, 1] on a
-  fresh page and x / 100 on a random item, the scale c and the bets λ± ≥ 0 fixed from earlier
-  observations only (the bets follow the pair's difference as the least-squares strengths of all
-  earlier observations of all pairs put it). Each is a non-negative martingale under the null, so
-  by Ville's inequality the chance that it ever reaches 2/alpha is at most alpha/2: the claim "a
-  better than b" (sup K⁺ ≥ 2/alpha) or "b better than a" is false with probability at most alpha,
-  under any allocation rule and when the data are looked at after every page.
+  when a and b are equal on average over the test set's items). One signed e-process per pair bets
+  on the sign of x: K = Π (1 + λ ψ(x)), ψ(x) = x / c clipped to [−1, 1] on a fresh page and x / 100
+  on a random item, the scale c (2 × the pair's root mean square difference so far) and the signed
+  bet λ ∈ [−0.9, 0.9] fixed from earlier observations only: the Kelly fraction mean / mean square of
+  ψ for the difference that the least-squares strengths of all earlier observations of all pairs
+  put on the pair. Every factor has mean 1 under the null given the past and is positive, so K is
+  a non-negative martingale under the null whatever the allocation, and by Ville's inequality the
+  chance that it ever reaches 1/alpha is at most alpha: a pair is declared different when
+  sup K ≥ 1/alpha, a false claim about a truly equal pair has probability at most alpha, under any
+  allocation rule and when the data are looked at after every page. The claim's direction is the
+  side whose bets had won more when K was highest (K = K⁺ K⁻, the product of the factors of the
+  bets on "a better" and on "b better"), as a two-sided t-test takes the sign of the mean
+  difference; the simulator counts claims in the wrong direction separately.
   :class:`PairEvidence` updates it page by page for many runs at once (the simulator);
   :func:`paired_evidence_from_pages` computes it from a collected log (vectorised);
   :func:`anytime_paired_ranking` ranks a judgment frame with it, models ordered by their paired
@@ -44,7 +49,7 @@ TESTS = (TEST_WMT26, TEST_ANYTIME)
 # betting constants of the anytime test (any values keep it valid; these give it its power)
 SCALE_PRIOR = 10.0        # prior sd of a page difference (score points) ...
 SCALE_PRIOR_PAGES = 2.0   # ... worth this many pages
-SCALE_CLIP = 2.5          # psi(x) = x / (SCALE_CLIP * sd), clipped to [-1, 1]
+SCALE_CLIP = 2.0          # psi(x) = x / (SCALE_CLIP * sd), clipped to [-1, 1]
 BET_PRIOR_VAR = 0.25      # prior variance of psi, worth one page (keeps early bets small)
 BET_MAX = 0.9             # largest bet
 SCORE_RANGE = 100.0       # scores lie in [0, 100], so a page difference in [-100, 100]
@@ -156,21 +161,27 @@ def _bet(x, n, sum_x2, sum_psi, sum_psi2, linear=False, hint=None):
     else:
         unit = np.where(linear, SCORE_RANGE, scale)
         mean = np.asarray(hint, float) / unit
-        var = (rms / unit) ** 2
+        # variance of psi: the pair's mean square difference less the expected mean's square
+        # (floored at a quarter of it, so that a large hint cannot make the bet explode)
+        msq = (rms / unit) ** 2
+        var = np.maximum(msq - mean ** 2, 0.25 * msq)
     lam = np.clip(mean / (var + mean ** 2), -BET_MAX, BET_MAX)
     return psi, lam
 
 
 def threshold(alpha: float = ALPHA) -> float:
-    """log e-value a one-sided process must reach for a two-sided claim at level alpha."""
-    return float(np.log(2.0 / alpha))
+    """log e-value the pair's signed e-process must reach for a claim at level alpha (Ville: 1/alpha)."""
+    return float(np.log(1.0 / alpha))
 
 
 @dataclass
 class PairEvidence:
     """Running state of the anytime paired test for every pair, for many runs at once.
 
-    Arrays are (runs, models, models), indexed [a, b] with a < b; x = score(a) − score(b).
+    Arrays are (runs, models, models), indexed [a, b] with a < b; x = score(a) − score(b). The
+    pair's e-process is K = K⁺ · K⁻ (bets on "a better" multiply K⁺, bets on "b better" K⁻; each page
+    bets one way); ``max_log`` is sup log K so far and ``a_ahead`` whether, at that sup, the bets on
+    "a better" had won more (log K⁺ ≥ log K⁻): the direction of the claim.
     """
 
     n: np.ndarray
@@ -178,15 +189,20 @@ class PairEvidence:
     sum_x2: np.ndarray
     sum_psi: np.ndarray
     sum_psi2: np.ndarray
-    log_up: np.ndarray      # log K+ (a better than b)
-    log_down: np.ndarray    # log K- (b better than a)
-    max_up: np.ndarray
-    max_down: np.ndarray
+    log_up: np.ndarray      # log K+ (bets on a better than b)
+    log_down: np.ndarray    # log K- (bets on b better than a)
+    max_log: np.ndarray     # sup over time of log K+ + log K-
+    a_ahead: np.ndarray     # bool: direction at that sup
 
     @classmethod
     def empty(cls, runs: int, models: int) -> "PairEvidence":
         z = lambda: np.zeros((runs, models, models))  # noqa: E731
-        return cls(z(), z(), z(), z(), z(), z(), z(), z(), z())
+        return cls(z(), z(), z(), z(), z(), z(), z(), z(), np.zeros((runs, models, models), bool))
+
+    def copy(self) -> "PairEvidence":
+        """An independent copy (e.g. provisional evidence that also counts pages of open sessions)."""
+        return PairEvidence(*(np.array(getattr(self, f)) for f in (
+            "n", "sum_x", "sum_x2", "sum_psi", "sum_psi2", "log_up", "log_down", "max_log", "a_ahead")))
 
     def hints(self) -> np.ndarray:
         """(runs, models, models): every pair's difference (row − column) as the least-squares
@@ -206,10 +222,12 @@ class PairEvidence:
         n = self.n[r, a, b]
         psi, lam = _bet(x, n, self.sum_x2[r, a, b], self.sum_psi[r, a, b], self.sum_psi2[r, a, b], linear,
                         hint)
-        self.log_up[r, a, b] += np.log1p(np.maximum(lam, 0.0) * psi)
-        self.log_down[r, a, b] += np.log1p(np.minimum(lam, 0.0) * psi)
-        self.max_up[r, a, b] = np.maximum(self.max_up[r, a, b], self.log_up[r, a, b])
-        self.max_down[r, a, b] = np.maximum(self.max_down[r, a, b], self.log_down[r, a, b])
+        up = self.log_up[r, a, b] + np.log1p(np.maximum(lam, 0.0) * psi)
+        down = self.log_down[r, a, b] + np.log1p(np.minimum(lam, 0.0) * psi)
+        self.log_up[r, a, b], self.log_down[r, a, b] = up, down
+        higher = up + down > self.max_log[r, a, b]
+        self.max_log[r, a, b] = np.where(higher, up + down, self.max_log[r, a, b])
+        self.a_ahead[r, a, b] = np.where(higher, up >= down, self.a_ahead[r, a, b])
         self.n[r, a, b] = n + 1
         self.sum_x[r, a, b] += x
         self.sum_x2[r, a, b] += x * x
@@ -225,9 +243,9 @@ class PairEvidence:
 
     def better(self, alpha: float = ALPHA) -> np.ndarray:
         """(runs, models, models) bool: row significantly better than column."""
-        t = threshold(alpha)
-        up = self.max_up >= t
-        down = self.max_down >= t
+        hit = self.max_log >= threshold(alpha)
+        up = hit & self.a_ahead
+        down = hit & ~self.a_ahead
         return up | np.swapaxes(down, 1, 2)
 
     def decided(self, alpha: float = ALPHA) -> np.ndarray:
@@ -263,9 +281,9 @@ def paired_evidence_from_pages(pages: pd.DataFrame, alpha: float = ALPHA) -> pd.
     optionally, ``random_item`` (the page's item was drawn at random: :class:`Choice`). A pair
     counts on a page when both models are fresh there, or when the item was drawn at random. One
     row per pair of models (``a`` < ``b`` by name) with ``pages`` (observations),
-    ``mean_difference`` (their mean of a − b), ``log_e_up`` /
-    ``log_e_down`` (largest log e-value reached for "a better" / "b better") and ``a_better`` /
-    ``b_better`` (the claims at ``alpha``).
+    ``mean_difference`` (their mean of a − b), ``log_e`` (largest log e-value the pair's signed
+    e-process reached, 0 at the start) and ``a_better`` / ``b_better`` (the claim at ``alpha``: the
+    e-value reached 1/alpha, in the direction whose bets had won more at its highest point).
     """
     page_order = {p: i for i, p in enumerate(pd.unique(pages["page"]))}
     frame = pages.assign(random_item=pages["random_item"].astype(bool) if "random_item" in pages
@@ -276,7 +294,7 @@ def paired_evidence_from_pages(pages: pd.DataFrame, alpha: float = ALPHA) -> pd.
     pairs = pairs[(pairs["model_a"].astype(str) < pairs["model_b"].astype(str))
                   & (both_fresh | pairs["random_item_a"])]
     pairs = pairs.assign(linear=~(pairs["fresh_a"] & pairs["fresh_b"]))
-    cols = ["a", "b", "pages", "mean_difference", "log_e_up", "log_e_down", "a_better", "b_better"]
+    cols = ["a", "b", "pages", "mean_difference", "log_e", "a_better", "b_better"]
     if pairs.empty:
         return pd.DataFrame(columns=cols)
     pairs = pairs.assign(order=pairs["page"].map(page_order), x=pairs["score_a"] - pairs["score_b"])
@@ -288,15 +306,17 @@ def paired_evidence_from_pages(pages: pd.DataFrame, alpha: float = ALPHA) -> pd.
                                                pairs["hint"].to_numpy(float))
     t = threshold(alpha)
     keys = pairs[["model_a", "model_b"]].to_numpy()
-    out = pd.DataFrame({"a": keys[:, 0], "b": keys[:, 1], "up": log_up, "down": log_down, "n": n, "g": group,
-                        "x": x})
+    out = pd.DataFrame({"a": keys[:, 0], "b": keys[:, 1], "log_k": log_up + log_down, "ahead": log_up >= log_down,
+                        "n": n, "g": group, "x": x})
     agg = out.groupby("g", sort=False).agg(a=("a", "first"), b=("b", "first"), pages=("n", "max"),
-                                            mean_difference=("x", "mean"),
-                                            log_e_up=("up", "max"), log_e_down=("down", "max"))
-    agg["log_e_up"] = agg["log_e_up"].clip(lower=0.0)
-    agg["log_e_down"] = agg["log_e_down"].clip(lower=0.0)
-    agg["a_better"] = agg["log_e_up"] >= t
-    agg["b_better"] = agg["log_e_down"] >= t
+                                            mean_difference=("x", "mean"), top=("log_k", "idxmax"))
+    # the first page at which log K was highest (rows are in page order within a pair); K starts at 1
+    peak = out.loc[agg["top"].to_numpy()]
+    agg["log_e"] = np.maximum(peak["log_k"].to_numpy(), 0.0)
+    ahead = peak["ahead"].to_numpy() & (peak["log_k"].to_numpy() > 0)
+    hit = agg["log_e"].to_numpy() >= t
+    agg["a_better"] = hit & ahead
+    agg["b_better"] = hit & ~ahead
     return agg.reset_index(drop=True)[cols]
 
 

@@ -60,6 +60,8 @@ class AllocationState:
     Optional summaries of ``item_model_counts`` a caller may keep up to date itself (the simulator
     does; they are computed when absent): ``model_slots`` — annotations stored per model;
     ``model_items_done`` — items with at least one; ``model_open_items`` — items with an open slot.
+    ``annotator_flagged``: the current annotator failed an attention check in this session (what
+    the service knows live; ``race`` keeps the leader away from them).
     """
 
     models: tuple[str, ...]
@@ -79,6 +81,7 @@ class AllocationState:
     model_slots: np.ndarray | None = None
     model_items_done: np.ndarray | None = None
     model_open_items: np.ndarray | None = None
+    annotator_flagged: np.ndarray | bool | None = None
 
     @property
     def batched(self) -> bool:
@@ -98,7 +101,9 @@ class AllocationState:
                        pair_sums=up(self.pair_sums), pair_sumsq=up(self.pair_sumsq),
                        pair_decided=up(self.pair_decided), item_sizes=up(self.item_sizes),
                        model_slots=up(self.model_slots), model_items_done=up(self.model_items_done),
-                       model_open_items=up(self.model_open_items))
+                       model_open_items=up(self.model_open_items),
+                       annotator_flagged=None if self.annotator_flagged is None
+                       else np.atleast_1d(np.asarray(self.annotator_flagged, bool)))
 
 
 def validate_state(state: AllocationState, k: int) -> None:
@@ -378,6 +383,10 @@ class RaceRule:
     ``prior_sd`` with ``prior_pages`` pseudo-pages). Items: the shortest on which none of the
     chosen models was annotated (short documents give the most comparisons per judgment); when none
     is left, one drawn at random (:func:`choose_fresh_or_random`); slot caps do not apply then.
+    With ``avoid_flagged``, an annotator whose session has failed an attention check
+    (``annotator_flagged``; the session will probably be left out of the analysis) gets the least
+    annotated models other than the leader: the leader's fresh short documents, the scarce resource
+    of the race, go to annotators whose pages will count.
     """
 
     coldstart: int = 3
@@ -385,6 +394,10 @@ class RaceRule:
     anchor: float = 0.01
     prior_sd: float = 12.0
     prior_pages: float = 2.0
+    avoid_flagged: bool = True
+    paced: bool = True
+    min_gap: float = 1.0
+    pace_jitter: float = 1.0
     name: str = "race"
 
     def choose(self, state, k, rng):
@@ -450,7 +463,20 @@ class RaceRule:
         challengers[r, lead] = False
         others = ~peeled & model_open
         # leader first, then unseparated challengers with the fewest shared pages, then the closest
-        key = np.where(challengers, 1e9 - shared[r, lead] - u,
+        if self.paced and state.pair_sums is not None and state.pair_sumsq is not None:
+            # LUCB-like pacing: the challengers whose separation is least advanced, measured as the
+            # pages shared with the leader times (gap / sd)^2 — the log-evidence a test gathers on
+            # the pair grows about that fast — so a far challenger waits while close ones catch up
+            n = shared[r, lead]
+            s1 = np.asarray(state.pair_sums, float)[r, lead]
+            s2 = np.asarray(state.pair_sumsq, float)[r, lead]
+            mean = np.divide(s1, n, out=np.zeros_like(n), where=n > 0)
+            var = (np.maximum(s2 - n * mean ** 2, 0.0) + self.prior_pages * self.prior_sd ** 2) \
+                / (np.maximum(n - 1, 0) + self.prior_pages)
+            progress = n * np.maximum(np.abs(gap), self.min_gap) ** 2 / var
+        else:
+            progress = shared[r, lead]
+        key = np.where(challengers, 1e9 - progress - (self.pace_jitter if self.paced else 1.0) * u,
                        np.where(others, -np.abs(gap) - 1e-6 * u, -1e12 - u))
         key[r, lead] = np.where(model_open[r, lead], 1e12, key[r, lead])
         models = _top_k(key, k)
@@ -459,6 +485,14 @@ class RaceRule:
         if settled.any():
             spare = _top_k(np.where(model_open, 1e12, 0.0) - _slots(state) - u, k)
             models[settled] = spare[settled]
+        if self.avoid_flagged and state.annotator_flagged is not None:
+            flagged = np.broadcast_to(np.asarray(state.annotator_flagged, bool), (runs,)) & ~settled
+            if flagged.any():
+                # an annotator who failed an attention check in this session: keep the leader's
+                # fresh documents for others; spend the page on the least annotated other models
+                away = np.where(model_open, 1e12, 0.0) - _slots(state) - u
+                away[r, lead] = -1e15
+                models[flagged] = _top_k(away, k)[flagged]
         models = np.where(cold[:, None], _top_k(cold_key, k), models)
         pool = scope & np.where(cold[:, None], np.asarray(state.coldstart_items, bool), True)
         items, random_item = choose_fresh_or_random(state, models, pool, rng)
