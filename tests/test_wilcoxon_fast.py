@@ -40,16 +40,16 @@ def test_hand_worked_case():
 def test_matches_scipy_permutation_on_many_small_samples():
     rng = np.random.default_rng(20240611)
     checked = 0
-    for k in range(300):
+    for k in range(120):
         d = _esa_like(rng, int(rng.integers(2, 9)))
         for alternative in ("two-sided", "greater") + (("less",) if k % 3 == 0 else ()):
             expected = _scipy_permutation(d, alternative)
             assert wilcoxon_pvalue(d, alternative) == pytest.approx(expected, rel=1e-12, abs=0), (d, alternative)
             checked += 1
-    assert checked == 700
+    assert checked == 280
 
 
-@pytest.mark.parametrize("n", [9, 10, 11, 12, 13])
+@pytest.mark.parametrize("n", [9, 11, 13])  # scipy needs seconds per call at 13
 def test_matches_scipy_permutation_up_to_thirteen(n):
     d = _esa_like(np.random.default_rng(n), n)
     for alternative in ("two-sided", "greater"):
