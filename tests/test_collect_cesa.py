@@ -601,6 +601,7 @@ def test_race_marks_a_pair_the_anytime_test_has_separated(shared, sqlite_url):
     _assert_decided_as_stored(store, state)
 
 
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
 def test_a_race_campaign_under_fifty_simulated_annotators_gives_no_slot_twice(request, tmp_path, shared, backend):
     """Fifty simulated annotators work through a dynamic race campaign at once (threads, one process): no
     document × model slot is given beyond its redundancy, in the cells and in the pages actually created."""
@@ -633,5 +634,5 @@ def test_a_race_campaign_under_fifty_simulated_annotators_gives_no_slot_twice(re
                             .distinct()).all()
     shown = pd.DataFrame(rows, columns=["doc", "model"]).value_counts()
     assert shown.max() <= 2 and len(shown) > 0
-    assert done["pages"] == int(cells["done"].sum()) // 1 or done["pages"] <= int(cells["given"].sum())
+    assert 0 < done["pages"] <= int(cells["given"].sum())
     engine.dispose()
