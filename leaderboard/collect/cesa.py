@@ -26,7 +26,7 @@ import math
 import threading
 import zlib
 from functools import lru_cache
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timezone
 from typing import Any
 
@@ -38,7 +38,7 @@ from ..human.adaptive_tests import CampaignPairs, advance_campaign_pairs
 from ..storage import Store
 from ..storage import collect as db
 from ..storage import collect_cesa as cdb
-from .allocation_api import DEFAULT_RULE, AllocationState, get_rule
+from .allocation_api import DEFAULT_RULE, AllocationRule, AllocationState, get_rule
 from .checks import evaluate, verdict
 from .service import Annotator
 from .spans import to_offsets, to_tokens, tokens
@@ -251,14 +251,28 @@ def campaign_pairs(store: Store, info: dict, models: tuple[str, ...]) -> Campaig
         return pairs
 
 
-def allocation_state(store: Store, annotator: Annotator, had: set[int]) -> AllocationState:
+def _rule(annotator: Annotator) -> AllocationRule:
+    """The campaign's allocation rule as the service runs it: a rule with ``random_ties`` breaks ties among
+    equally short fresh documents at random unless the campaign's parameters say otherwise, so annotators who
+    ask at the same moment spread over them instead of colliding on the first."""
+    s = settings(annotator)
+    params = dict(s.get("rule_params") or {})
+    rule = get_rule(s.get("rule") or DEFAULT_RULE, **params)
+    if "random_ties" in {f.name for f in fields(rule)} and "random_ties" not in params:
+        rule = replace(rule, random_ties=True)
+    return rule
+
+
+def allocation_state(store: Store, annotator: Annotator, had: set[int], pairs: bool | None = None
+                     ) -> AllocationState:
     """The rule's view: per document × model the annotators given it (``-1``: no such translation; the slot
     takes the campaign's redundancy),
     per model the count, sum and sum of squares of its final scores; documents this annotator may get; whether
     the annotator has failed an attention check so far (first attempts; their pages will probably not count,
     and a rule may keep its scarcest pages from them); per pair of models the submitted pages showing both and
     the sum and sum of squares of their page-level mean differences, the pairs the anytime paired test has
-    separated (:func:`campaign_pairs`), and the segments per document."""
+    separated (:func:`campaign_pairs`), and the segments per document. The last three only when ``pairs``
+    (default: when the campaign's rule uses them), so the other rules decide without reading every page."""
     info = annotator.collect
     cells = cdb.allocation_inputs(store, info["id"])
     models = cells["models"]
@@ -272,23 +286,26 @@ def allocation_state(store: Store, annotator: Annotator, had: set[int]) -> Alloc
     eligible = np.ones(n_docs, dtype=bool)
     eligible[list(had)] = False
     flagged = not all(_check_results(cdb.history(store, annotator.id)))
-    pairs = campaign_pairs(store, info, models)
+    base = AllocationState(models, counts, n, sums, sumsq, cold, eligible, slot_cap=int(info["redundancy"]),
+                           annotator_flagged=np.array(flagged))
+    if not (_rule(annotator).uses_pairs if pairs is None else pairs):
+        return base
+    got = campaign_pairs(store, info, models)
     sizes = np.zeros(n_docs, np.int64)
     known = cdb.document_sizes(store, int(info["id"]))[:n_docs]
     sizes[: len(known)] = known
-    return AllocationState(models, counts, n, sums, sumsq, cold, eligible, slot_cap=int(info["redundancy"]),
-                           pair_counts=pairs.pair_n, pair_sums=pairs.pair_sum, pair_sumsq=pairs.pair_sumsq,
-                           pair_decided=pairs.decided(), item_sizes=sizes, annotator_flagged=np.array(flagged))
+    return replace(base, pair_counts=got.pair_n, pair_sums=got.pair_sum, pair_sumsq=got.pair_sumsq,
+                   pair_decided=got.decided(), item_sizes=sizes)
 
 
 def _decide(store: Store, annotator: Annotator) -> dict | None:
     """A new dynamic page for the annotator (None: nothing left for them)."""
     s = settings(annotator)
     mine = cdb.annotator_pages(store, annotator.id)
-    rule = get_rule(s.get("rule") or DEFAULT_RULE, **(s.get("rule_params") or {}))
+    rule = _rule(annotator)
     k = int(s.get("models_per_item", 3))
     for attempt in range(DECISION_ATTEMPTS):
-        state = allocation_state(store, annotator, mine["docs"])
+        state = allocation_state(store, annotator, mine["docs"], pairs=rule.uses_pairs)
         rng = np.random.default_rng([int(annotator.collect["seed"]), int(annotator.id), mine["pages"], attempt])
         choice = rule.choose(state, k, rng)
         if choice is None:
