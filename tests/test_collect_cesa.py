@@ -222,11 +222,8 @@ def test_dynamic_assignment_never_over_gives_a_cell(request, tmp_path, shared, b
         if p.state == "page":
             models = [t["_model"] for t in p.segments[0]["translations"]]
             assert len(set(models)) == len(models) >= 2
-    # with 12 documents x 5 models x 2, 60 annotators of 3 models each fill at most 120 cells; race takes the
-    # shortest fresh document (the first of equals), so at one instant more annotators collide on it and
-    # give up after their retries than under running-rank's random draw
-    assert int(cells["given"].sum()) <= 120
-    assert sum(p.state == "page" for p in pages.values()) >= (30 if rule == "running-rank" else 20)
+    # with 12 documents x 5 models x 2, 60 annotators of 3 models each fill at most 120 cells
+    assert int(cells["given"].sum()) <= 120 and sum(p.state == "page" for p in pages.values()) >= 30
 
 
 def test_silent_checks_and_the_threshold_decide_the_code(tmp_path, sqlite_url):
