@@ -44,7 +44,8 @@ from .service import Annotator
 from .spans import to_offsets, to_tokens, tokens
 
 LETTERS = "ABCD"
-#: judgments re-read below the last one seen, for pages committed out of id order (PostgreSQL)
+#: judgments re-read below the last one seen, for pages committed out of id order (PostgreSQL; SQLite
+#: commits one writer at a time, so the ids it shows are always every id up to the largest and it needs none)
 PAIRS_MARGIN = 500
 #: a low score: a translation scored below this with no error marked gets a reminder
 LOW_SCORE = 66
@@ -222,7 +223,7 @@ def campaign_pairs(store: Store, info: dict, models: tuple[str, ...]) -> Campaig
     as the simulator keeps them for the rule: pair statistics over every page; the test over the pages of
     annotators whose attention checks (first attempts) meet the campaign's threshold so far. Kept per process
     and campaign: a decision reads only the pages submitted since the last one (the judgments above the last id
-    seen, less a margin) and adds them; it starts again from every page when a page arrives out of order, a
+    seen, less a margin on PostgreSQL) and adds them; it starts again from every page when a page arrives out of order, a
     submitted page is missing from the table, or an annotator's pages start or stop counting."""
     key = (str(store.engine.url), int(info["id"]))
     threshold = settings_of(info).get("threshold", 0)
@@ -230,7 +231,8 @@ def campaign_pairs(store: Store, info: dict, models: tuple[str, ...]) -> Campaig
         cached = _PAIRS.get(key)
         if cached is not None and cached["models"] != models:
             cached = None
-        got = cdb.submitted_pages(store, int(info["id"]), 0 if cached is None else max(cached["last"] - PAIRS_MARGIN, 0))
+        margin = 0 if store.engine.dialect.name == "sqlite" else PAIRS_MARGIN
+        got = cdb.submitted_pages(store, int(info["id"]), 0 if cached is None else max(cached["last"] - margin, 0))
         excluded = frozenset(w for w, results in got["checks"].items() if not verdict(results, threshold))
         table = got["table"]
         if cached is not None:
