@@ -225,6 +225,26 @@ def test_race_draws_an_item_at_random_once_no_fresh_item_is_left():
     assert np.all(np.abs(n / 5000 - 0.25) < 0.03)   # uniform over the items having the models
 
 
+def test_race_random_ties_spread_over_the_equally_short_fresh_items_only():
+    # sizes 3, 1, 2, 1, 1: items 1, 3 and 4 are the shortest; item 3 already has A (not fresh for A)
+    decided = np.zeros((3, 3), bool)
+    counts = np.zeros((5, 3), int)
+    counts[3, 0] = 1
+    s = _race_state(decided, np.zeros((3, 3)), means=[90, 80, 70], counts=counts, sizes=[3, 1, 2, 1, 1])
+    runs = 4000
+    items, models, drawn = get_rule("race", coldstart=0, random_ties=True).choose_many(
+        many(s, runs), 2, np.random.default_rng(0))
+    assert (models[:, 0] == 0).all() and not drawn.any()
+    seen, n = np.unique(items, return_counts=True)
+    assert seen.tolist() == [1, 4]                  # never a longer one, never one A was annotated on
+    assert np.all(np.abs(n / runs - 0.5) < 0.03)    # even between the two
+    # the default (as in the simulator): the first of the shortest, every time
+    items, _, _ = get_rule("race", coldstart=0).choose_many(many(s, 50), 2, np.random.default_rng(0))
+    assert (items == 1).all()
+    assert not get_rule("uniform").uses_pairs and not get_rule("running-rank").uses_pairs
+    assert get_rule("race").uses_pairs
+
+
 @pytest.mark.parametrize("name", ["uniform", "running-rank", "race"])
 def test_rules_respect_eligibility_missing_translations_caps_and_give_k_distinct_models(name):
     rng = np.random.default_rng(11)

@@ -28,7 +28,7 @@ seconds; ``choose`` is ``choose_many`` on one run, so both follow one code path.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Callable, NamedTuple, Protocol
+from typing import Callable, ClassVar, NamedTuple, Protocol
 
 import numpy as np
 
@@ -148,6 +148,9 @@ class Choice(NamedTuple):
 
 class AllocationRule(Protocol):
     name: str
+    #: whether the rule reads the pair statistics, ``pair_decided`` and ``item_sizes`` (a service
+    #: computes them only for such rules)
+    uses_pairs: ClassVar[bool]
 
     def choose(self, state: AllocationState, k: int, rng: np.random.Generator) -> Choice | None:
         """Next item and the k models to show on it; None when nothing is left."""
@@ -230,10 +233,11 @@ def choose_items(state: AllocationState, models: np.ndarray, scope: np.ndarray) 
 
 
 def choose_fresh_or_random(state: AllocationState, models: np.ndarray, scope: np.ndarray,
-                           rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Per run, the shortest item (then the first) on which none of the chosen models was annotated
-    yet; when there is none, an item drawn uniformly at random among the items of ``scope`` that have
-    all chosen models (whatever their counts). Returns the items and whether each was drawn at random.
+                           rng: np.random.Generator, random_ties: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Per run, the shortest item (then the first; with ``random_ties``, one of the equally short at
+    random) on which none of the chosen models was annotated yet; when there is none, an item drawn
+    uniformly at random among the items of ``scope`` that have all chosen models (whatever their
+    counts). Returns the items and whether each was drawn at random.
     """
     chosen = _chosen_counts(state, models)
     runs, _, n_items = chosen.shape
@@ -242,7 +246,9 @@ def choose_fresh_or_random(state: AllocationState, models: np.ndarray, scope: np
     present = (chosen >= 0).all(axis=1) & scope
     fresh = (chosen == 0).all(axis=1) & scope
     sizes = np.zeros(n_items) if state.item_sizes is None else np.asarray(state.item_sizes, float)
-    fresh_key = np.where(fresh, -sizes, -np.inf)
+    # sizes are whole segment counts: a tie-break below 1 never reorders different sizes
+    tie = rng.random((runs, n_items)) * 0.5 if random_ties else 0.0
+    fresh_key = np.where(fresh, -sizes + tie, -np.inf)
     best = fresh_key.argmax(axis=1)
     has_fresh = fresh.any(axis=1)
     drawn = np.where(present, rng.random((runs, n_items)), -1.0).argmax(axis=1)
@@ -284,6 +290,7 @@ class UniformRule:
     in an item the annotator may get (ties at random; topped up with the least annotated others)."""
 
     name: str = "uniform"
+    uses_pairs: ClassVar[bool] = False
 
     def choose(self, state, k, rng):
         return _single(self, state, k, rng)
@@ -318,6 +325,7 @@ class RunningRankRule:
 
     coldstart: int = 20
     name: str = "running-rank"
+    uses_pairs: ClassVar[bool] = False
 
     def choose(self, state, k, rng):
         return _single(self, state, k, rng)
@@ -398,7 +406,14 @@ class RaceRule:
     paced: bool = True
     min_gap: float = 1.0
     pace_jitter: float = 1.0
+    #: ties among equally short fresh items at random instead of the first: the live service sets it,
+    #: so annotators deciding at the same moment spread over the short documents instead of colliding
+    #: on one; the simulator keeps False (one annotator at a time), so the published comparison table
+    #: (docs/method/allocation.md, bench/results) stays reproducible
+    random_ties: bool = False
     name: str = "race"
+    #: the rule reads pair_counts/sums/sumsq, pair_decided and item_sizes (the service fills them only then)
+    uses_pairs: ClassVar[bool] = True
 
     def choose(self, state, k, rng):
         return _single(self, state, k, rng)
@@ -495,7 +510,7 @@ class RaceRule:
                 models[flagged] = _top_k(away, k)[flagged]
         models = np.where(cold[:, None], _top_k(cold_key, k), models)
         pool = scope & np.where(cold[:, None], np.asarray(state.coldstart_items, bool), True)
-        items, random_item = choose_fresh_or_random(state, models, pool, rng)
+        items, random_item = choose_fresh_or_random(state, models, pool, rng, self.random_ties)
         return _finish(items, models, random_item)
 
 
