@@ -45,9 +45,11 @@ def ours(general: Path) -> dict[tuple[str, str], float]:
         ref_files = [general / "references" / f"generaltest2022.{lp}.ref.{x}.en" for x in letters]
         texts = read_aligned([*ref_files, *hyp_files])
         refs, hyps = texts[:2], {system_name(f): t for f, t in zip(hyp_files, texts[2:])}
-        for label, ref_set in [("all", refs), (letters[0], refs[:1]), (letters[1], refs[1:])]:
-            for metric in ("bleu", "chrf"):
-                for system, value in score_systems(hyps, ref_set, metric)["systems"].items():
+        for metric in ("bleu", "chrf"):
+            # against both references and each alone, the hypothesis work shared
+            res = score_systems(hyps, refs, metric, by_reference=True)
+            for label, scores in [("all", res["systems"]), *zip(letters, (r["systems"] for r in res["by_reference"]))]:
+                for system, value in scores.items():
                     out[(lp, system, f"{metric}-{label}")] = value
     return out
 
