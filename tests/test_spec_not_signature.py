@@ -44,11 +44,16 @@ def _signature_readers(path: Path) -> list[str]:
             found.append(f"{where} defines parse_signature")
         if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
             continue
+        splits = node.func.attr in ("split", "partition", "rpartition", "rsplit") and bool(node.args) and \
+            isinstance(node.args[0], ast.Constant) and "|" in str(node.args[0].value)
+        regex = isinstance(node.func.value, ast.Name) and node.func.value.id == "re"
+        if not (splits or regex):
+            continue
+        # the source text only of the calls that may be hits: get_source_segment re-reads the whole file
         text = ast.get_source_segment(source, node) or ""
-        if node.func.attr in ("split", "partition", "rpartition", "rsplit") and node.args and \
-                isinstance(node.args[0], ast.Constant) and "|" in str(node.args[0].value):
+        if splits:
             found.append(f"{where} splits on '|': {text[:60]}")
-        if isinstance(node.func.value, ast.Name) and node.func.value.id == "re" and "signature" in text.lower():
+        if regex and "signature" in text.lower():
             found.append(f"{where} regex over a signature: {text[:60]}")
     return found
 
