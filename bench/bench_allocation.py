@@ -14,7 +14,7 @@ Three parts, each printed as one JSON object (docs/method/allocation.md holds th
 * ``table``: the markdown table of docs/method/allocation.md from the comparison files.
 
 Usage: python bench/bench_allocation.py [decision] [one_run] [compare --systems 20 40 --seeds 1 2
---runs 200 --out bench/results] [table]
+--runs 200 --out bench/results [--rules race]] [table]
 """
 
 from __future__ import annotations
@@ -105,21 +105,48 @@ def bench_one_run(systems: int = 20, seed: int = 1) -> dict:
     return out
 
 
-def bench_compare(systems: list[int], seeds: list[int], runs: int, out_dir: str | None) -> list[dict]:
+def _merge(previous: dict, res: dict, rules: tuple[str, ...]) -> dict:
+    """``res`` (some rules) completed with the other rules of ``previous`` (same scenario and runs),
+    the ratios to running-rank recomputed; ``rerun`` / ``kept`` say which rule came from where."""
+    if previous.get("scenario") != res["scenario"] or previous.get("runs") != res["runs"]:
+        raise SystemExit("--rules with --out: the previous file has another scenario or number of runs")
+    kept = [name for name in previous["rules"] if name not in rules]
+    merged = dict(res, rules={name: previous["rules"][name] if name in kept else res["rules"][name]
+                              for name in list(RULES) + [r for r in res["rules"] if r not in RULES]
+                              if name in kept or name in res["rules"]})
+    reference = merged["rules"].get("running-rank", {}).get("by_test", {})
+    for rule in merged["rules"].values():
+        mine = rule["judgments_95"]
+        rule["vs_running_rank"] = {
+            test: (round(mine / reference[test]["judgments_95"], 3)
+                   if mine and reference.get(test, {}).get("judgments_95") else None)
+            for test in ("wmt26", "wmt26-calibrated")}
+    merged["rerun"], merged["kept"] = list(rules), kept
+    merged["command"] = previous.get("command", res["command"])
+    return merged
+
+
+def bench_compare(systems: list[int], seeds: list[int], runs: int, out_dir: str | None,
+                  rules: tuple[str, ...] = RULES) -> list[dict]:
+    """``mtlb allocation-sim`` per size and seed. With ``rules`` a subset and ``out_dir`` holding the
+    previous comparison of the same scenario and runs, the other rules' entries are kept from it
+    (a rule's simulation does not depend on the others: the same seed gives the same numbers)."""
     results = []
     for n in systems:
         for seed in seeds:
             t = time.perf_counter()
-            res = compare_rules(RULES, n, runs, seed)
+            res = compare_rules(rules, n, runs, seed)
             res["bench"] = "allocation-compare"
             res["seconds"] = round(time.perf_counter() - t, 1)
             res["command"] = (f"mtlb allocation-sim --rules {' '.join(RULES)} --systems {n} --runs {runs} "
                               f"--seed {seed} --json")
             res["load_average"] = [round(x, 2) for x in os.getloadavg()]
+            path = Path(out_dir) / f"allocation-{n}-seed{seed}.json" if out_dir else None
+            if set(rules) != set(RULES) and path is not None and path.exists():
+                res = _merge(json.loads(path.read_text(encoding="utf-8")), res, rules)
             results.append(res)
             print(json.dumps(res), flush=True)
-            if out_dir:
-                path = Path(out_dir) / f"allocation-{n}-seed{seed}.json"
+            if path is not None:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(json.dumps(res, indent=1) + "\n", encoding="utf-8")
     return results
@@ -162,6 +189,8 @@ def main() -> None:
     parser.add_argument("--systems", type=int, nargs="+", default=[20, 40])
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--runs", type=int, default=200)
+    parser.add_argument("--rules", nargs="+", default=list(RULES), choices=list(RULES),
+                        help="compare: rules to simulate (the others are kept from the files in --out)")
     parser.add_argument("--out", metavar="DIR", help="also write each comparison to DIR")
     args = parser.parse_args()
     if "decision" in args.parts:
@@ -169,7 +198,7 @@ def main() -> None:
     if "one_run" in args.parts:
         print(json.dumps(bench_one_run()), flush=True)
     if "compare" in args.parts:
-        bench_compare(args.systems, args.seeds, args.runs, args.out)
+        bench_compare(args.systems, args.seeds, args.runs, args.out, tuple(args.rules))
     if "table" in args.parts:
         print(table(args.out or str(Path(__file__).parent / "results")))
 

@@ -151,6 +151,122 @@ def bench_decision(backend: str, folder: Path) -> dict:
             "take_cells": _q(take), "target_s": 0.02, "met": _q(decide)["p95"] <= 0.02}
 
 
+def _stored_pages(store, info: dict, person, n_pages: int, rng) -> None:
+    """``n_pages`` submitted pages (3 models, 5 segments) as a finished dynamic campaign stores them: page HITs,
+    done assignments and their judgments, and the cells' counts and running sums (bulk inserts)."""
+    from datetime import datetime, timezone
+
+    from sqlalchemy import insert, select, update
+
+    from leaderboard.storage import models as m
+    h_, i_, s_, g_, k_ = m.collect_hits, m.collect_items, m.collect_slots, m.collect_assignments, m.collect_cells
+    with store.engine.begin() as conn:
+        tmpl = pd.DataFrame(conn.execute(select(m.collect_hits.c.doc_index, i_.c.system, i_.c.segment_id,
+                                                i_.c.system_id).join(i_, i_.c.hit_id == h_.c.id)
+                                         .where(h_.c.collect_id == info["id"], h_.c.kind == "doc")).all(),
+                            columns=["doc", "system", "segment_id", "system_id"])
+        by = {key: g for key, g in tmpl.groupby(["doc", "system"])}
+        models = sorted(tmpl["system"].unique())
+        slots = [(d, t) for d in range(400) for t in range(13)]
+        perms = {d: rng.permutation(len(models)) for d in range(400)}
+        chosen = [slots[i] for i in rng.permutation(len(slots))[:n_pages]]
+        now = datetime.now(timezone.utc)
+        hits = [{"collect_id": info["id"], "name": f"B{p}", "items": 15, "kind": "page", "doc_index": int(d),
+                 "random_item": False} for p, (d, _) in enumerate(chosen)]
+        conn.execute(insert(h_), hits)
+        ids = dict(conn.execute(select(h_.c.name, h_.c.id).where(h_.c.collect_id == info["id"],
+                                                                 h_.c.kind == "page")).all())
+        conn.execute(insert(s_), [{"hit_id": ids[f"B{p}"], "slot": 1, "holder_id": person.id, "done": True}
+                                  for p in range(n_pages)])
+        slot_ids = dict(conn.execute(select(s_.c.hit_id, s_.c.id)).all())
+        conn.execute(insert(g_), [{"hit_id": ids[f"B{p}"], "slot_id": slot_ids[ids[f"B{p}"]], "annotator_id": person.id,
+                                   "status": "done", "started_at": now, "completed_at": now, "extra": False}
+                                  for p in range(n_pages)])
+        worker = conn.execute(select(m.collect_annotators.c.worker_id)
+                              .where(m.collect_annotators.c.id == person.id)).scalar_one()
+        judg, cells = [], []
+        for p, (d, t) in enumerate(chosen):
+            pos = 0
+            for j in perms[d][3 * t: 3 * t + 3]:
+                model = models[j]
+                rows = by[(d, model)]
+                sc = rng.normal(40 + j, 15, len(rows)).clip(0, 100)
+                for seg, sys_id, x in zip(rows["segment_id"], rows["system_id"], sc):
+                    pos += 1
+                    judg.append({"import_id": info["import_id"], "lp_id": info["lp_id"], "assessment": "cesa",
+                                 "worker_id": worker, "hit": f"B{p}", "position": pos, "segment_id": int(seg),
+                                 "system_id": int(sys_id), "item_type": "SYSTEM", "raw": float(x)})
+                cells.append((int(d), model, len(sc), float(sc.sum()), float((sc * sc).sum())))
+        conn.execute(insert(m.judgments), judg)
+        for d, model, n, tot, tot2 in cells:
+            conn.execute(update(k_).where(k_.c.collect_id == info["id"], k_.c.doc_index == d, k_.c.model == model)
+                         .values(given=1, done=1, n=n, total=tot, total_sq=tot2))
+
+
+def bench_race_decision(backend: str, folder: Path) -> dict:
+    """One ``race`` decision with 40 systems and 50,000 stored answers in submitted pages (3,334 pages): the
+    state with the pair statistics and the anytime test's decided pairs from the store. ``first``: the first
+    decision of a process (every page read and the evidence computed); ``warm``: later decisions with no new
+    page; ``after_new_page``: a decision after one more page was submitted (read and added)."""
+    from leaderboard.collect import cesa
+    from leaderboard.collect.allocation_api import get_rule
+    from leaderboard.collect.campaigns import create_cesa
+    from leaderboard.storage import Store
+    from leaderboard.storage.collect import collection
+    store = Store(_url(backend, folder, "race"))
+    plan = _plan(400, 5, 40, 6, seed=1, checks=0, check_prob=0.0, rule="race", rule_params={"coldstart": 0})
+    create_cesa(store, "bench", "en-de", plan, seed=1)
+    info = collection(store, "bench", "en-de")
+    person, other = _people(store, "bench", "en-de", 2)
+    rng = np.random.default_rng(3)
+    t0 = time.perf_counter()
+    _stored_pages(store, info, other, 3334, rng)
+    setup = time.perf_counter() - t0
+    rule = get_rule("race", coldstart=0)
+
+    def once(i):
+        t0, c0 = time.perf_counter(), time.process_time()
+        state = cesa.allocation_state(store, person, set())
+        rule.choose(state, 3, np.random.default_rng(i))
+        return time.perf_counter() - t0, time.process_time() - c0, state
+
+    first, first_cpu, state = once(0)
+    warm = [once(i)[:2] for i in range(1, 41)]
+    new = []
+    for i in range(20):
+        _stored_pages_more(store, info, other, i, rng)
+        new.append(once(100 + i)[:2])
+    return {"systems": 40, "documents": 400, "answers_stored": int(3334 * 15), "setup_s": round(setup, 2),
+            "pairs_seen": int((state.pair_counts > 0).sum() // 2), "pairs_decided": int(state.pair_decided.sum() // 2),
+            "first": {"s": round(first, 4), "cpu_s": round(first_cpu, 4)},
+            "warm": _q([w for w, _ in warm]), "warm_cpu_s": _q([c for _, c in warm]),
+            "after_new_page": _q([w for w, _ in new]), "after_new_page_cpu_s": _q([c for _, c in new]),
+            "target_s": 0.02}
+
+
+def _stored_pages_more(store, info, person, i: int, rng) -> None:
+    """One more submitted page (a new HIT name), stored as :func:`_stored_pages` stores them."""
+    from sqlalchemy import func, insert, select
+
+    from leaderboard.storage import models as m
+    h_, i_ = m.collect_hits, m.collect_items
+    with store.engine.begin() as conn:
+        tmpl = conn.execute(select(i_.c.system, i_.c.segment_id, i_.c.system_id).join(h_, h_.c.id == i_.c.hit_id)
+                            .where(h_.c.collect_id == info["id"], h_.c.kind == "doc", h_.c.doc_index == i)).all()
+        hit_id = conn.execute(insert(h_).values(collect_id=info["id"], name=f"N{i}", items=15, kind="page",
+                                                doc_index=i, random_item=False).returning(h_.c.id)).scalar_one()
+        worker = conn.execute(select(m.collect_annotators.c.worker_id)
+                              .where(m.collect_annotators.c.id == person.id)).scalar_one()
+        models = sorted({r[0] for r in tmpl})[:3]
+        rows = [r for r in tmpl if r[0] in models]
+        conn.execute(insert(m.judgments), [{"import_id": info["import_id"], "lp_id": info["lp_id"],
+                                            "assessment": "cesa", "worker_id": worker, "hit": f"N{i}",
+                                            "position": q + 1, "segment_id": int(r[1]), "system_id": int(r[2]),
+                                            "item_type": "SYSTEM", "raw": float(rng.integers(0, 101))}
+                                           for q, r in enumerate(rows)])
+        del hit_id, func
+
+
 def _campaign(store, campaign: str, n_docs: int, *, seed: int, redundancy: int = 50):
     from leaderboard.collect.campaigns import create_cesa
     plan = _plan(n_docs, 1, 6, 150, seed=seed, checks=0, check_prob=0.0, models_per_item=3,
@@ -295,7 +411,7 @@ def main() -> None:
     parser.add_argument("--levels", default="50,100,200,300")
     parser.add_argument("--think", type=float, default=10.0, help="seconds an annotator spends on a page (mean)")
     parser.add_argument("--duration", type=float, default=60.0, help="seconds each concurrency level runs")
-    parser.add_argument("--skip", default="", help="parts to skip: decision,submit,concurrency")
+    parser.add_argument("--skip", default="", help="parts to skip: decision,race,submit,concurrency")
     parser.add_argument("--browser", action="store_true", help="also measure the page in chromium")
     args = parser.parse_args()
     skip = set(filter(None, args.skip.split(",")))
@@ -305,6 +421,8 @@ def main() -> None:
         for backend in args.backends.split(","):
             if "decision" not in skip:
                 result.setdefault("decision", {})[backend] = bench_decision(backend, folder)
+            if "race" not in skip:
+                result.setdefault("race_decision", {})[backend] = bench_race_decision(backend, folder)
             if "submit" not in skip:
                 result.setdefault("submit_next", {})[backend] = bench_submit(backend, folder)
         if "concurrency" not in skip and "postgres" in args.backends:

@@ -98,11 +98,6 @@ def target_language(lp: str) -> str:
     return split_lp(lp)[1]
 
 
-def target_code(lp: str) -> str:
-    """The full target code of a language pair, script and region kept (``eng_Latn-zho_Hant_TW`` → ``zho_Hant_TW``)."""
-    return split_lp_codes(lp)[1]
-
-
 def _language(code: str) -> Language | None:
     try:
         return parse_language(code)

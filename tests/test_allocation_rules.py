@@ -3,6 +3,7 @@ respect for eligible items, missing translations, slot caps and finished models.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import combinations
 
 import numpy as np
@@ -157,12 +158,50 @@ def test_race_shows_leader_with_undecided_challengers_fewest_shared_pages_first(
     decided = np.zeros((4, 4), bool)
     decided[0, 1] = decided[1, 0] = True          # A already separated from B
     shared = np.array([[0, 9, 5, 1], [9, 0, 0, 0], [5, 0, 0, 0], [1, 0, 0, 0]])
-    rule = get_rule("race", coldstart=0)
+    rule = get_rule("race", coldstart=0, paced=False)
     s = _race_state(decided, shared, means=[90, 80, 85, 70])
     assert rule.choose(s, 2, np.random.default_rng(0)).models == (0, 3)   # D shared fewest pages with A
     assert rule.choose(s, 3, np.random.default_rng(0)).models == (0, 2, 3)
     # shortest fresh item first (sizes 5, 4, 3, 2, 1: the last item)
     assert rule.choose(s, 2, np.random.default_rng(0)).item == 4
+
+
+def test_race_paces_challengers_by_pages_times_squared_gap_over_variance():
+    # A leads; C (5 points below) shared 5 pages with A, D (20 below) 1 page; the page differences
+    # equal the gaps exactly, so each pair's variance is the prior alone: (0 + 2 * 12^2) / (n - 1 + 2)
+    # = 48 for C and 144 for D. Progress = n * gap^2 / variance: C 5 * 25 / 48 = 2.60, D 1 * 400 / 144
+    # = 2.78, so C (least advanced) goes first although it shared more pages.
+    decided = np.zeros((4, 4), bool)
+    decided[0, 1] = decided[1, 0] = True
+    shared = np.array([[0, 9, 5, 1], [9, 0, 0, 0], [5, 0, 0, 0], [1, 0, 0, 0]])
+    s = _race_state(decided, shared, means=[90, 80, 85, 70])
+    rule = get_rule("race", coldstart=0, pace_jitter=0.0)
+    assert rule.paced
+    for seed in range(10):
+        assert rule.choose(s, 2, np.random.default_rng(seed)).models == (0, 2)
+    # D with one more shared page fewer (none): progress 0, it goes first
+    shared0 = shared.copy()
+    shared0[0, 3] = shared0[3, 0] = 0
+    assert rule.choose(_race_state(decided, shared0, means=[90, 80, 85, 70]), 2,
+                       np.random.default_rng(0)).models == (0, 3)
+    # with the default jitter (a uniform 0-1 draw u subtracted from each key), D goes first when
+    # u_C - u_D > t = 400/144 - 125/48 = 0.174: probability (1 - t)^2 / 2 = 0.341
+    freq, _ = frequencies(get_rule("race", coldstart=0), s, 2, runs=20_000)
+    t = 400 / 144 - 125 / 48
+    close(freq, {(0, 2): 1 - (1 - t) ** 2 / 2, (0, 3): (1 - t) ** 2 / 2}, runs=20_000)
+
+
+def test_race_keeps_the_leader_away_from_an_annotator_who_failed_a_check():
+    decided = np.zeros((4, 4), bool)
+    shared = np.array([[0, 9, 5, 1], [9, 0, 0, 0], [5, 0, 0, 0], [1, 0, 0, 0]])
+    s = _race_state(decided, shared, means=[90, 80, 85, 70])
+    rule = get_rule("race", coldstart=0)
+    assert 0 in rule.choose(s, 2, np.random.default_rng(0)).models
+    flagged = replace(s, annotator_flagged=np.array(True))
+    for seed in range(20):
+        assert 0 not in rule.choose(flagged, 2, np.random.default_rng(seed)).models
+    # the parameter turns it off
+    assert 0 in get_rule("race", coldstart=0, avoid_flagged=False).choose(flagged, 2, np.random.default_rng(0)).models
 
 
 def test_race_peels_a_leader_separated_from_everyone():
@@ -184,6 +223,26 @@ def test_race_draws_an_item_at_random_once_no_fresh_item_is_left():
     seen, n = np.unique(items, return_counts=True)
     assert seen.tolist() == [0, 1, 3, 4]
     assert np.all(np.abs(n / 5000 - 0.25) < 0.03)   # uniform over the items having the models
+
+
+def test_race_random_ties_spread_over_the_equally_short_fresh_items_only():
+    # sizes 3, 1, 2, 1, 1: items 1, 3 and 4 are the shortest; item 3 already has A (not fresh for A)
+    decided = np.zeros((3, 3), bool)
+    counts = np.zeros((5, 3), int)
+    counts[3, 0] = 1
+    s = _race_state(decided, np.zeros((3, 3)), means=[90, 80, 70], counts=counts, sizes=[3, 1, 2, 1, 1])
+    runs = 4000
+    items, models, drawn = get_rule("race", coldstart=0, random_ties=True).choose_many(
+        many(s, runs), 2, np.random.default_rng(0))
+    assert (models[:, 0] == 0).all() and not drawn.any()
+    seen, n = np.unique(items, return_counts=True)
+    assert seen.tolist() == [1, 4]                  # never a longer one, never one A was annotated on
+    assert np.all(np.abs(n / runs - 0.5) < 0.03)    # even between the two
+    # the default (as in the simulator): the first of the shortest, every time
+    items, _, _ = get_rule("race", coldstart=0).choose_many(many(s, 50), 2, np.random.default_rng(0))
+    assert (items == 1).all()
+    assert not get_rule("uniform").uses_pairs and not get_rule("running-rank").uses_pairs
+    assert get_rule("race").uses_pairs
 
 
 @pytest.mark.parametrize("name", ["uniform", "running-rank", "race"])

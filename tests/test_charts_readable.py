@@ -107,10 +107,10 @@ def test_significance_colours_darken_with_smaller_p():
     lum = [charts._text_on(c) for _, _, c in charts.P_LEVELS]
     assert lum[0] == "#ffffff" and lum[-1] == "#000000"  # darkest shade for p < 0.001
     from leaderboard.human.spec import GIVEN_Z, MqmSpec
-    assert charts._test_short(dataclasses.replace(GIVEN_Z, test="mwu-greater")) == "one-sided rank-sum"
-    assert charts._test_short(MqmSpec(weights="google-mqm", test="ar-greater-paired", alpha=0.05,
+    assert charts.test_short(dataclasses.replace(GIVEN_Z, test="mwu-greater")) == "one-sided rank-sum"
+    assert charts.test_short(MqmSpec(weights="google-mqm", test="ar-greater-paired", alpha=0.05,
                                       cluster_rule="organisers")) == "approx. randomisation"
-    assert charts._test_short(None) == "p-value"
+    assert charts.test_short(None) == "p-value"
 
 
 def test_head_to_head_axes_span_the_scores_and_keep_equal_scales_without_stretching():

@@ -183,9 +183,10 @@ def test_spans_outside_the_text_or_on_unknown_tokens_are_refused(shared, sqlite_
 
 @pytest.mark.slow
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])
-def test_dynamic_assignment_never_over_gives_a_cell(request, tmp_path, shared, backend):
+@pytest.mark.parametrize("rule", ["running-rank", "race"])
+def test_dynamic_assignment_never_over_gives_a_cell(request, tmp_path, shared, backend, rule):
     """60 annotators ask for pages at once: no document × model cell goes beyond its redundancy, and every page
-    holds distinct models whose cells were taken for it."""
+    holds distinct models whose cells were taken for it (Pearmut's rule and ours)."""
     from leaderboard.collect import cesa
     from leaderboard.collect.campaigns import create_cesa
     from leaderboard.storage import collect_cesa as cdb
@@ -193,7 +194,7 @@ def test_dynamic_assignment_never_over_gives_a_cell(request, tmp_path, shared, b
     url = f"sqlite:///{tmp_path / 's.sqlite'}" if backend == "sqlite" else request.getfixturevalue("pg_url")
     _, plan = _pearmut(shared, "dynamic")
     plan.welcome, plan.checks = [], []
-    plan.settings.update(check_prob=0.0, docs_per_user=None, max_annotators=None, checks=0)
+    plan.settings.update(check_prob=0.0, docs_per_user=None, max_annotators=None, checks=0, rule=rule)
     store = _store(url)
     create_cesa(store, "pm", LP, plan, seed=1, redundancy=2)
     people = _people(store, "pm", 60)
@@ -448,3 +449,187 @@ def test_cesa_from_aligned_files_through_the_cli(tmp_path, sqlite_url, capsys):
     written = json.loads(capsys.readouterr().out)
     lines = [json.loads(x) for x in Path(written["files"][0]).read_text().splitlines()]
     assert sum(len(m) for x in lines for seg in x["annotation"] for m in [seg]) == 120
+
+
+def test_race_keeps_the_leader_from_an_annotator_who_failed_a_check(shared, sqlite_url):
+    """The service fills ``annotator_flagged`` from the annotator's own checks in the store: after a failed
+    check, race gives them pages without its leader (the model with the highest running mean, here
+    the one a careful annotator scored 100 and the others 30); a careful annotator still gets the leader."""
+    from leaderboard.collect import cesa
+    from leaderboard.collect.campaigns import create_cesa
+    _, plan = _pearmut(shared, "dynamic")
+    plan.welcome = []
+    plan.settings.update(check_prob=1.0, docs_per_user=None, max_annotators=None, rule="race",
+                         rule_params={"coldstart": 0})
+    store = _store(sqlite_url)
+    create_cesa(store, "pm", LP, plan, seed=3, redundancy=2)
+    careful, careless, control = _people(store, "pm", 3)
+    # the careful annotator passes the check, then scores one model 100 and the others 30
+    page = cesa.next_page(store, careful)
+    assert page.kind == "check"
+    while page.kind == "check":
+        page = cesa.submit_page(store, careful, page.assignment_id, _satisfy(store, page))
+    assert page.kind == "page"
+    leader = page.segments[0]["translations"][0]["_model"]
+    answers = [{"item": t["item"], "score": 100 if t["_model"] == leader else 30, "spans": []}
+               for s in page.segments for t in s["translations"]]
+    cesa.submit_page(store, careful, page.assignment_id, answers)
+    # the careless annotator fails a check's first attempt (the same score everywhere; the check is loud, so
+    # they redo it and pass), then asks for pages
+    page = cesa.next_page(store, careless)
+    assert page.kind == "check"
+    assert not cesa.allocation_state(store, careless, set()).annotator_flagged
+    page = cesa.submit_page(store, careless, page.assignment_id, _answers(page, score=60))
+    hist = cesa.cdb.history(store, careless.id)
+    assert cesa.allocation_state(store, careless, set()).annotator_flagged
+    assert not cesa.allocation_state(store, careful, set()).annotator_flagged
+    seen = 0
+    for n in range(4):
+        while page.kind == "check":
+            page = cesa.submit_page(store, careless, page.assignment_id, _satisfy(store, page))
+        assert page.state == "page" and page.kind == "page"
+        # the first page was taken before the check was put in front of it; the next ones are chosen flagged
+        if n > 0:
+            assert leader not in {t["_model"] for t in page.segments[0]["translations"]}
+            seen += 1
+        page = cesa.submit_page(store, careless, page.assignment_id, _answers(page, score=50))
+    assert seen == 3 and len(hist)
+    # an annotator with no failed check gets the leader
+    page = cesa.next_page(store, control)
+    while page.kind == "check":
+        page = cesa.submit_page(store, control, page.assignment_id, _satisfy(store, page))
+    assert not cesa.allocation_state(store, control, set()).annotator_flagged
+    assert leader in {t["_model"] for t in page.segments[0]["translations"]}
+
+
+def _pair_reference(store, cid: int, models: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pages showing both models, and the sum and sum of squares of their page-mean differences (row − column),
+    from the stored judgments with a plain pandas groupby (independent of the service's code)."""
+    j = store.judgments("pm")
+    means = j.groupby(["hit", "system"])["raw"].mean().unstack("system").reindex(columns=list(models))
+    m = len(models)
+    n, s1, s2 = np.zeros((m, m)), np.zeros((m, m)), np.zeros((m, m))
+    for a in range(m):
+        for b in range(m):
+            d = (means.iloc[:, a] - means.iloc[:, b]).dropna()
+            n[a, b], s1[a, b], s2[a, b] = len(d) if a != b else 0, d.sum() if a != b else 0, (d ** 2).sum() if a != b else 0
+    return n, s1, s2
+
+
+def test_race_state_in_the_service_equals_the_stored_pairs(shared, sqlite_url):
+    """After simulated annotators answer a dynamic race campaign, the state the service builds holds, per pair of
+    models, the pages that showed both and the sum and sum of squares of the page-mean differences, as a pandas
+    groupby of the stored judgments gives them; the segments per document; and no decided pair yet on so few
+    pages unless the test on the stored pages decides it too."""
+    from leaderboard.collect import cesa
+    from leaderboard.collect.campaigns import create_cesa
+    from leaderboard.collect.simulate_cesa import simulate
+    from leaderboard.human.adaptive_tests import judgment_pages, paired_evidence_from_pages
+    from leaderboard.storage.collect import collection
+    _, plan = _pearmut(shared, "dynamic")
+    plan.welcome, plan.checks = [], []
+    plan.settings.update(check_prob=0.0, docs_per_user=None, max_annotators=None, checks=0, rule="race",
+                         rule_params={"coldstart": 1})
+    store = _store(sqlite_url)
+    create_cesa(store, "pm", LP, plan, seed=4, redundancy=2)
+    done = simulate(store, "pm", LP, 4, seed=3)
+    assert done["pages"] > 10
+    (fresh,) = _people(store, "pm", 1)
+    state = cesa.allocation_state(store, fresh, set())
+    cid = collection(store, "pm", LP)["id"]
+    n, s1, s2 = _pair_reference(store, cid, state.models)
+    assert n.sum() > 0
+    np.testing.assert_array_equal(state.pair_counts, n)
+    np.testing.assert_allclose(state.pair_sums, s1, atol=1e-9)
+    np.testing.assert_allclose(state.pair_sumsq, s2, atol=1e-9)
+    # segments per document, from the campaign file
+    docs = plan.documents
+    assert state.item_sizes.tolist() == [len(d) for d in docs]
+    # decided pairs: the anytime test on the stored judgments in submission order (pages of the same
+    # document and model after the first are not fresh; none here was drawn at random unless flagged)
+    _assert_decided_as_stored(store, state)
+
+
+def _assert_decided_as_stored(store, state) -> None:
+    from sqlalchemy import select
+
+    from leaderboard.human.adaptive_tests import judgment_pages, paired_evidence_from_pages
+    from leaderboard.storage import models as m
+    j = store.judgments("pm")
+    with store.engine.connect() as conn:
+        flags = dict(conn.execute(select(m.collect_hits.c.name, m.collect_hits.c.random_item)).all())
+    pages = judgment_pages(j.assign(segment=j["segment"].astype(str)), "hit")
+    pages = pages.assign(random_item=pages["page"].map(flags).astype(bool))
+    evidence = paired_evidence_from_pages(pages)
+    index = {name: i for i, name in enumerate(state.models)}
+    expected = np.zeros_like(state.pair_decided)
+    for row in evidence.itertuples(index=False):
+        if row.a_better or row.b_better:
+            expected[index[row.a], index[row.b]] = expected[index[row.b], index[row.a]] = True
+    np.testing.assert_array_equal(state.pair_decided, expected)
+
+
+def test_race_marks_a_pair_the_anytime_test_has_separated(shared, sqlite_url):
+    """Annotators who always score one model 100 and the others 10: the anytime test on the stored pages
+    separates that model from the others it was shown with, and the service's state marks exactly those pairs
+    decided (and race keeps handing out pages)."""
+    from leaderboard.collect import cesa
+    from leaderboard.collect.campaigns import create_cesa
+    _, plan = _pearmut(shared, "dynamic")
+    plan.welcome, plan.checks = [], []
+    plan.settings.update(check_prob=0.0, docs_per_user=None, max_annotators=None, checks=0, rule="race",
+                         rule_params={"coldstart": 0})
+    store = _store(sqlite_url)
+    create_cesa(store, "pm", LP, plan, seed=5, redundancy=3)
+    best = None
+    for person in _people(store, "pm", 12):
+        page = cesa.next_page(store, person)
+        while page.state == "page":
+            models = {t["_model"] for t in page.segments[0]["translations"]}
+            best = best or sorted(models)[0]
+            answers = [{"item": t["item"], "score": 100 if t["_model"] == best else 10, "spans": []}
+                       for s in page.segments for t in s["translations"]]
+            page = cesa.submit_page(store, person, page.assignment_id, answers)
+    (fresh,) = _people(store, "pm", 1)
+    state = cesa.allocation_state(store, fresh, set())
+    b = state.models.index(best)
+    assert state.pair_decided[b].sum() >= 1 and not state.pair_decided[b, b]
+    np.testing.assert_array_equal(state.pair_decided, state.pair_decided.T)
+    _assert_decided_as_stored(store, state)
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_a_race_campaign_under_fifty_simulated_annotators_gives_no_slot_twice(request, tmp_path, shared, backend):
+    """Fifty simulated annotators work through a dynamic race campaign at once (threads, one process): no
+    document × model slot is given beyond its redundancy, in the cells and in the pages actually created."""
+    from sqlalchemy import select
+
+    from leaderboard.collect.campaigns import create_cesa
+    from leaderboard.collect.simulate_cesa import simulate
+    from leaderboard.storage import collect_cesa as cdb
+    from leaderboard.storage import models as m
+    from leaderboard.storage.collect import collection
+    from leaderboard.storage.db import ensure_schema, make_engine
+    from leaderboard.storage import Store
+    url = f"sqlite:///{tmp_path / 's.sqlite'}" if backend == "sqlite" else request.getfixturevalue("pg_url")
+    engine = make_engine(url, pool_size=40, max_overflow=0, pool_timeout=300)
+    ensure_schema(engine)
+    store = Store(engine=engine)
+    _, plan = _pearmut(shared, "dynamic")
+    plan.welcome, plan.checks = [], []
+    plan.settings.update(check_prob=0.0, docs_per_user=None, max_annotators=None, checks=0, rule="race",
+                         rule_params={"coldstart": 1})
+    create_cesa(store, "pm", LP, plan, seed=6, redundancy=2)
+    done = simulate(store, "pm", LP, 50, seed=4)
+    cid = collection(store, "pm", LP)["id"]
+    cells = cdb.cells(store, cid)
+    assert cells["given"].max() <= 2 and cells["done"].max() <= 2
+    with engine.connect() as conn:
+        rows = conn.execute(select(m.collect_hits.c.doc_index, m.collect_items.c.system)
+                            .join(m.collect_items, m.collect_items.c.hit_id == m.collect_hits.c.id)
+                            .where(m.collect_hits.c.collect_id == cid, m.collect_hits.c.kind == "page")
+                            .distinct()).all()
+    shown = pd.DataFrame(rows, columns=["doc", "model"]).value_counts()
+    assert shown.max() <= 2 and len(shown) > 0
+    assert 0 < done["pages"] <= int(cells["given"].sum())
+    engine.dispose()

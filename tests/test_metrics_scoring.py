@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -45,9 +46,11 @@ def ours(general: Path) -> dict[tuple[str, str], float]:
         ref_files = [general / "references" / f"generaltest2022.{lp}.ref.{x}.en" for x in letters]
         texts = read_aligned([*ref_files, *hyp_files])
         refs, hyps = texts[:2], {system_name(f): t for f, t in zip(hyp_files, texts[2:])}
-        for label, ref_set in [("all", refs), (letters[0], refs[:1]), (letters[1], refs[1:])]:
-            for metric in ("bleu", "chrf"):
-                for system, value in score_systems(hyps, ref_set, metric)["systems"].items():
+        for metric in ("bleu", "chrf"):
+            # against both references and each alone, the hypothesis work shared
+            res = score_systems(hyps, refs, metric, by_reference=True)
+            for label, scores in [("all", res["systems"]), *zip(letters, (r["systems"] for r in res["by_reference"]))]:
+                for system, value in scores.items():
                     out[(lp, system, f"{metric}-{label}")] = value
     return out
 
@@ -215,3 +218,126 @@ def test_read_segments_roundtrip(tmp_path_factory, lines: list[str]) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     # same rule as sacrebleu's reader: split on \n only, strip trailing whitespace
     assert read_aligned([path])[0] == [line.rstrip() for line in lines]
+
+
+# ---- every reference configuration at once: equal to plain sacrebleu ---------------------------
+
+DEMO_TEXTS = Path(__file__).resolve().parents[1] / "leaderboard" / "demo_data" / "wmt22-cs-en" / "texts"
+
+
+@pytest.fixture
+def empty_statistics_cache(monkeypatch):
+    """A fresh statistics cache, so that what a test checks is computed, not read back."""
+    from collections import OrderedDict
+
+    import metrics.scoring as scoring
+    monkeypatch.setattr(scoring, "_stats_cache", OrderedDict())
+    monkeypatch.setattr(scoring, "_stats_size", 0)
+    return scoring
+
+
+def _demo(systems: tuple[str, ...]) -> tuple[list[list[str]], dict[str, list[str]]]:
+    files = [DEMO_TEXTS / f"generaltest2022.cs-en.ref.{x}.en.gz" for x in "BC"]
+    files += [DEMO_TEXTS / f"generaltest2022.cs-en.hyp.{s}.en.gz" for s in systems]
+    texts = read_aligned(files)
+    return texts[:2], dict(zip(systems, texts[2:]))
+
+
+@pytest.mark.slow
+def test_by_reference_scores_equal_plain_sacrebleu_on_wmt22(empty_statistics_cache) -> None:
+    refs, hyps = _demo(("Online-W",))
+    # (chrF++ is checked on statistics below)
+    for metric, make in [("bleu", BLEU), ("chrf", CHRF)]:
+        res = score_systems(hyps, refs, metric, by_reference=True, segments=True)
+        assert len(res["by_reference"]) == 2
+        for system, hyp in hyps.items():
+            plain = make().corpus_score(hyp, refs)
+            assert res["systems"][system] == plain.score, (metric, system)  # exactly sacrebleu's number
+            for k, ref in enumerate(refs):
+                alone = make().corpus_score(hyp, [ref])
+                assert res["by_reference"][k]["systems"][system] == alone.score, (metric, system, k)
+        sig = make(references=refs).get_signature().format()
+        assert res["signature"] == f"{plain.name}|{sig}" and "nrefs:2" in sig
+        assert res["by_reference"][0]["signature"] == f"{plain.name}|{sig.replace('nrefs:2', 'nrefs:1')}"
+        # the segment scores against both references are sacrebleu's sentence scores (first 30 checked)
+        seg_obj = BLEU(effective_order=True) if metric == "bleu" else make()
+        hyp = hyps["Online-W"]
+        expected = [seg_obj.sentence_score(h, [a, b]).score for h, a, b in list(zip(hyp, *refs))[:30]]
+        assert res["segments"]["Online-W"][:30] == pytest.approx(expected, abs=1e-9)
+    # the odd one out: a single reference gives its own scores as the only "by reference" entry
+    one = score_systems({"x": hyps["Online-W"]}, refs[:1], "chrf", by_reference=True)
+    assert one["by_reference"] == [{"signature": one["signature"], "systems": one["systems"]}]
+    assert one["systems"]["x"] == CHRF().corpus_score(hyps["Online-W"], refs[:1]).score
+
+
+@pytest.mark.slow
+def test_statistics_by_reference_equal_sacrebleu_and_fill_the_cache(empty_statistics_cache) -> None:
+    scoring = empty_statistics_cache
+    refs, hyps = _demo(("Lan-Bridge",))
+    n = 500  # a third of the test set: the full one is checked through the scores above
+    refs, hyp = [r[:n] for r in refs], hyps["Lan-Bridge"][:n]
+    for make in (lambda **kw: BLEU(tokenize="13a", **kw), CHRF, lambda **kw: CHRF(word_order=2, **kw)):
+        configs = [(make(references=refs), scoring.text_digest(*refs))]
+        configs += [(make(references=[ref]), scoring.text_digest(ref)) for ref in refs]
+        got = scoring.statistics_by_reference(configs, hyp)
+        assert len(got) == 3
+        for ref_set, stats in zip([refs, refs[:1], refs[1:]], got):
+            # sacrebleu's own statistics, from a fresh object made with these references
+            plain = make(references=ref_set)._extract_corpus_statistics(hyp, None)
+            assert np.array_equal(np.asarray(stats), np.asarray(plain))
+        # each configuration's statistics are kept: asking again for one reference alone reads the cache
+        single, key = configs[2]
+        single._extract_corpus_statistics = lambda *a: pytest.fail("recomputed")  # type: ignore[method-assign]
+        assert scoring.corpus_statistics(single, key, hyp) == got[2]
+
+
+_SMALL_LINES = st.lists(st.text(alphabet="ab. ", max_size=6), min_size=1, max_size=6)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_statistics_by_reference_equal_sacrebleu_on_small_texts(data) -> None:
+    """Small alphabets make ties in the sentence f-score likely: sacrebleu keeps the first reference."""
+    from collections import OrderedDict
+    from unittest import mock
+
+    import metrics.scoring as scoring
+    hyp = data.draw(_SMALL_LINES)
+    n_refs = data.draw(st.integers(2, 3))
+    refs = [data.draw(st.lists(st.text(alphabet="ab. ", max_size=6), min_size=len(hyp), max_size=len(hyp)))
+            for _ in range(n_refs)]
+    with mock.patch.object(scoring, "_stats_cache", OrderedDict()), mock.patch.object(scoring, "_stats_size", 0):
+        for make in (BLEU, CHRF, lambda **kw: CHRF(word_order=2, **kw), lambda **kw: CHRF(whitespace=True, **kw)):
+            configs = [(make(references=refs), scoring.text_digest(*refs))]
+            configs += [(make(references=[ref]), scoring.text_digest(ref)) for ref in refs]
+            got = scoring.statistics_by_reference(configs, hyp)
+            for ref_set, stats in zip([refs, *([ref] for ref in refs)], got):
+                assert stats == make(references=ref_set)._extract_corpus_statistics(hyp, None)
+
+
+def test_statistics_by_reference_prefers_the_first_reference_on_ties() -> None:
+    """Two references with equal sentence f-score but different statistics: sacrebleu's multi-reference
+    statistics are the first one's, and so are ours. By hand, character orders 1 and 2: ``ab`` against
+    ``c`` is [2 hyp, 1 ref, 0 match] + [0, 0, 0] (sacrebleu counts no hypothesis bigram when the
+    reference has none), against ``cc`` [2, 2, 0] +
+    [1, 1, 0]; no match, so both f-scores are 0."""
+    from collections import OrderedDict
+    from unittest import mock
+
+    import metrics.scoring as scoring
+    hyp, ref_a, ref_b = ["ab"], ["c"], ["cc"]
+    obj = CHRF(char_order=2, word_order=0)
+    a = obj._extract_corpus_statistics(hyp, [ref_a])[0]
+    b = obj._extract_corpus_statistics(hyp, [ref_b])[0]
+    assert a == [2, 1, 0, 0, 0, 0] and b == [2, 2, 0, 1, 1, 0]
+    assert obj._compute_f_score(a) == obj._compute_f_score(b) == 0.0
+    with mock.patch.object(scoring, "_stats_cache", OrderedDict()), mock.patch.object(scoring, "_stats_size", 0):
+        for first, second in ((ref_a, ref_b), (ref_b, ref_a)):
+            configs = [(CHRF(char_order=2, word_order=0, references=[first, second]), "both")]
+            configs += [(CHRF(char_order=2, word_order=0, references=[r]), name)
+                        for r, name in ((first, "first"), (second, "second"))]
+            got = scoring.statistics_by_reference(configs, hyp, hypotheses_key=str(first))
+            assert got[0] == got[1] == obj._extract_corpus_statistics(hyp, [first])
+            assert got[2] == obj._extract_corpus_statistics(hyp, [second])
+            assert got[0] == CHRF(char_order=2, word_order=0, references=[first, second]) \
+                ._extract_corpus_statistics(hyp, None)

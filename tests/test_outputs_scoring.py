@@ -142,3 +142,44 @@ def test_every_wmt22_submission_reproduces_the_organisers_scores(shared, tmp_pat
         assert set(s) >= {"team", "system", "bleu", "chrf", "bleu_ci", "chrf_ci", "cluster"}
         assert s["chrf_ci"][0] <= s["chrf"] <= s["chrf_ci"][1] and s["bleu_ci"][0] <= s["bleu"] <= s["bleu_ci"][1]
     assert [s["cluster"] for s in board["systems"]] == sorted(s["cluster"] for s in board["systems"])
+
+
+DEMO_TEXTS = Path(__file__).resolve().parents[1] / "leaderboard" / "demo_data" / "wmt22-cs-en" / "texts"
+
+
+@pytest.mark.slow
+def test_score_output_equals_plain_sacrebleu_for_every_reference_configuration(monkeypatch):
+    """Scores, signatures and the kept statistics of a submission against both WMT22 cs-en references
+    and each alone are sacrebleu's own (fresh metric objects, nothing shared), to the last bit."""
+    from collections import OrderedDict
+
+    import numpy as np
+    from sacrebleu.metrics import BLEU, CHRF, TER
+
+    import metrics.scoring as scoring
+    from leaderboard.outputs.scoring import score_output
+    from metrics.textfiles import read_aligned
+    monkeypatch.setattr(scoring, "_stats_cache", OrderedDict())  # computed here, not read back
+    monkeypatch.setattr(scoring, "_stats_size", 0)
+    systems = ("JDExploreAcademy",)
+    texts = read_aligned([DEMO_TEXTS / f"generaltest2022.cs-en.ref.{x}.en.gz" for x in "BC"] +
+                         [DEMO_TEXTS / f"generaltest2022.cs-en.hyp.{s}.en.gz" for s in systems])
+    refs = {"B": texts[0], "C": texts[1]}
+    for hyp in texts[2:]:
+        got = score_output(hyp, refs, "cs-en")
+        configs = {"": list(refs.values()), "-B": [refs["B"]], "-C": [refs["C"]]}
+        for metric, make in (("bleu", lambda r: BLEU(tokenize="13a", references=r)),
+                             ("chrf", lambda r: CHRF(references=r))):
+            for suffix, ref_set in configs.items():
+                plain = make(ref_set)
+                score = plain.corpus_score(hyp, None)
+                assert got.scores[metric + suffix] == score.score, metric + suffix
+                assert got.signatures[metric + suffix] == f"{score.name}|{plain.get_signature().format()}"
+            assert np.array_equal(got.stats[metric],
+                                  np.asarray(make(configs[""])._extract_corpus_statistics(hyp, None)))
+        assert set(got.scores) == {"bleu", "chrf", "bleu-B", "bleu-C", "chrf-B", "chrf-C"}
+    # TER is scored configuration by configuration (a short slice: TER is slow)
+    short = {k: v[:60] for k, v in refs.items()}
+    got = score_output(texts[2][:60], short, "cs-en", ter=True)
+    assert got.scores["ter"] == TER().corpus_score(texts[2][:60], list(short.values())).score
+    assert got.scores["ter-C"] == TER().corpus_score(texts[2][:60], [short["C"]]).score

@@ -17,11 +17,11 @@ def frame():
 
 
 @pytest.mark.parametrize("options, expected, absent", [
-    ({}, ["Ave. z", "Mann-Whitney U", "p < 0.05", "organisers' rule", "no quality control",
-          "z-scores: as given", "1000 resamples, seed 12345"], ["signed-rank", "strict"]),
-    ({"alpha": 0.01, "cluster_rule": "strict"}, ["p < 0.01", "every system above beats every system below"],
+    ({}, ["Ave. z", "Mann-Whitney U", "p < 0.05", "organisers' rule", "Workers: no worker quality control",
+          "z-scores as given", "1000 resamples, seed 12345"], ["signed-rank", "strict"]),
+    ({"alpha": 0.01, "cluster_rule": "strict"}, ["p < 0.01", "every system above significantly beats every system below"],
      ["p < 0.05"]),
-    ({"protocol": "wmt25-signed-rank"}, ["Ave. (the mean of per-segment raw", "signed-rank", "raw scores"],
+    ({"protocol": "wmt25-signed-rank"}, ["Ave. (the mean of per-segment raw", "signed-rank", "raw 0–100 averages"],
      ["Mann-Whitney"]),
     ({"protocol": "approx-randomisation", "trials": 200, "seed": 3, "n_resamples": 100},
      ["approximate randomisation", "200 trials, seed 3", "100 resamples, seed 3"], []),
@@ -43,7 +43,7 @@ def test_caption_of_a_release_and_of_an_unrecorded_spec():
     import dataclasses
     release = dataclasses.replace(GIVEN_Z, protocol="wmt-da", qc="release", test="mwu-greater")
     text = ranking_caption({"systems": [{"system": "HUMAN-B"}]}, release)
-    assert "as released by the organisers" in text and "no re-test" in text and "human translation" in text
+    assert "the organisers' worker quality control" in text and "no re-test" in text and "human translation" in text
     assert "Intervals: none" in text
     assert "the signature records how" in ranking_caption({"systems": []}, None)
 
@@ -55,6 +55,6 @@ def test_caption_of_the_other_kinds():
     assert "200 resamples, seed 7" in mqm and "Workers:" not in mqm
     waves = ranking_caption({"systems": []}, WavesSpec(alpha=0.025, cluster_rule="wmt25"))
     assert "both ratings of every item" in waves and "p < 0.025" in waves and "WMT25 rule" in waves
-    assert "nearest system above that beats it" in waves and "Workers: no quality control." in waves
+    assert "nearest system above that beats it" in waves and "Workers: no worker quality control." in waves
     table = ranking_caption({"systems": []}, PublishedSpec(protocol="wmt23", file="x.txt"))
     assert "Ave. (the mean of per-segment raw" in table and "the signature records how" in table

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from leaderboard.webapp.signature_text import describe
+from leaderboard.publish.render import describe
 
 
 def _made(**options):

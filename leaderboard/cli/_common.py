@@ -18,6 +18,12 @@ def add_json_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
 
 
+def add_store_flags(parser: argparse.ArgumentParser) -> None:
+    """``--database-url`` and ``--json``: what every command on the store takes."""
+    parser.add_argument("--database-url", help="override DATABASE_URL")
+    add_json_flag(parser)
+
+
 def print_json(obj: Any) -> None:
     # one write of the whole text: json.dump would hand stdout thousands of small pieces
     sys.stdout.write(json.dumps(to_jsonable(obj), indent=2, ensure_ascii=False, allow_nan=False) + "\n")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_json_flag, print_json, print_table
+from ._common import add_store_flags, print_json, print_table
 
 _YES_NO = {"yes": True, "no": False}
 
@@ -23,8 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "numbers of the campaign's stored texts (then the System page shows the texts "
                                    "and segment-level metric scores are paired with human scores); it is off "
                                    "unless set, and `verify-lines` checks it from the data.")
-    p.add_argument("--database-url", help="override DATABASE_URL")
-    add_json_flag(p)
+    add_store_flags(p)
     p.set_defaults(func=run_list)
     actions = p.add_subparsers(dest="action", metavar="ACTION")
     create = actions.add_parser("create", help="create an empty campaign")
@@ -32,14 +31,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     create.add_argument("--description", default="")
     create.add_argument("--segments-are-lines", type=_flag, default=False, metavar="yes|no",
                         help="segment ids are line numbers of the texts (default no)")
-    create.add_argument("--database-url", help="override DATABASE_URL")
-    add_json_flag(create)
+    add_store_flags(create)
     create.set_defaults(func=run_create)
     setp = actions.add_parser("set", help="change a campaign's settings")
     setp.add_argument("--campaign", required=True)
     setp.add_argument("--segments-are-lines", type=_flag, required=True, metavar="yes|no")
-    setp.add_argument("--database-url", help="override DATABASE_URL")
-    add_json_flag(setp)
+    add_store_flags(setp)
     setp.set_defaults(func=run_set)
     human = actions.add_parser(
         "human", help="list or set which systems are human translations (setting: organiser login needed)",
@@ -54,8 +51,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     human.add_argument("--user", help="organiser account name (needed with --set)")
     from .user import add_password_option
     add_password_option(human)
-    human.add_argument("--database-url", help="override DATABASE_URL")
-    add_json_flag(human)
+    add_store_flags(human)
     human.set_defaults(func=run_human)
     verify = actions.add_parser("verify-lines",
                                 help="check from the data whether segment ids are line numbers of the texts",
@@ -66,8 +62,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     verify.add_argument("--campaign", required=True)
     verify.add_argument("--lp", help="only this language pair (default: every pair with stored texts)")
     verify.add_argument("--set", action="store_true", help="store the verdict as the campaign's setting")
-    verify.add_argument("--database-url", help="override DATABASE_URL")
-    add_json_flag(verify)
+    add_store_flags(verify)
     verify.set_defaults(func=run_verify)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_json_flag, print_json
+from ._common import add_store_flags, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -18,8 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                            "(app replicas started with MTLB_AUTO_MIGRATE=0)")
     wait.add_argument("--timeout", type=float, default=120.0, help="give up after this many seconds (default 120)")
     for q in (up, cur, wait):
-        q.add_argument("--database-url", help="override DATABASE_URL")
-        add_json_flag(q)
+        add_store_flags(q)
     up.set_defaults(func=run_upgrade)
     cur.set_defaults(func=run_current)
     wait.set_defaults(func=run_wait)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_json_flag, print_json
+from ._common import add_store_flags, print_json
 
 ROLE_WORDS = {"organiser": "organiser", "metric-developer": "metric developer"}
 
@@ -23,8 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-publish", action="store_true", help="load without publishing a ranking")
     p.add_argument("--no-accounts", action="store_true",
                    help="add no demo accounts (a deployment whose Log in page must not show passwords)")
-    p.add_argument("--database-url", help="override DATABASE_URL")
-    add_json_flag(p)
+    add_store_flags(p)
     p.set_defaults(func=run)
 
 

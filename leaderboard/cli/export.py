@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from ..errors import InputError
-from ._common import add_json_flag, print_json
+from ._common import add_store_flags, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -15,8 +15,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--lp")
     p.add_argument("--assessment")
     p.add_argument("--out", help="output file (.csv, .tsv or .parquet); default: CSV on stdout")
-    p.add_argument("--database-url", help="override DATABASE_URL")
-    add_json_flag(p)
+    add_store_flags(p)
     p.set_defaults(func=run)
 
 

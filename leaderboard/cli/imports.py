@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_json_flag, print_json, print_table
+from ._common import add_store_flags, print_json, print_table
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -16,8 +16,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     ls = actions.add_parser("list", help="the imports of a campaign and the published versions using them")
     ls.add_argument("--campaign", required=True)
-    ls.add_argument("--database-url", help="override DATABASE_URL")
-    add_json_flag(ls)
+    add_store_flags(ls)
     ls.set_defaults(func=run_list)
     rt = actions.add_parser("retract", help="delete an unpublished import (organiser login needed)",
                             description="Refused when a published version of the campaign was computed while "
@@ -28,13 +27,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     rt.add_argument("--user", required=True, help="organiser account name")
     rt.add_argument("--password-stdin", action="store_true", help="read the password from standard input")
     rt.add_argument("--reason", default="", help="why (kept in the audit log)")
-    rt.add_argument("--database-url", help="override DATABASE_URL")
-    add_json_flag(rt)
+    add_store_flags(rt)
     rt.set_defaults(func=run_retract)
     log = actions.add_parser("log", help="the audit log (retractions) of a campaign")
     log.add_argument("--campaign")
-    log.add_argument("--database-url", help="override DATABASE_URL")
-    add_json_flag(log)
+    add_store_flags(log)
     log.set_defaults(func=run_log)
 
 

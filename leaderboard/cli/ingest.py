@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from ..ingest import FORMATS
-from ._common import add_json_flag, pearmut_flags, print_json
+from ._common import add_store_flags, pearmut_flags, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,8 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                 "pair, default: the one its WMT26 campaign id names, eng_Latn---isl_Latn v3)")
     p.add_argument("--assessment", help="keep only this assessment (or set it when the file has none; "
                                         "default adequacy)")
-    p.add_argument("--database-url", help="override DATABASE_URL")
-    add_json_flag(p)
+    add_store_flags(p)
     p.set_defaults(func=run)
 
 

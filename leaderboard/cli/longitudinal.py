@@ -6,13 +6,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import InputError
 from ._common import add_json_flag, print_json, print_table
-
-if TYPE_CHECKING:  # annotations only: pandas loads inside the functions
-    import pandas as pd
 
 
 def register(sub: argparse._SubParsersAction) -> None:

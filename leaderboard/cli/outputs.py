@@ -6,12 +6,11 @@ import argparse
 import sys
 
 from ..errors import InputError
-from ._common import add_json_flag, print_json
+from ._common import add_store_flags, print_json
 
 
 def _common_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--database-url", help="override DATABASE_URL")
-    add_json_flag(p)
+    add_store_flags(p)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_json_flag, print_json
+from ._common import add_store_flags, print_json
 from .user import PASSWORD_HELP, add_password_option
 
 
@@ -51,8 +51,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="bootstrap resamples of the segments for the 95%% intervals and rank stability "
                         "(default 1000, as `mtlb rank`; 0 = none; in the signature)")
     p.add_argument("--seed", type=int, default=12345, help="seed of those resamples (default 12345; in the signature)")
-    p.add_argument("--database-url", help="override DATABASE_URL")
-    add_json_flag(p)
+    add_store_flags(p)
     p.set_defaults(func=run)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._common import add_json_flag, print_json, print_table
+from ._common import add_store_flags, print_json, print_table
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -23,8 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="segments: the ranking's per-(system, segment) human scores as CSV (system,segment,raw,z,n: "
                         "after its worker QC and standardisation, as the System and Metrics pages use them; "
                         "mtlb correlate --human-segments reads it)")
-    p.add_argument("--database-url", help="override DATABASE_URL")
-    add_json_flag(p)
+    add_store_flags(p)
     p.set_defaults(func=run)
 
 

@@ -3,14 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
 
 from ..errors import InputError
 from ._common import add_json_flag, print_json, print_table
-
-if TYPE_CHECKING:  # annotations only: pandas loads inside the functions
-    import pandas as pd
-
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from ..errors import InputError
-from ._common import add_json_flag, print_json
+from ._common import add_store_flags, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -23,28 +23,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     add.add_argument("--description", default="", help="system description")
     add.add_argument("--token", action="store_true", help="also issue a sign-in token (printed once)")
     add.add_argument("--user", help="organiser recorded as the verifier")
-    add.add_argument("--database-url", help="override DATABASE_URL")
-    add_json_flag(add)
+    add_store_flags(add)
     add.set_defaults(func=run_add)
 
     ls = actions.add_parser("list", help="list teams")
-    ls.add_argument("--database-url", help="override DATABASE_URL")
-    add_json_flag(ls)
+    add_store_flags(ls)
     ls.set_defaults(func=run_list)
 
     verify = actions.add_parser("verify", help="verify a team (it may then submit)")
     verify.add_argument("name")
     verify.add_argument("--undo", action="store_true", help="withdraw the verification")
     verify.add_argument("--user", help="organiser recorded as the verifier")
-    verify.add_argument("--database-url", help="override DATABASE_URL")
-    add_json_flag(verify)
+    add_store_flags(verify)
     verify.set_defaults(func=run_verify)
 
     tok = actions.add_parser("token", help="issue a sign-in token (shown once) or revoke the team's tokens")
     tok.add_argument("name")
     tok.add_argument("--revoke", action="store_true")
-    tok.add_argument("--database-url", help="override DATABASE_URL")
-    add_json_flag(tok)
+    add_store_flags(tok)
     tok.set_defaults(func=run_token)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 

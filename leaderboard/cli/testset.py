@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..errors import InputError
-from ._common import add_json_flag, print_json
+from ._common import add_store_flags, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -33,16 +33,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                      help="sacrebleu's BLEU tokeniser for this test set (13a, intl, char, zh, ja-mecab, ko-mecab, "
                           "flores200, none...; default: by target language, zh / ja-mecab / ko-mecab / char / 13a)")
     add.add_argument("--user", help="organiser name recorded with the test set")
-    add.add_argument("--database-url", help="override DATABASE_URL")
-    add_json_flag(add)
+    add_store_flags(add)
     add.set_defaults(func=run_add)
 
     refs = actions.add_parser("refs", help="add references to a test set and rescore every submission")
     refs.add_argument("paths", nargs="+", metavar="REF")
     refs.add_argument("--campaign", required=True)
     refs.add_argument("--lp", required=True)
-    refs.add_argument("--database-url", help="override DATABASE_URL")
-    add_json_flag(refs)
+    add_store_flags(refs)
     refs.set_defaults(func=run_refs)
 
     change = actions.add_parser("set", help="change a test set's start, deadline, visibility or limit")
@@ -55,14 +53,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     change.add_argument("--max-submissions", type=int, metavar="N")
     change.add_argument("--bleu-tokenize", metavar="NAME",
                         help="BLEU tokeniser ('default': by target language); every submission is rescored")
-    change.add_argument("--database-url", help="override DATABASE_URL")
-    add_json_flag(change)
+    add_store_flags(change)
     change.set_defaults(func=run_set)
 
     ls = actions.add_parser("list", help="list test sets with their submission counts")
     ls.add_argument("--campaign")
-    ls.add_argument("--database-url", help="override DATABASE_URL")
-    add_json_flag(ls)
+    add_store_flags(ls)
     ls.set_defaults(func=run_list)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 

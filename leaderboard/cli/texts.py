@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..ingest.texts import check_aligned, parse_text_name, read_lines
-from ._common import add_json_flag, print_json
+from ._common import add_store_flags, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -20,8 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                               "mtlb texts wmt22-general/*/generaltest2022.cs-en.* --campaign wmt22")
     p.add_argument("paths", nargs="+", metavar="FILE_OR_DIR")
     p.add_argument("--campaign", required=True)
-    p.add_argument("--database-url", help="override DATABASE_URL")
-    add_json_flag(p)
+    add_store_flags(p)
     p.set_defaults(func=run)
 
 

@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
 import getpass
 import os
 import sys
 
 from ..errors import InputError
-from ._common import add_json_flag, print_json, print_table
-
-if TYPE_CHECKING:  # annotations only: pandas loads inside the functions
-    import pandas as pd
+from ._common import add_store_flags, print_json, print_table
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -23,20 +19,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     add.add_argument("name")
     add.add_argument("--role", required=True, choices=("organiser", "metric-developer"))
     add_password_option(add)
-    add.add_argument("--database-url", help="override DATABASE_URL")
-    add_json_flag(add)
+    add_store_flags(add)
     add.set_defaults(func=run_add)
     rm = actions.add_parser("remove", help="remove an organiser or metric-developer account",
                             description="Remove the account with its sessions and upload tokens, e.g. a demo "
                                         "account before a demo store is put to real use. Teams are not removed "
                                         "here (their submissions would go with them).")
     rm.add_argument("name")
-    rm.add_argument("--database-url", help="override DATABASE_URL")
-    add_json_flag(rm)
+    add_store_flags(rm)
     rm.set_defaults(func=run_remove)
     ls = actions.add_parser("list", help="list accounts (names, roles, demo accounts; never hashes)")
-    ls.add_argument("--database-url", help="override DATABASE_URL")
-    add_json_flag(ls)
+    add_store_flags(ls)
     ls.set_defaults(func=run_list)
     tok = actions.add_parser("token", help="issue an upload token (shown once) or revoke a user's tokens",
                              description="Metric developers can sign in to the app with an upload token "
@@ -44,8 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     tok.add_argument("name")
     tok.add_argument("--label", default="", help="what the token is for (kept with it)")
     tok.add_argument("--revoke", action="store_true", help="revoke every token of the user instead")
-    tok.add_argument("--database-url", help="override DATABASE_URL")
-    add_json_flag(tok)
+    add_store_flags(tok)
     tok.set_defaults(func=run_token)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 

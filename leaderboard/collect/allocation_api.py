@@ -7,11 +7,11 @@ The rules are pure: the service builds their ``AllocationState`` from the store
 from __future__ import annotations
 
 from ..errors import InputError
-from ..human.allocation import RULES, AllocationState, get_rule as _get_rule
+from ..human.allocation import RULES, AllocationRule, AllocationState, get_rule as _get_rule
 
 DEFAULT_RULE = "running-rank"
 
-__all__ = ["AllocationState", "DEFAULT_RULE", "RULES", "get_rule"]
+__all__ = ["AllocationRule", "AllocationState", "DEFAULT_RULE", "RULES", "get_rule"]
 
 
 def get_rule(name: str, **params):

@@ -23,9 +23,10 @@ one is only logged) and stores the page's final answers with their judgments in 
 from __future__ import annotations
 
 import math
+import threading
 import zlib
 from functools import lru_cache
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timezone
 from typing import Any
 
@@ -33,15 +34,19 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..human.adaptive_tests import CampaignPairs, advance_campaign_pairs
 from ..storage import Store
 from ..storage import collect as db
 from ..storage import collect_cesa as cdb
-from .allocation_api import DEFAULT_RULE, AllocationState, get_rule
+from .allocation_api import DEFAULT_RULE, AllocationRule, AllocationState, get_rule
 from .checks import evaluate, verdict
 from .service import Annotator
 from .spans import to_offsets, to_tokens, tokens
 
 LETTERS = "ABCD"
+#: judgments re-read below the last one seen, for pages committed out of id order (PostgreSQL; SQLite
+#: commits one writer at a time, so the ids it shows are always every id up to the largest and it needs none)
+PAIRS_MARGIN = 500
 #: a low score: a translation scored below this with no error marked gets a reminder
 LOW_SCORE = 66
 DECISION_ATTEMPTS = 6
@@ -138,14 +143,18 @@ def _page_view(store: Store, annotator: Annotator, assignment: dict, kind: str) 
                 number=number, total=len(pages) if kind == "task" else None)
 
 
-def _verdict(store: Store, annotator: Annotator) -> tuple[bool, str, list[bool]]:
-    """Pass / fail on the attention checks (each check's first attempt), with a reason."""
-    hist = cdb.history(store, annotator.id)
+def _check_results(hist: pd.DataFrame) -> list[bool]:
+    """Each attention check's first attempt in the annotator's history: passed or not."""
     first: dict[str, bool] = {}
     for checks in hist.loc[hist["kind"] == "check", "checks"]:
         for c in checks:
             first.setdefault(c["item_id"], bool(c["passed"]))
-    results = list(first.values())
+    return list(first.values())
+
+
+def _verdict(store: Store, annotator: Annotator) -> tuple[bool, str, list[bool]]:
+    """Pass / fail on the attention checks (each check's first attempt), with a reason."""
+    results = _check_results(cdb.history(store, annotator.id))
     threshold = settings(annotator).get("threshold", 0)
     ok = verdict(results, threshold)
     failed = sum(not r for r in results)
@@ -195,10 +204,77 @@ def _roll_check(annotator: Annotator, hist: pd.DataFrame) -> bool:
     return p > 0 and rng.random() < p
 
 
-def allocation_state(store: Store, annotator: Annotator, had: set[int]) -> AllocationState:
+_PAIRS: dict[tuple[str, int], dict] = {}
+_PAIRS_LOCK = threading.Lock()
+
+
+def _pairs_from(table: pd.DataFrame, models: tuple[str, ...], excluded: frozenset, start: CampaignPairs
+                ) -> CampaignPairs:
+    col = {name: i for i, name in enumerate(models)}
+    model = table["model"].map(col)
+    t = table[model.notna()]
+    return advance_campaign_pairs(start, t["page"].to_numpy(), t["order"].to_numpy(), t["doc"].to_numpy(),
+                                  model[model.notna()].to_numpy(np.int64), t["score"].to_numpy(float),
+                                  t["random_item"].to_numpy(bool), ~t["worker_id"].isin(excluded).to_numpy())
+
+
+def campaign_pairs(store: Store, info: dict, models: tuple[str, ...]) -> CampaignPairs:
+    """The campaign's pair statistics and anytime evidence (:class:`CampaignPairs`) from its submitted pages,
+    as the simulator keeps them for the rule: pair statistics over every page; the test over the pages of
+    annotators whose attention checks (first attempts) meet the campaign's threshold so far. Kept per process
+    and campaign: a decision reads only the pages submitted since the last one (the judgments above the last id
+    seen, less a margin on PostgreSQL) and adds them; it starts again from every page when a page arrives out of order, a
+    submitted page is missing from the table, or an annotator's pages start or stop counting."""
+    key = (str(store.engine.url), int(info["id"]))
+    threshold = settings_of(info).get("threshold", 0)
+    with _PAIRS_LOCK:
+        cached = _PAIRS.get(key)
+        if cached is not None and cached["models"] != models:
+            cached = None
+        margin = 0 if store.engine.dialect.name == "sqlite" else PAIRS_MARGIN
+        got = cdb.submitted_pages(store, int(info["id"]), 0 if cached is None else max(cached["last"] - margin, 0))
+        excluded = frozenset(w for w, results in got["checks"].items() if not verdict(results, threshold))
+        table = got["table"]
+        if cached is not None:
+            table = table[~table["page"].isin(cached["seen"])]
+            in_order = table.empty or table["order"].min() > cached["last"]
+            if not in_order or excluded != cached["excluded"] or \
+                    len(cached["seen"]) + table["page"].nunique() < got["done"] - cached["missing"]:
+                cached = None
+                got = cdb.submitted_pages(store, int(info["id"]), 0)
+                table = got["table"]
+        start = CampaignPairs.empty(len(models)) if cached is None else cached["pairs"]
+        pairs = _pairs_from(table, models, excluded, start)
+        seen = (set() if cached is None else cached["seen"]) | set(table["page"].tolist())
+        last = int(table["order"].max()) if len(table) else (0 if cached is None else cached["last"])
+        missing = max(got["done"] - len(seen), 0) if cached is None else cached["missing"]
+        _PAIRS[key] = {"models": models, "pairs": pairs, "seen": seen, "last": last, "excluded": excluded,
+                       "missing": missing}
+        return pairs
+
+
+def _rule(annotator: Annotator) -> AllocationRule:
+    """The campaign's allocation rule as the service runs it: a rule with ``random_ties`` breaks ties among
+    equally short fresh documents at random unless the campaign's parameters say otherwise, so annotators who
+    ask at the same moment spread over them instead of colliding on the first."""
+    s = settings(annotator)
+    params = dict(s.get("rule_params") or {})
+    rule = get_rule(s.get("rule") or DEFAULT_RULE, **params)
+    if "random_ties" in {f.name for f in fields(rule)} and "random_ties" not in params:
+        rule = replace(rule, random_ties=True)
+    return rule
+
+
+def allocation_state(store: Store, annotator: Annotator, had: set[int], pairs: bool | None = None
+                     ) -> AllocationState:
     """The rule's view: per document × model the annotators given it (``-1``: no such translation; the slot
     takes the campaign's redundancy),
-    per model the count, sum and sum of squares of its final scores; documents this annotator may get."""
+    per model the count, sum and sum of squares of its final scores; documents this annotator may get; whether
+    the annotator has failed an attention check so far (first attempts; their pages will probably not count,
+    and a rule may keep its scarcest pages from them); per pair of models the submitted pages showing both and
+    the sum and sum of squares of their page-level mean differences, the pairs the anytime paired test has
+    separated (:func:`campaign_pairs`), and the segments per document. The last three only when ``pairs``
+    (default: when the campaign's rule uses them), so the other rules decide without reading every page."""
     info = annotator.collect
     cells = cdb.allocation_inputs(store, info["id"])
     models = cells["models"]
@@ -211,17 +287,27 @@ def allocation_state(store: Store, annotator: Annotator, had: set[int]) -> Alloc
     cold[: pool or n_docs] = True
     eligible = np.ones(n_docs, dtype=bool)
     eligible[list(had)] = False
-    return AllocationState(models, counts, n, sums, sumsq, cold, eligible, slot_cap=int(info["redundancy"]))
+    flagged = not all(_check_results(cdb.history(store, annotator.id)))
+    base = AllocationState(models, counts, n, sums, sumsq, cold, eligible, slot_cap=int(info["redundancy"]),
+                           annotator_flagged=np.array(flagged))
+    if not (_rule(annotator).uses_pairs if pairs is None else pairs):
+        return base
+    got = campaign_pairs(store, info, models)
+    sizes = np.zeros(n_docs, np.int64)
+    known = cdb.document_sizes(store, int(info["id"]))[:n_docs]
+    sizes[: len(known)] = known
+    return replace(base, pair_counts=got.pair_n, pair_sums=got.pair_sum, pair_sumsq=got.pair_sumsq,
+                   pair_decided=got.decided(), item_sizes=sizes)
 
 
 def _decide(store: Store, annotator: Annotator) -> dict | None:
     """A new dynamic page for the annotator (None: nothing left for them)."""
     s = settings(annotator)
     mine = cdb.annotator_pages(store, annotator.id)
-    rule = get_rule(s.get("rule") or DEFAULT_RULE, **(s.get("rule_params") or {}))
+    rule = _rule(annotator)
     k = int(s.get("models_per_item", 3))
     for attempt in range(DECISION_ATTEMPTS):
-        state = allocation_state(store, annotator, mine["docs"])
+        state = allocation_state(store, annotator, mine["docs"], pairs=rule.uses_pairs)
         rng = np.random.default_rng([int(annotator.collect["seed"]), int(annotator.id), mine["pages"], attempt])
         choice = rule.choose(state, k, rng)
         if choice is None:

@@ -30,7 +30,6 @@ from ..errors import InputError
 from ..hits.rotation import rotate_words
 from .allocation_api import DEFAULT_RULE
 
-PROTOCOL = "cesa"
 ASSIGNMENTS = ("fixed", "dynamic")
 CHECK_MODES = ("loud", "silent")
 SPECIAL_TOKENS = ("[missing]", "[instructions fault]")

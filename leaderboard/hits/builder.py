@@ -55,17 +55,13 @@ from ..ingest.texts import parse_text_name, read_lines
 from .degrade import ASSESSMENTS, can_degrade, degrade, target_language
 
 HIT_SIZE = 100
-N_BLOCKS = 10
 BLOCK_SIZE = 10
 N_GENUINE = 70
-N_PER_KIND = 10
 #: genuine outputs per block (the other 3 are one quality-control copy of each kind)
 GENUINE_PER_BLOCK = 7
 #: hits.csv columns, in order.
 HIT_COLUMNS: tuple[str, ...] = ("hit", "position", "block", "item_type", "system", "segment",
                                 "pair_id", "text", "reference")
-#: pair_id infix per QC kind
-PAIR_TAGS = {"BAD_REF": "bad", "REF": "ref", "REPEAT": "rep"}
 
 
 @dataclass(frozen=True)

@@ -14,14 +14,19 @@ that stays valid whatever the allocation (docs/method/allocation.md#significance
   score(a) − score(b) when both translations were scored there for the first time (if a and b are
   truly equal, x is then symmetric around 0 given everything before it, whatever rule chose the
   page), or when the page's item was drawn uniformly at random (x then has mean 0 given the past
-  when a and b are equal on average over the test set's items). Two one-sided e-processes bet on
-  the sign of x: K⁺ = Π (1 + λ⁺ ψ(x)), K⁻ = Π (1 − λ⁻ ψ(x)), ψ(x) = x / c clipped to [−1, 1] on a
-  fresh page and x / 100 on a random item, the scale c and the bets λ± ≥ 0 fixed from earlier
-  observations only (the bets follow the pair's difference as the least-squares strengths of all
-  earlier observations of all pairs put it). Each is a non-negative martingale under the null, so
-  by Ville's inequality the chance that it ever reaches 2/alpha is at most alpha/2: the claim "a
-  better than b" (sup K⁺ ≥ 2/alpha) or "b better than a" is false with probability at most alpha,
-  under any allocation rule and when the data are looked at after every page.
+  when a and b are equal on average over the test set's items). One signed e-process per pair bets
+  on the sign of x: K = Π (1 + λ ψ(x)), ψ(x) = x / c clipped to [−1, 1] on a fresh page and x / 100
+  on a random item, the scale c (2 × the pair's root mean square difference so far) and the signed
+  bet λ ∈ [−0.9, 0.9] fixed from earlier observations only: the Kelly fraction mean / mean square of
+  ψ for the difference that the least-squares strengths of all earlier observations of all pairs
+  put on the pair. Every factor has mean 1 under the null given the past and is positive, so K is
+  a non-negative martingale under the null whatever the allocation, and by Ville's inequality the
+  chance that it ever reaches 1/alpha is at most alpha: a pair is declared different when
+  sup K ≥ 1/alpha, a false claim about a truly equal pair has probability at most alpha, under any
+  allocation rule and when the data are looked at after every page. The claim's direction is the
+  side whose bets had won more when K was highest (K = K⁺ K⁻, the product of the factors of the
+  bets on "a better" and on "b better"), as a two-sided t-test takes the sign of the mean
+  difference; the simulator counts claims in the wrong direction separately.
   :class:`PairEvidence` updates it page by page for many runs at once (the simulator);
   :func:`paired_evidence_from_pages` computes it from a collected log (vectorised);
   :func:`anytime_paired_ranking` ranks a judgment frame with it, models ordered by their paired
@@ -44,7 +49,7 @@ TESTS = (TEST_WMT26, TEST_ANYTIME)
 # betting constants of the anytime test (any values keep it valid; these give it its power)
 SCALE_PRIOR = 10.0        # prior sd of a page difference (score points) ...
 SCALE_PRIOR_PAGES = 2.0   # ... worth this many pages
-SCALE_CLIP = 2.5          # psi(x) = x / (SCALE_CLIP * sd), clipped to [-1, 1]
+SCALE_CLIP = 2.0          # psi(x) = x / (SCALE_CLIP * sd), clipped to [-1, 1]
 BET_PRIOR_VAR = 0.25      # prior variance of psi, worth one page (keeps early bets small)
 BET_MAX = 0.9             # largest bet
 SCORE_RANGE = 100.0       # scores lie in [0, 100], so a page difference in [-100, 100]
@@ -156,21 +161,27 @@ def _bet(x, n, sum_x2, sum_psi, sum_psi2, linear=False, hint=None):
     else:
         unit = np.where(linear, SCORE_RANGE, scale)
         mean = np.asarray(hint, float) / unit
-        var = (rms / unit) ** 2
+        # variance of psi: the pair's mean square difference less the expected mean's square
+        # (floored at a quarter of it, so that a large hint cannot make the bet explode)
+        msq = (rms / unit) ** 2
+        var = np.maximum(msq - mean ** 2, 0.25 * msq)
     lam = np.clip(mean / (var + mean ** 2), -BET_MAX, BET_MAX)
     return psi, lam
 
 
 def threshold(alpha: float = ALPHA) -> float:
-    """log e-value a one-sided process must reach for a two-sided claim at level alpha."""
-    return float(np.log(2.0 / alpha))
+    """log e-value the pair's signed e-process must reach for a claim at level alpha (Ville: 1/alpha)."""
+    return float(np.log(1.0 / alpha))
 
 
 @dataclass
 class PairEvidence:
     """Running state of the anytime paired test for every pair, for many runs at once.
 
-    Arrays are (runs, models, models), indexed [a, b] with a < b; x = score(a) − score(b).
+    Arrays are (runs, models, models), indexed [a, b] with a < b; x = score(a) − score(b). The
+    pair's e-process is K = K⁺ · K⁻ (bets on "a better" multiply K⁺, bets on "b better" K⁻; each page
+    bets one way); ``max_log`` is sup log K so far and ``a_ahead`` whether, at that sup, the bets on
+    "a better" had won more (log K⁺ ≥ log K⁻): the direction of the claim.
     """
 
     n: np.ndarray
@@ -178,15 +189,20 @@ class PairEvidence:
     sum_x2: np.ndarray
     sum_psi: np.ndarray
     sum_psi2: np.ndarray
-    log_up: np.ndarray      # log K+ (a better than b)
-    log_down: np.ndarray    # log K- (b better than a)
-    max_up: np.ndarray
-    max_down: np.ndarray
+    log_up: np.ndarray      # log K+ (bets on a better than b)
+    log_down: np.ndarray    # log K- (bets on b better than a)
+    max_log: np.ndarray     # sup over time of log K+ + log K-
+    a_ahead: np.ndarray     # bool: direction at that sup
 
     @classmethod
     def empty(cls, runs: int, models: int) -> "PairEvidence":
         z = lambda: np.zeros((runs, models, models))  # noqa: E731
-        return cls(z(), z(), z(), z(), z(), z(), z(), z(), z())
+        return cls(z(), z(), z(), z(), z(), z(), z(), z(), np.zeros((runs, models, models), bool))
+
+    def copy(self) -> "PairEvidence":
+        """An independent copy (e.g. provisional evidence that also counts pages of open sessions)."""
+        return PairEvidence(*(np.array(getattr(self, f)) for f in (
+            "n", "sum_x", "sum_x2", "sum_psi", "sum_psi2", "log_up", "log_down", "max_log", "a_ahead")))
 
     def hints(self) -> np.ndarray:
         """(runs, models, models): every pair's difference (row − column) as the least-squares
@@ -206,10 +222,12 @@ class PairEvidence:
         n = self.n[r, a, b]
         psi, lam = _bet(x, n, self.sum_x2[r, a, b], self.sum_psi[r, a, b], self.sum_psi2[r, a, b], linear,
                         hint)
-        self.log_up[r, a, b] += np.log1p(np.maximum(lam, 0.0) * psi)
-        self.log_down[r, a, b] += np.log1p(np.minimum(lam, 0.0) * psi)
-        self.max_up[r, a, b] = np.maximum(self.max_up[r, a, b], self.log_up[r, a, b])
-        self.max_down[r, a, b] = np.maximum(self.max_down[r, a, b], self.log_down[r, a, b])
+        up = self.log_up[r, a, b] + np.log1p(np.maximum(lam, 0.0) * psi)
+        down = self.log_down[r, a, b] + np.log1p(np.minimum(lam, 0.0) * psi)
+        self.log_up[r, a, b], self.log_down[r, a, b] = up, down
+        higher = up + down > self.max_log[r, a, b]
+        self.max_log[r, a, b] = np.where(higher, up + down, self.max_log[r, a, b])
+        self.a_ahead[r, a, b] = np.where(higher, up >= down, self.a_ahead[r, a, b])
         self.n[r, a, b] = n + 1
         self.sum_x[r, a, b] += x
         self.sum_x2[r, a, b] += x * x
@@ -225,9 +243,9 @@ class PairEvidence:
 
     def better(self, alpha: float = ALPHA) -> np.ndarray:
         """(runs, models, models) bool: row significantly better than column."""
-        t = threshold(alpha)
-        up = self.max_up >= t
-        down = self.max_down >= t
+        hit = self.max_log >= threshold(alpha)
+        up = hit & self.a_ahead
+        down = hit & ~self.a_ahead
         return up | np.swapaxes(down, 1, 2)
 
     def decided(self, alpha: float = ALPHA) -> np.ndarray:
@@ -263,9 +281,9 @@ def paired_evidence_from_pages(pages: pd.DataFrame, alpha: float = ALPHA) -> pd.
     optionally, ``random_item`` (the page's item was drawn at random: :class:`Choice`). A pair
     counts on a page when both models are fresh there, or when the item was drawn at random. One
     row per pair of models (``a`` < ``b`` by name) with ``pages`` (observations),
-    ``mean_difference`` (their mean of a − b), ``log_e_up`` /
-    ``log_e_down`` (largest log e-value reached for "a better" / "b better") and ``a_better`` /
-    ``b_better`` (the claims at ``alpha``).
+    ``mean_difference`` (their mean of a − b), ``log_e`` (largest log e-value the pair's signed
+    e-process reached, 0 at the start) and ``a_better`` / ``b_better`` (the claim at ``alpha``: the
+    e-value reached 1/alpha, in the direction whose bets had won more at its highest point).
     """
     page_order = {p: i for i, p in enumerate(pd.unique(pages["page"]))}
     frame = pages.assign(random_item=pages["random_item"].astype(bool) if "random_item" in pages
@@ -276,7 +294,7 @@ def paired_evidence_from_pages(pages: pd.DataFrame, alpha: float = ALPHA) -> pd.
     pairs = pairs[(pairs["model_a"].astype(str) < pairs["model_b"].astype(str))
                   & (both_fresh | pairs["random_item_a"])]
     pairs = pairs.assign(linear=~(pairs["fresh_a"] & pairs["fresh_b"]))
-    cols = ["a", "b", "pages", "mean_difference", "log_e_up", "log_e_down", "a_better", "b_better"]
+    cols = ["a", "b", "pages", "mean_difference", "log_e", "a_better", "b_better"]
     if pairs.empty:
         return pd.DataFrame(columns=cols)
     pairs = pairs.assign(order=pairs["page"].map(page_order), x=pairs["score_a"] - pairs["score_b"])
@@ -288,15 +306,17 @@ def paired_evidence_from_pages(pages: pd.DataFrame, alpha: float = ALPHA) -> pd.
                                                pairs["hint"].to_numpy(float))
     t = threshold(alpha)
     keys = pairs[["model_a", "model_b"]].to_numpy()
-    out = pd.DataFrame({"a": keys[:, 0], "b": keys[:, 1], "up": log_up, "down": log_down, "n": n, "g": group,
-                        "x": x})
+    out = pd.DataFrame({"a": keys[:, 0], "b": keys[:, 1], "log_k": log_up + log_down, "ahead": log_up >= log_down,
+                        "n": n, "g": group, "x": x})
     agg = out.groupby("g", sort=False).agg(a=("a", "first"), b=("b", "first"), pages=("n", "max"),
-                                            mean_difference=("x", "mean"),
-                                            log_e_up=("up", "max"), log_e_down=("down", "max"))
-    agg["log_e_up"] = agg["log_e_up"].clip(lower=0.0)
-    agg["log_e_down"] = agg["log_e_down"].clip(lower=0.0)
-    agg["a_better"] = agg["log_e_up"] >= t
-    agg["b_better"] = agg["log_e_down"] >= t
+                                            mean_difference=("x", "mean"), top=("log_k", "idxmax"))
+    # the first page at which log K was highest (rows are in page order within a pair); K starts at 1
+    peak = out.loc[agg["top"].to_numpy()]
+    agg["log_e"] = np.maximum(peak["log_k"].to_numpy(), 0.0)
+    ahead = peak["ahead"].to_numpy() & (peak["log_k"].to_numpy() > 0)
+    hit = agg["log_e"].to_numpy() >= t
+    agg["a_better"] = hit & ahead
+    agg["b_better"] = hit & ~ahead
     return agg.reset_index(drop=True)[cols]
 
 
@@ -316,13 +336,22 @@ def _page_hints(pairs: pd.DataFrame, block: int = 512) -> np.ndarray:
     m = len(names)
     a = pairs["model_a"].astype(str).map(index).to_numpy()
     b = pairs["model_b"].astype(str).map(index).to_numpy()
-    page = pairs["order"].to_numpy()
-    x = pairs["x"].to_numpy(float)
+    return _hints_after(a, b, pairs["x"].to_numpy(float), pairs["order"].to_numpy(), np.zeros((m, m)),
+                        np.zeros((m, m)), block)[0]
+
+
+def _hints_after(a: np.ndarray, b: np.ndarray, x: np.ndarray, page: np.ndarray, n_run: np.ndarray,
+                 s_run: np.ndarray, block: int = 512) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Hints (a − b from the least-squares strengths of every observation on earlier pages) for
+    observations (model indices ``a``, ``b``, difference ``x``, page order ``page``) that follow the
+    running pair counts ``n_run`` (symmetric) and sums ``s_run`` (antisymmetric); returns the hints
+    and the running counts and sums after them. Pages in blocks: one solve per page, no loop per
+    observation."""
+    m = n_run.shape[0]
+    n_run, s_run = np.array(n_run, float), np.array(s_run, float)
     pages = np.unique(page)
     where = np.searchsorted(pages, page)
     hints = np.empty(len(x))
-    n_run = np.zeros((m, m))
-    s_run = np.zeros((m, m))
     for start in range(0, len(pages), block):
         stop = min(start + block, len(pages))
         sel = (where >= start) & (where < stop)
@@ -338,7 +367,7 @@ def _page_hints(pairs: pd.DataFrame, block: int = 512) -> np.ndarray:
         hints[sel] = theta[k, a[sel]] - theta[k, b[sel]]
         n_run += n_inc.sum(axis=0)
         s_run += s_inc.sum(axis=0)
-    return hints
+    return hints, n_run, s_run
 
 
 def _sequential_evidence(x: np.ndarray, group: np.ndarray, linear: np.ndarray, hint: np.ndarray
@@ -406,3 +435,151 @@ def anytime_paired_ranking(frame: pd.DataFrame, alpha: float = ALPHA, page: str 
     systems = [{"system": names[i], "mean": float(means[i]), "strength": float(strength[i]),
                 "items": int(item_means.iloc[:, i].notna().sum()), "cluster": int(clusters[i])} for i in order]
     return {"test": TEST_ANYTIME, "alpha": alpha, "systems": systems, "pairs": evidence.to_dict("records")}
+
+
+# --- a campaign's pair statistics and evidence, page by page (the service's live state) ----------
+
+@dataclass(frozen=True)
+class CampaignPairs:
+    """What a pair-comparing allocation rule needs from a campaign's submitted pages, kept up to date
+    page by page (:func:`advance_campaign_pairs`): the state the simulator keeps for the rule.
+
+    Models are indices 0..m−1 (their sorted names). ``pair_n`` / ``pair_sum`` / ``pair_sumsq``
+    (m, m): pages on which both models were scored together, and the sum and sum of squares of
+    the page-level mean score difference row − column, over *every* submitted page (what the rule
+    sees). ``scored``: sorted codes ``doc * m + model`` of the document × model slots scored on some
+    page (a page is *fresh* for a model when its slot was not). The anytime paired test runs on the
+    pages that *count* (their annotator's pages count, and both translations fresh there or the
+    document drawn at random): per pair a < b its ``ev_n`` observations, ``ev_x2`` sum of squared
+    differences, ``log_up`` / ``log_down`` (log K⁺, log K⁻), ``max_log`` (sup log K, from 0) and
+    ``a_ahead`` (the claim's direction at that sup); ``hint_n`` / ``hint_s``: the running counts and
+    sums of the counted observations the bets' hints come from.
+    """
+
+    n_models: int
+    pages: int
+    pair_n: np.ndarray
+    pair_sum: np.ndarray
+    pair_sumsq: np.ndarray
+    scored: np.ndarray
+    ev_n: np.ndarray
+    ev_x2: np.ndarray
+    log_up: np.ndarray
+    log_down: np.ndarray
+    max_log: np.ndarray
+    a_ahead: np.ndarray
+    hint_n: np.ndarray
+    hint_s: np.ndarray
+
+    @classmethod
+    def empty(cls, n_models: int) -> "CampaignPairs":
+        z = lambda: np.zeros((n_models, n_models))  # noqa: E731
+        return cls(n_models, 0, z(), z(), z(), np.zeros(0, np.int64), z(), z(), z(), z(), z(),
+                   np.zeros((n_models, n_models), bool), z(), z())
+
+    def better(self, alpha: float = ALPHA) -> np.ndarray:
+        """(m, m) bool: row significantly better than column under the anytime paired test."""
+        hit = self.max_log >= threshold(alpha)
+        return (hit & self.a_ahead) | (hit & ~self.a_ahead).T
+
+    def decided(self, alpha: float = ALPHA) -> np.ndarray:
+        """(m, m) bool, symmetric: pairs the anytime test has separated (either direction)."""
+        b = self.better(alpha)
+        return b | b.T
+
+
+def advance_campaign_pairs(state: CampaignPairs, page: np.ndarray, order: np.ndarray, doc: np.ndarray,
+                           model: np.ndarray, score: np.ndarray, random_item: np.ndarray, counts: np.ndarray
+                           ) -> CampaignPairs:
+    """``state`` after the submitted pages given as one row per page × model (any row order):
+    ``page`` id, ``order`` (submission order of the page: the smallest judgment id will do; a page's
+    rows share their page's minimum), ``doc`` (document index), ``model`` (index), ``score`` (mean
+    over the page's segments), ``random_item`` (the document was drawn at random) and ``counts``
+    (the page's annotator counts for the test). Every page must come after those already in
+    ``state``. Vectorised: no loop per page or pair, except the hints' blocks of pages
+    (:func:`_hints_after`). ``advance_campaign_pairs(empty, all pages)`` equals feeding the pages in
+    any number of batches, and its evidence equals :func:`paired_evidence_from_pages` on the same
+    pages."""
+    m = state.n_models
+    page = np.asarray(page)
+    if len(page) == 0:
+        return state
+    _, page_code = np.unique(page, return_inverse=True)
+    first = np.full(page_code.max() + 1, np.inf)
+    np.minimum.at(first, page_code, np.asarray(order, float))
+    model = np.asarray(model, np.int64)
+    rows = np.lexsort((model, page_code, first[page_code]))
+    page_code, model = page_code[rows], model[rows]
+    doc = np.asarray(doc, np.int64)[rows]
+    score = np.asarray(score, float)[rows]
+    random_item = np.asarray(random_item, bool)[rows]
+    counts = np.asarray(counts, bool)[rows]
+    # fresh: the slot's first page (earlier batches, then this one in order)
+    code = doc * m + model
+    _, first_row = np.unique(code, return_index=True)
+    fresh = np.zeros(len(code), bool)
+    fresh[first_row] = True
+    fresh &= ~np.isin(code, state.scored)
+    scored = np.union1d(state.scored, code)
+    # every pair of rows on one page (rows of a page are contiguous, models ascending)
+    starts = np.flatnonzero(np.r_[True, page_code[1:] != page_code[:-1]])
+    size = np.diff(np.r_[starts, len(page_code)])
+    k_max = int(size.max())
+    i_list, j_list = [], []
+    for d in range(1, k_max):
+        i = np.arange(len(page_code) - d)
+        same = page_code[i] == page_code[i + d]
+        i_list.append(i[same])
+        j_list.append(i[same] + d)
+    i = np.concatenate(i_list) if i_list else np.zeros(0, np.int64)
+    j = np.concatenate(j_list) if j_list else np.zeros(0, np.int64)
+    a, b = model[i], model[j]                     # a < b: models ascending within a page
+    x = score[i] - score[j]
+    pair_n, pair_sum, pair_sumsq = state.pair_n.copy(), state.pair_sum.copy(), state.pair_sumsq.copy()
+    np.add.at(pair_n, (a, b), 1.0)
+    np.add.at(pair_n, (b, a), 1.0)
+    np.add.at(pair_sum, (a, b), x)
+    np.add.at(pair_sum, (b, a), -x)
+    np.add.at(pair_sumsq, (a, b), x * x)
+    np.add.at(pair_sumsq, (b, a), x * x)
+    pages_done = state.pages + len(starts)
+    # the anytime test on the pages that count
+    both_fresh = fresh[i] & fresh[j]
+    keep = counts[i] & counts[j] & (both_fresh | random_item[i])
+    ev = dict(ev_n=state.ev_n.copy(), ev_x2=state.ev_x2.copy(), log_up=state.log_up.copy(),
+              log_down=state.log_down.copy(), max_log=state.max_log.copy(), a_ahead=state.a_ahead.copy())
+    hint_n, hint_s = state.hint_n, state.hint_s
+    if keep.any():
+        i, a, b, x = i[keep], a[keep], b[keep], x[keep]
+        linear = ~both_fresh[keep]
+        where = np.searchsorted(starts, i, side="right") - 1         # the page's position in the batch
+        hint, hint_n, hint_s = _hints_after(a, b, x, where, state.hint_n, state.hint_s)
+        pair = a * m + b
+        by = np.lexsort((where, pair))
+        a, b, x, linear, hint, pair = a[by], b[by], x[by], linear[by], hint[by], pair[by]
+        n0 = state.ev_n[a, b] + _exclusive_cumsum(np.ones_like(x), pair)
+        x2 = state.ev_x2[a, b] + _exclusive_cumsum(x * x, pair)
+        zeros = np.zeros_like(x)
+        psi, lam = _bet(x, n0, x2, zeros, zeros, linear, hint)
+        up = np.log1p(np.maximum(lam, 0.0) * psi)
+        down = np.log1p(np.minimum(lam, 0.0) * psi)
+        log_up = state.log_up[a, b] + _exclusive_cumsum(up, pair) + up
+        log_down = state.log_down[a, b] + _exclusive_cumsum(down, pair) + down
+        log_k = log_up + log_down
+        group_start = np.flatnonzero(np.r_[True, pair[1:] != pair[:-1]])
+        peak = np.maximum.reduceat(log_k, group_start)
+        group = np.cumsum(np.r_[True, pair[1:] != pair[:-1]]) - 1
+        at_peak = np.flatnonzero(log_k == peak[group])
+        first_peak = at_peak[np.unique(group[at_peak], return_index=True)[1]]
+        last = np.r_[group_start[1:], len(pair)] - 1
+        ga, gb = a[group_start], b[group_start]
+        higher = peak > state.max_log[ga, gb]
+        ev["ev_n"][ga, gb] = n0[last] + 1
+        ev["ev_x2"][ga, gb] = x2[last] + x[last] ** 2
+        ev["log_up"][ga, gb] = log_up[last]
+        ev["log_down"][ga, gb] = log_down[last]
+        ev["max_log"][ga, gb] = np.where(higher, peak, state.max_log[ga, gb])
+        ev["a_ahead"][ga, gb] = np.where(higher, log_up[first_peak] >= log_down[first_peak],
+                                         state.a_ahead[ga, gb])
+    return CampaignPairs(m, pages_done, pair_n, pair_sum, pair_sumsq, scored, hint_n=hint_n, hint_s=hint_s,
+                         **ev)

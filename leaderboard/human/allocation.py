@@ -28,7 +28,7 @@ seconds; ``choose`` is ``choose_many`` on one run, so both follow one code path.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Callable, NamedTuple, Protocol
+from typing import Callable, ClassVar, NamedTuple, Protocol
 
 import numpy as np
 
@@ -60,6 +60,8 @@ class AllocationState:
     Optional summaries of ``item_model_counts`` a caller may keep up to date itself (the simulator
     does; they are computed when absent): ``model_slots`` — annotations stored per model;
     ``model_items_done`` — items with at least one; ``model_open_items`` — items with an open slot.
+    ``annotator_flagged``: the current annotator failed an attention check in this session (what
+    the service knows live; ``race`` keeps the leader away from them).
     """
 
     models: tuple[str, ...]
@@ -79,6 +81,7 @@ class AllocationState:
     model_slots: np.ndarray | None = None
     model_items_done: np.ndarray | None = None
     model_open_items: np.ndarray | None = None
+    annotator_flagged: np.ndarray | bool | None = None
 
     @property
     def batched(self) -> bool:
@@ -98,7 +101,9 @@ class AllocationState:
                        pair_sums=up(self.pair_sums), pair_sumsq=up(self.pair_sumsq),
                        pair_decided=up(self.pair_decided), item_sizes=up(self.item_sizes),
                        model_slots=up(self.model_slots), model_items_done=up(self.model_items_done),
-                       model_open_items=up(self.model_open_items))
+                       model_open_items=up(self.model_open_items),
+                       annotator_flagged=None if self.annotator_flagged is None
+                       else np.atleast_1d(np.asarray(self.annotator_flagged, bool)))
 
 
 def validate_state(state: AllocationState, k: int) -> None:
@@ -143,6 +148,9 @@ class Choice(NamedTuple):
 
 class AllocationRule(Protocol):
     name: str
+    #: whether the rule reads the pair statistics, ``pair_decided`` and ``item_sizes`` (a service
+    #: computes them only for such rules)
+    uses_pairs: ClassVar[bool]
 
     def choose(self, state: AllocationState, k: int, rng: np.random.Generator) -> Choice | None:
         """Next item and the k models to show on it; None when nothing is left."""
@@ -225,10 +233,11 @@ def choose_items(state: AllocationState, models: np.ndarray, scope: np.ndarray) 
 
 
 def choose_fresh_or_random(state: AllocationState, models: np.ndarray, scope: np.ndarray,
-                           rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Per run, the shortest item (then the first) on which none of the chosen models was annotated
-    yet; when there is none, an item drawn uniformly at random among the items of ``scope`` that have
-    all chosen models (whatever their counts). Returns the items and whether each was drawn at random.
+                           rng: np.random.Generator, random_ties: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Per run, the shortest item (then the first; with ``random_ties``, one of the equally short at
+    random) on which none of the chosen models was annotated yet; when there is none, an item drawn
+    uniformly at random among the items of ``scope`` that have all chosen models (whatever their
+    counts). Returns the items and whether each was drawn at random.
     """
     chosen = _chosen_counts(state, models)
     runs, _, n_items = chosen.shape
@@ -237,7 +246,9 @@ def choose_fresh_or_random(state: AllocationState, models: np.ndarray, scope: np
     present = (chosen >= 0).all(axis=1) & scope
     fresh = (chosen == 0).all(axis=1) & scope
     sizes = np.zeros(n_items) if state.item_sizes is None else np.asarray(state.item_sizes, float)
-    fresh_key = np.where(fresh, -sizes, -np.inf)
+    # sizes are whole segment counts: a tie-break below 1 never reorders different sizes
+    tie = rng.random((runs, n_items)) * 0.5 if random_ties else 0.0
+    fresh_key = np.where(fresh, -sizes + tie, -np.inf)
     best = fresh_key.argmax(axis=1)
     has_fresh = fresh.any(axis=1)
     drawn = np.where(present, rng.random((runs, n_items)), -1.0).argmax(axis=1)
@@ -279,6 +290,7 @@ class UniformRule:
     in an item the annotator may get (ties at random; topped up with the least annotated others)."""
 
     name: str = "uniform"
+    uses_pairs: ClassVar[bool] = False
 
     def choose(self, state, k, rng):
         return _single(self, state, k, rng)
@@ -313,6 +325,7 @@ class RunningRankRule:
 
     coldstart: int = 20
     name: str = "running-rank"
+    uses_pairs: ClassVar[bool] = False
 
     def choose(self, state, k, rng):
         return _single(self, state, k, rng)
@@ -378,6 +391,10 @@ class RaceRule:
     ``prior_sd`` with ``prior_pages`` pseudo-pages). Items: the shortest on which none of the
     chosen models was annotated (short documents give the most comparisons per judgment); when none
     is left, one drawn at random (:func:`choose_fresh_or_random`); slot caps do not apply then.
+    With ``avoid_flagged``, an annotator whose session has failed an attention check
+    (``annotator_flagged``; the session will probably be left out of the analysis) gets the least
+    annotated models other than the leader: the leader's fresh short documents, the scarce resource
+    of the race, go to annotators whose pages will count.
     """
 
     coldstart: int = 3
@@ -385,7 +402,18 @@ class RaceRule:
     anchor: float = 0.01
     prior_sd: float = 12.0
     prior_pages: float = 2.0
+    avoid_flagged: bool = True
+    paced: bool = True
+    min_gap: float = 1.0
+    pace_jitter: float = 1.0
+    #: ties among equally short fresh items at random instead of the first: the live service sets it,
+    #: so annotators deciding at the same moment spread over the short documents instead of colliding
+    #: on one; the simulator keeps False (one annotator at a time), so the published comparison table
+    #: (docs/method/allocation.md, bench/results) stays reproducible
+    random_ties: bool = False
     name: str = "race"
+    #: the rule reads pair_counts/sums/sumsq, pair_decided and item_sizes (the service fills them only then)
+    uses_pairs: ClassVar[bool] = True
 
     def choose(self, state, k, rng):
         return _single(self, state, k, rng)
@@ -450,7 +478,20 @@ class RaceRule:
         challengers[r, lead] = False
         others = ~peeled & model_open
         # leader first, then unseparated challengers with the fewest shared pages, then the closest
-        key = np.where(challengers, 1e9 - shared[r, lead] - u,
+        if self.paced and state.pair_sums is not None and state.pair_sumsq is not None:
+            # LUCB-like pacing: the challengers whose separation is least advanced, measured as the
+            # pages shared with the leader times (gap / sd)^2 — the log-evidence a test gathers on
+            # the pair grows about that fast — so a far challenger waits while close ones catch up
+            n = shared[r, lead]
+            s1 = np.asarray(state.pair_sums, float)[r, lead]
+            s2 = np.asarray(state.pair_sumsq, float)[r, lead]
+            mean = np.divide(s1, n, out=np.zeros_like(n), where=n > 0)
+            var = (np.maximum(s2 - n * mean ** 2, 0.0) + self.prior_pages * self.prior_sd ** 2) \
+                / (np.maximum(n - 1, 0) + self.prior_pages)
+            progress = n * np.maximum(np.abs(gap), self.min_gap) ** 2 / var
+        else:
+            progress = shared[r, lead]
+        key = np.where(challengers, 1e9 - progress - (self.pace_jitter if self.paced else 1.0) * u,
                        np.where(others, -np.abs(gap) - 1e-6 * u, -1e12 - u))
         key[r, lead] = np.where(model_open[r, lead], 1e12, key[r, lead])
         models = _top_k(key, k)
@@ -459,9 +500,17 @@ class RaceRule:
         if settled.any():
             spare = _top_k(np.where(model_open, 1e12, 0.0) - _slots(state) - u, k)
             models[settled] = spare[settled]
+        if self.avoid_flagged and state.annotator_flagged is not None:
+            flagged = np.broadcast_to(np.asarray(state.annotator_flagged, bool), (runs,)) & ~settled
+            if flagged.any():
+                # an annotator who failed an attention check in this session: keep the leader's
+                # fresh documents for others; spend the page on the least annotated other models
+                away = np.where(model_open, 1e12, 0.0) - _slots(state) - u
+                away[r, lead] = -1e15
+                models[flagged] = _top_k(away, k)[flagged]
         models = np.where(cold[:, None], _top_k(cold_key, k), models)
         pool = scope & np.where(cold[:, None], np.asarray(state.coldstart_items, bool), True)
-        items, random_item = choose_fresh_or_random(state, models, pool, rng)
+        items, random_item = choose_fresh_or_random(state, models, pool, rng, self.random_ties)
         return _finish(items, models, random_item)
 
 

@@ -183,7 +183,8 @@ def simulate_rule(scenario: Scenario, rule: AllocationRule, runs: int, seed: int
                   max_judgments: int | None = None, alpha: float = ALPHA,
                   stop_share: float | None = TARGET_SHARE, stop_alpha: float = STOP_ALPHA,
                   confirm: float = 0.25, patience: float = 3.0, reported: str | None = None,
-                  progress: Callable[[int], None] | None = None, keep_items: bool = False) -> RuleRun:
+                  progress: Callable[[int], None] | None = None, keep_items: bool = False,
+                  live_decisions: bool = True) -> RuleRun:
     """Run ``runs`` campaigns of ``scenario`` under ``rule`` (see the module docstring).
 
     Stops at ``max_judgments`` (mean over runs; default 1,500 per system), when no run has anything
@@ -219,6 +220,7 @@ def simulate_rule(scenario: Scenario, rule: AllocationRule, runs: int, seed: int
     decided = np.zeros((R, M, M), bool)
     # what the analysis sees: answers of sessions that passed their checks, added at session end
     evidence = PairEvidence.empty(R, M)
+    live = evidence.copy() if live_decisions else None
     item_sum = np.zeros((R, S, M), np.float32)
     item_n = np.zeros((R, S, M), np.int16)
     item_mean = np.full((R, S, M), np.nan, np.float32)
@@ -293,14 +295,19 @@ def simulate_rule(scenario: Scenario, rule: AllocationRule, runs: int, seed: int
         pn[:] += both1.sum(axis=1) - both0.sum(axis=1)
         pd1[:] += d1.sum(axis=1) - d0.sum(axis=1)
         pd2[:] += (d1 ** 2).sum(axis=1) - (d0 ** 2).sum(axis=1)
-        means = _page_means(np.where(valid, scores, np.nan))
-        hints = evidence.hints()
+        add_pairs(evidence, rec, mask)
+
+    def add_pairs(ev, rec, mask):
+        """The page's pair observations into the e-processes ``ev`` (runs where ``mask``)."""
+        docs, models, scores, fresh, active, drawn = rec
+        means = _page_means(np.where(mask[:, None, None], scores, np.nan))
+        hints = ev.hints()
         for i, j in iu:
             a, b = models[:, i], models[:, j]
             lo, hi = np.minimum(a, b), np.maximum(a, b)
             x = np.where(a < b, means[:, i] - means[:, j], means[:, j] - means[:, i])
             both_fresh = fresh[:, i] & fresh[:, j]
-            evidence.add(lo, hi, x, mask & (both_fresh | drawn), linear=~both_fresh, hint=hints[r, lo, hi])
+            ev.add(lo, hi, x, mask & (both_fresh | drawn), linear=~both_fresh, hint=hints[r, lo, hi])
 
     def checkpoint():
         log_j.append(judgments.copy())
@@ -329,7 +336,8 @@ def simulate_rule(scenario: Scenario, rule: AllocationRule, runs: int, seed: int
             models=sc.models, item_model_counts=counts, model_counts=model_n, model_sums=model_sum,
             model_sumsq=model_sumsq, coldstart_items=pool, eligible_items=eligible, slot_cap=sc.slot_cap,
             pair_counts=pair_n, pair_sums=pair_sum, pair_sumsq=pair_sumsq, pair_decided=decided,
-            item_sizes=sizes, model_slots=slots, model_items_done=items_done, model_open_items=open_items)
+            item_sizes=sizes, model_slots=slots, model_items_done=items_done, model_open_items=open_items,
+            annotator_flagged=n_fail > 0)
         items, models, drawn = rule.choose_many(state, k, rng)
         items = np.where(alive, items, NONE)
         alive &= items != NONE
@@ -367,6 +375,11 @@ def simulate_rule(scenario: Scenario, rule: AllocationRule, runs: int, seed: int
         n_checks += has_check
         n_fail += has_check & ~passed
         buffer.append((items, m_safe, scores, fresh, alive.copy(), drawn & alive))
+        if live is not None:
+            # what the service knows now: the pages of the open session count provisionally for the
+            # rule while the session has passed every check so far (the analysis waits for its end)
+            add_pairs(live, buffer[-1], alive & (n_fail == 0))
+            decided = live.decided(alpha)
         page += 1
         if progress is not None:
             progress(page)
@@ -383,6 +396,8 @@ def simulate_rule(scenario: Scenario, rule: AllocationRule, runs: int, seed: int
             n_checks[:] = 0
             n_fail[:] = 0
             decided = evidence.decided(alpha)
+            if live is not None:
+                live = evidence.copy()
             checkpoint()
             if stop_share is not None:
                 def wmt_share(level):

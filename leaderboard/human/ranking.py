@@ -39,6 +39,11 @@ Protocols (:data:`PROTOCOLS`; name them, never mix silently):
   a two-sided paired or unpaired t-test with p < alpha, only a higher model can be better, strict
   clusters; no worker QC.
 
+- ``anytime-paired``: the anytime paired test (:mod:`leaderboard.human.adaptive_tests`), valid under
+  any (adaptive) allocation: one e-process per pair from the pages (``hit``) on which both models were
+  fresh, a pair separated when sup K >= 1/alpha; models ordered by their paired strength, WMT26's
+  strict clusters; no worker QC. The p-value matrix holds 1/sup K (an anytime-valid p-value).
+
 ``score="z" | "raw"`` overrides the score a protocol uses (and sorts by it).
 
 Reproduction notes (tests/test_rank_wmt.py): the WMT22 cs-en and lv-en and WMT21 cs-en tables
@@ -76,6 +81,8 @@ from .standardise import ZERO_SD_OPTIONS, worker_z
 
 #: the test of the wmt26 protocol (leaderboard.human.wmt26.TEST; named here so that the table loads without scipy)
 WMT26_TEST = "wmt26-paired-or-unpaired-t"
+#: the test of the anytime-paired protocol (leaderboard.human.adaptive_tests.TEST_ANYTIME)
+ANYTIME_TEST = "anytime-paired"
 
 
 @dataclass(frozen=True)
@@ -127,6 +134,11 @@ PROTOCOLS: dict[str, Protocol] = {
                       description="WMT26 cESA: per item the mean of its annotations, sort by the mean of item means, "
                                   "A above B is better when a two-sided paired (common items) or unpaired t-test "
                                   "gives p < alpha, a cluster line where every model above beats every model below"),
+    "anytime-paired": Protocol("anytime-paired", "raw", ANYTIME_TEST, alpha=0.05, cluster_rule="strict", qc="none",
+                               description="cESA under adaptive allocation: one e-process per pair on the pages "
+                                           "where both models were fresh, better when sup K >= 1/alpha, order by "
+                                           "paired strength, a cluster line where every model above beats every "
+                                           "model below"),
     "wmt25": Protocol("wmt25", "raw", "wave-signed-rank-greater", alpha=0.025, cluster_rule="wmt25", qc="none",
                       ranks="walk",
                       description="WMT25: two ESA ratings per item (wave 1, wave 2; input with a wave column), "
@@ -365,6 +377,51 @@ def _wmt26_tests(seg: pd.DataFrame, table: pd.DataFrame, alpha: float) -> tuple[
     return p, comparisons(systems, tests, sig)
 
 
+def _anytime_group(table: pd.DataFrame, rows: pd.DataFrame | None, *, lp: str, assessment: str, protocol: Protocol,
+                   alpha: float, spec: RankingSpec, human_systems: Mapping[str, bool] | None) -> Ranking:
+    """The anytime-paired protocol on one group: :func:`~leaderboard.human.adaptive_tests.anytime_paired_ranking`
+    on its judgments, put in the ranking table's shape (p-values: 1/sup K in the direction of the claim)."""
+    from .adaptive_tests import anytime_paired_ranking
+    if rows is None or "hit" not in rows.columns:
+        raise InputError("the anytime-paired protocol needs the page of every judgment (a hit column, e.g. a "
+                         "Pearmut log) in collection order", column="protocol")
+    res = anytime_paired_ranking(rows, alpha)
+    systems = [s["system"] for s in res["systems"]]
+    index = {name: i for i, name in enumerate(systems)}
+    table = table.set_index("system").loc[systems].reset_index()
+    n = len(systems)
+    p = np.full((n, n), np.nan)
+    better = np.zeros((n, n), bool)
+    e_values: dict[str, dict[str, float]] = {a: {} for a in systems}
+    for pair in res["pairs"]:
+        i, j = index[pair["a"]], index[pair["b"]]
+        e = float(np.exp(pair["log_e"]))
+        e_values[pair["a"]][pair["b"]] = e_values[pair["b"]][pair["a"]] = e
+        better[i, j], better[j, i] = bool(pair["a_better"]), bool(pair["b_better"])
+        if pair["a_better"] or pair["b_better"]:
+            hi, lo = (i, j) if pair["a_better"] else (j, i)
+            p[hi, lo] = min(1.0, 1.0 / e)
+    table["mean"] = [s["mean"] for s in res["systems"]]
+    table["items"] = [s["items"] for s in res["systems"]]
+    table["strength"] = [s["strength"] for s in res["systems"]]
+    numbers = np.array([s["cluster"] for s in res["systems"]], int)
+    start, end = cluster_spans(numbers)
+    table["wins"], table["losses"] = better.sum(axis=1), better.sum(axis=0)
+    table["rank_lo"], table["rank_hi"] = 1 + table["losses"], n - table["wins"]
+    table["cluster"], table["cluster_start"], table["cluster_end"] = numbers, start, end
+    table["human"] = human_flags(systems, human_systems)
+    pairs = [{"a": str(q["a"]), "b": str(q["b"]), "pages": int(q["pages"]),
+              "mean_difference": float(q["mean_difference"]), "e_value": float(np.exp(q["log_e"])),
+              "a_better": bool(q["a_better"]), "b_better": bool(q["b_better"])} for q in res["pairs"]]
+    extra = {"protocol": protocol.name, "alpha": alpha, "cluster_rule": "strict", "pairs": pairs,
+             "significantly_better": {a: {b: bool(better[i, j]) for j, b in enumerate(systems) if j != i}
+                                      for i, a in enumerate(systems)},
+             "e_values": e_values, "strength": dict(zip(systems, table["strength"].astype(float)))}
+    return Ranking(lp=lp, assessment=assessment, systems=table, pvalues=p, extra=extra, spec=spec,
+                   signature=spec.signature(systems=n, segments=int(rows["segment"].nunique()),
+                                            judgments=int(table["n_all"].sum())))
+
+
 def _system_table(seg: pd.DataFrame) -> pd.DataFrame:
     """Ave, Ave z, N, N.ALL per system; a numpy fast path when ``seg`` is sorted by system."""
     names = seg["system"].to_numpy(dtype=object)
@@ -387,8 +444,12 @@ def _system_table(seg: pd.DataFrame) -> pd.DataFrame:
 def rank_group(seg: pd.DataFrame, *, lp: str, assessment: str, protocol: Protocol, alpha: float,
                cluster_rule: str, seed: int, trials: int | None,
                spec: RankingSpec, domains: dict | None = None,
-               n_resamples: int = DEFAULT_RESAMPLES, human_systems: Mapping[str, bool] | None = None) -> Ranking:
+               n_resamples: int = DEFAULT_RESAMPLES, human_systems: Mapping[str, bool] | None = None,
+               rows: pd.DataFrame | None = None) -> Ranking:
     """Rank one (lp, assessment) from its per-segment table (system, segment, raw, z, n; optionally h).
+
+    ``rows``: the group's judgments in collection order (segment, system, raw, hit), which the
+    anytime-paired protocol reads page by page.
 
     ``n_resamples`` > 0 adds 95% bootstrap intervals of Ave and Ave z (resampling segments, seeded
     with ``seed``; :mod:`leaderboard.human.intervals`) and the rank shares; ``human_systems`` overrides
@@ -408,6 +469,9 @@ def rank_group(seg: pd.DataFrame, *, lp: str, assessment: str, protocol: Protoco
                 table[name] = domain_macro_average(
                     means if col == column else domain_means(seg, table["system"].tolist(), domains, lp, col))
     wmt26_extra = None
+    if protocol.test == ANYTIME_TEST:
+        return _anytime_group(table, rows, lp=lp, assessment=assessment, protocol=protocol, alpha=alpha, spec=spec,
+                              human_systems=human_systems)
     if protocol.test == WMT26_TEST:
         from .wmt26 import model_means
         table["ave"] = model_means(score_matrix(seg, table["system"].tolist(), "raw"))  # the plain mean, to the bit
@@ -604,7 +668,14 @@ def rank_result(
     out = []
     for a, b in zip(bounds[:-1], bounds[1:]):
         part = seg_all.iloc[a:b]
-        out.append(rank_group(part, lp=str(part["lp"].iloc[0]), assessment=str(part["assessment"].iloc[0]),
+        rows = None
+        if proto.test == ANYTIME_TEST:
+            pick = usable & (frame["lp"].astype(str).to_numpy() == str(part["lp"].iloc[0])) \
+                & (frame["assessment"].astype(str).to_numpy() == str(part["assessment"].iloc[0]))
+            rows = frame[pick]
+            if "item_type" in rows.columns:
+                rows = rows[rows["item_type"].astype(str).isin(["SYSTEM", "REPEAT"]).to_numpy()]
+        out.append(rank_group(part, lp=str(part["lp"].iloc[0]), assessment=str(part["assessment"].iloc[0]), rows=rows,
                               protocol=proto, alpha=alpha, cluster_rule=cluster_rule, seed=seed,
                               trials=trials, spec=spec, domains=domains,
                               n_resamples=n_resamples, human_systems=human_systems))

@@ -12,7 +12,6 @@ snapshots stored before specs were (:func:`snapshot_spec` calls it only when the
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, fields
 from typing import Any, ClassVar, Mapping, Union
 
@@ -87,11 +86,8 @@ class RankingSpec:
         out["version"] = self.version
         return make_signature(out, self.kind)
 
-    def to_json(self) -> str:
-        """The spec as JSON text (keys sorted): what a snapshot stores."""
-        return json.dumps(self.to_dict(), sort_keys=True, ensure_ascii=False, allow_nan=False)
-
     def to_dict(self) -> dict[str, Any]:
+        """The spec as JSON-ready values: what a snapshot stores (its ``spec`` artifact)."""
         out = asdict(self)
         out["exclude"] = list(self.exclude)
         return out
@@ -102,10 +98,6 @@ class RankingSpec:
         values = _known(cls, data)
         values["exclude"] = tuple(values.get("exclude") or ())
         return cls(**values)
-
-    @classmethod
-    def from_json(cls, text: str) -> "RankingSpec":
-        return cls.from_dict(json.loads(text))
 
 
 def _known(cls: type, data: Mapping[str, Any]) -> dict[str, Any]:
@@ -123,9 +115,6 @@ class _Typed:
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": self.TYPE, **asdict(self)}  # type: ignore[call-overload]
-
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict(), sort_keys=True, ensure_ascii=False, allow_nan=False)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Any:

@@ -9,7 +9,6 @@ language pairs being ranked.
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import Iterable, Sequence
 

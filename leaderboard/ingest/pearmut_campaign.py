@@ -38,9 +38,6 @@ ASSIGNMENTS: tuple[str, ...] = ("task-based", "single-stream", "dynamic")
 PROTOCOLS: tuple[str, ...] = ("DA", "ESA", "cESA", "MQM")
 #: protocols whose answers carry error spans (Pearmut gives them ``[missing]`` by default)
 SPAN_PROTOCOLS: frozenset[str] = frozenset({"ESA", "cESA", "MQM"})
-#: the parts of a campaign file that hold documents, and the page names Pearmut gives them in a log
-PARTS: dict[str, str] = {"data": "", "data_welcome": "welcome_", "data_random": "random_",
-                         "data_goodbye": "goodbye_"}
 ITEM_COLUMNS = ("part", "task", "doc_index", "segment_index", "item_id", "doc", "model", "source", "target",
                 "instructions", "validation", "skippable")
 _INT_SETTINGS = ("dynamic_models", "dynamic_coldstart", "dynamic_coldstart_pool", "dynamic_warmup", "docs_per_user")

@@ -35,8 +35,6 @@ from .textio import csv_records, finite_number, read_text
 
 KEY_COLUMNS: tuple[str, ...] = ("segment_id", "source_lang", "target_lang", "system_id")
 SPAN_COLUMNS: tuple[str, ...] = ("start_indices", "end_indices", "error_types")
-TEXT_COLUMNS: tuple[str, ...] = ("doc_id", "set_id", "source_segment", "hypothesis_segment", "reference_segment",
-                                 "domain_name", "method")
 SEVERITIES: tuple[str, ...] = ("minor", "major", "critical", "undecided", "neutral", "missing")
 NO_ERROR = "no-error"
 #: the largest character offset kept

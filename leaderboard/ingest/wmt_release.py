@@ -255,15 +255,10 @@ def _score(values, label: str) -> np.ndarray:
     return z
 
 
-def reconstruct_raw(z: np.ndarray, workers: pd.Series, stats: pd.DataFrame, label: str) -> np.ndarray:
-    """raw = z * sd + mean per worker, snapped to whole numbers when within tolerance."""
-    codes, names = pd.factorize(workers)
-    return _raw_from_codes(z, codes, np.asarray(names, dtype=object), stats, label)
-
-
 def _raw_from_codes(z: np.ndarray, codes: np.ndarray, names: np.ndarray, stats: pd.DataFrame,
                     label: str) -> np.ndarray:
-    """:func:`reconstruct_raw` on worker codes: the look-up runs once per distinct worker."""
+    """raw = z * sd + mean per worker, snapped to whole numbers when within tolerance; on worker codes
+    (``names[codes]``), so the look-up runs once per distinct worker."""
     names = np.asarray([str(w) for w in names], dtype=object)
     empty = np.flatnonzero(np.isin(codes, np.flatnonzero(np.char.strip(names.astype(str)) == "")))
     if empty.size:

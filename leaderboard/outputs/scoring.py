@@ -82,7 +82,7 @@ def score_output(hypothesis: Sequence[str], references: Mapping[str, Sequence[st
     each reference alone when there are several. ``bleu_tokenize``: the test set's BLEU tokeniser
     (None: by target language).
     """
-    from metrics.scoring import corpus_statistics, signature, text_digest
+    from metrics.scoring import signature, statistics_by_reference, text_digest
     if not references:
         raise ValueError("scoring needs at least one reference")
     out = OutputScores()
@@ -95,9 +95,12 @@ def score_output(hypothesis: Sequence[str], references: Mapping[str, Sequence[st
     digests = {suffix: text_digest(*refs) for suffix, refs in sets}
     hyp_digest = text_digest(hyp)
     for metric in METRICS + (("ter",) if ter else ()):
-        for suffix, refs in sets:
-            obj = _cached_metric(key, metric, suffix, lp, refs, bleu_tokenize)
-            stats = corpus_statistics(obj, digests[suffix], hyp, hypotheses_key=hyp_digest)
+        objs = {suffix: _cached_metric(key, metric, suffix, lp, refs, bleu_tokenize) for suffix, refs in sets}
+        # all reference sets at once: the hypothesis is tokenised / its n-grams extracted once
+        every = statistics_by_reference([(objs[suffix], digests[suffix]) for suffix, _ in sets], hyp,
+                                        hypotheses_key=hyp_digest)
+        for (suffix, _), stats in zip(sets, every):
+            obj = objs[suffix]
             result = obj._aggregate_and_compute(stats)
             out.scores[metric + suffix] = float(result.score)
             out.signatures[metric + suffix] = signature(obj, result.name)

@@ -25,8 +25,6 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-ARTIFACTS: tuple[str, ...] = ("spec", "segment_scores", "qc", "metric_baselines")
-
 
 def frame_payload(frame: pd.DataFrame) -> dict:
     """A frame as compact JSON: ``{"columns": [...], "data": {column: [values]}}`` (NaN → null)."""

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..naming import is_human, match_systems, strip_index
+from .render import is_human_entry
 
 BASELINES: dict[str, str] = {"bleu": "BLEU", "chrf": "chrF"}
 #: how well-known metrics are written, whatever case a file uses ("ter" → "TER")
@@ -127,7 +128,7 @@ def human_table(ranking: Mapping) -> pd.DataFrame:
     """System, Ave, Ave z and the human-translation mark of a published ranking (the human side of the
     correlation; rankings published before the mark existed get it from WMT naming)."""
     return pd.DataFrame([{"system": s["system"], "ave": s.get("ave"), "ave_z": s.get("ave_z"),
-                          "is_human": bool(s["human"]) if s.get("human") is not None else is_human(s["system"])}
+                          "is_human": is_human_entry(s)}
                          for s in ranking["systems"]], columns=["system", "ave", "ave_z", "is_human"])
 
 

@@ -10,7 +10,6 @@ import pandas as pd
 
 def results_rankings(frame: pd.DataFrame, source: str, assessment: str = "adequacy") -> list[dict]:
     """One ranking per pair, shaped like ``mtlb rank --json`` (``signature`` says it is a published table)."""
-    import os
     from ..naming import is_human
     spec = published_spec(source)
     out = []

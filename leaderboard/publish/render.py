@@ -103,71 +103,124 @@ def ranking_to_latex(ranking: dict, caption: str | None = None, label: str | Non
     return "\n".join(lines) + "\n"
 
 
-_TESTS = {
-    "mwu-greater": "one-sided Mann-Whitney U (Wilcoxon rank-sum) tests on the per-segment {score} scores",
-    "signed-rank-greater": "one-sided Wilcoxon signed-rank tests on the segments both systems have ({score} scores)",
-    "signed-rank-greater-paired": "one-sided Wilcoxon signed-rank tests on the segments both systems have",
-    "ar-greater": "paired approximate randomisation tests on shared segments ({trials} trials, seed {seed})",
-    "ar-greater-paired": "paired approximate randomisation tests on shared segments ({trials} trials, seed {seed})",
-    "signed-rank-domain-stouffer": "two-sided Wilcoxon signed-rank tests per domain on shared segments, combined "
-                                   "with Stouffer's Z ({score} scores; a win also needs the higher score)",
-    "mwu-greater-shared": "one-sided Mann-Whitney U (Wilcoxon rank-sum) tests on the {score} scores of the "
-                          "segments both systems have",
-    "wave-signed-rank-greater": "one-sided Wilcoxon signed-rank tests on both ratings of every item (same-wave and "
-                                "cross-wave pairs, {score} scores)",
+#: significance test (a spec's ``test``) -> (the heat map's colour-bar title, the test in words; ``{score}``: a
+#: :data:`SCORES` phrase, ``{trials}``: ", N trials, seed S" or nothing)
+TESTS: dict[str, tuple[str, str]] = {
+    "mwu-greater": ("one-sided rank-sum", "one-sided Wilcoxon rank-sum (Mann-Whitney U) test on the systems' "
+                                          "per-segment {score}"),
+    "signed-rank-greater": ("one-sided signed-rank", "one-sided Wilcoxon signed-rank test on the segments both "
+                                                     "systems share ({score})"),
+    "ar-greater": ("approx. randomisation", "one-sided paired approximate randomisation test on the segments both "
+                                            "systems share ({score}{trials})"),
+    "signed-rank-domain-stouffer": ("signed-rank + Stouffer", "two-sided Wilcoxon signed-rank test per domain on "
+                                    "shared segments ({score}), combined with Stouffer's Z (a win also needs the "
+                                    "higher score)"),
+    "mwu-greater-shared": ("one-sided rank-sum", "one-sided Wilcoxon rank-sum (Mann-Whitney U) test on the "
+                                                 "systems' {score} of the segments both have"),
+    "wave-signed-rank-greater": ("one-sided signed-rank", "one-sided Wilcoxon signed-rank test on both ratings of "
+                                                          "every item, same-wave and cross-wave pairs ({score})"),
 }
-_SORTS = {"ave_z": "Ave. z (the mean of per-segment worker-standardised scores)",
-          "ave": "Ave. (the mean of per-segment raw 0-100 scores)",
-          "ave-domain-mean": "Ave. (the mean over domains of each domain's mean per-segment raw 0-100 score)",
-          "mqm-ascending": "MQM (the mean over rated segments of the error weights, averaged over raters; "
-                           "lower is better)"}
+TESTS["signed-rank-greater-paired"] = TESTS["signed-rank-greater"]  # the MQM names of the same tests
+TESTS["ar-greater-paired"] = TESTS["ar-greater"]
+SCORES: dict[str, str] = {"z": "worker-standardised z averages", "raw": "raw 0–100 averages",
+                          "mqm": "MQM scores"}
+CLUSTER_RULES: dict[str, str] = {
+    "organisers": "the organisers' rule of the WMT tables (a cluster ends after the system at position i when "
+                  "it significantly beats all N − i systems below it)",
+    "strict": "the strict rule (a cluster ends only where every system above significantly beats every "
+              "system below)",
+    "wmt24": "the WMT24 rule (a cluster ends unless some system above and some system below it are not "
+             "significantly different)",
+    "wmt25": "the WMT25 rule (a cluster ends where no system's rank range crosses it)",
+}
+#: sort key -> (short name, what the order is)
+SORTS: dict[str, tuple[str, str]] = {
+    "ave_z": ("Ave z", "Ave. z (the mean of per-segment worker-standardised scores)"),
+    "ave": ("Ave (raw)", "Ave. (the mean of per-segment raw 0-100 scores)"),
+    "ave-domain-mean": ("Ave (raw), the mean over domains of per-domain means",
+                        "Ave. (the mean over domains of each domain's mean per-segment raw 0-100 score)"),
+    "mqm-ascending": ("MQM", "MQM (the mean over rated segments of the error weights, averaged over raters; "
+                             "lower is better)"),
+}
+
+
+def test_short(spec: Any) -> str:
+    """The heat map's colour-bar title: which test the p-values come from (None: unknown)."""
+    return TESTS.get(getattr(spec, "test", None) or "", ("p-value",))[0]
+
+
+def qc_phrase(label: str | None) -> str:
+    """A spec's ``qc_label`` (the signature's ``qc`` field) in words."""
+    if not label:
+        return "no recorded worker quality control"
+    if label == "release":
+        return "the organisers' worker quality control (a WMT release holds only the workers who passed; no re-test)"
+    if label == "none":
+        return "no worker quality control"
+    method, _, alpha = label.partition("@")
+    return f"worker quality control by the {method} test at p < {alpha or '0.05'}, run on the stored judgments"
+
+
+def std_phrase(label: str | None) -> str:
+    """A spec's ``std_label`` (the signature's ``std`` field) in words."""
+    if not label or label == "given":
+        return "z-scores as given in the data (the release's own per-worker standardisation)"
+    if label.startswith("worker"):
+        extra = [t for t, flag in (("REF items left out", "-noref"), ("BAD_REF items left out", "-nobadref"))
+                 if flag in label]
+        return "z-scores standardised per worker from the raw scores" + (f" ({', '.join(extra)})" if extra else "")
+    return f"standardisation {label}"
+
+
+def describe(spec: Any, *, alpha: Any = None, cluster_rule: str | None = None) -> dict[str, str]:
+    """Phrases for a ranking's spec: ``test``, ``alpha``, ``p_below``, ``clusters``, ``qc``, ``std``, ``score``,
+    ``sort``, ``order`` (``alpha`` / ``cluster_rule``: the ranking's own, when it records them).
+
+    Fields the spec does not record (or no spec: None) give neutral phrases ("the published test"),
+    never a guess."""
+    def get(name: str, given: Any = None) -> str | None:
+        value = given if given is not None else getattr(spec, name, None)
+        return None if value is None else _number(value)
+    score, trials, test, sort = get("score") or "", get("trials"), get("test"), get("sort")
+    alpha, rule = get("alpha", alpha), get("cluster_rule", cluster_rule)
+    score_text = SCORES.get(score, score or "scores")
+    if test in TESTS:
+        test_text = TESTS[test][1].format(score=score_text,
+                                          trials=f", {trials} trials, seed {get('seed') or '?'}" if trials else "")
+    else:
+        test_text = f"the published significance test ({test})" if test else "the published significance test"
+    return {
+        "test": test_text,
+        "alpha": alpha or "the published threshold",
+        "p_below": f"p < {alpha}" if alpha else "p below the published threshold",
+        "clusters": CLUSTER_RULES.get(rule or "", f"the {rule} rule" if rule else "the published cluster rule"),
+        "qc": qc_phrase(get("qc_label")),
+        "std": std_phrase(get("std_label")),
+        "score": score_text,
+        "sort": SORTS[sort][0] if sort in SORTS else sort or "the published order",
+        "order": SORTS[sort][1] if sort in SORTS else "",
+    }
 
 
 def ranking_caption(ranking: dict, spec: Any) -> str:
     """What the published table shows, in words derived from its ``spec``
     (:mod:`leaderboard.human.spec`; None: not recorded): order, significance test and threshold,
     cluster rule, worker QC, standardisation, intervals and the human-translation mark."""
-    score = (spec.score if spec is not None else None) or ""
-    sort = spec.sort if spec is not None else None
-    test = spec.test if spec is not None else None
-    parts = []
-    if sort in _SORTS:
-        parts.append(f"Systems are ordered by {_SORTS[sort]}.")
-    alpha = ranking.get("alpha", _number(spec.alpha) if spec is not None and spec.alpha is not None else None)
+    words = describe(spec, alpha=ranking.get("alpha"), cluster_rule=ranking.get("cluster_rule"))
+    test = getattr(spec, "test", None)
+    parts = [f"Systems are ordered by {words['order']}."] if words["order"] else []
     if test:
-        text = _TESTS.get(test, f"{test} tests").format(score=score, trials=_number(spec.trials, "?"),
-                                                          seed=_number(spec.seed, "?"))
-        rule = ranking.get("cluster_rule", spec.cluster_rule)
-        rule_text = {"organisers": "a cluster ends after a system whose wins equal the number of systems below it "
-                                   "(the organisers' rule)",
-                     "strict": "a cluster ends where every system above beats every system below",
-                     "wmt24": "a cluster ends unless a system above and a system below it differ at p > "
-                              f"{alpha} (the WMT24 rule)",
-                     "wmt25": "a cluster ends where no system's rank range crosses it (the WMT25 rule)"}.get(
-            str(rule), f"cluster rule {rule}")
         ranks = ("the nearest system above that beats it + 1 to the nearest below that it beats - 1"
                  if test == "wave-signed-rank-greater" else "1 + losses to n - wins")
-        parts.append(f"Rules separate clusters from {text} at p < {alpha}; {rule_text}. Rank gives each "
-                     f"system's rank range ({ranks}).")
+        parts.append(f"Rules separate clusters from the {words['test']} at {words['p_below']}, with "
+                     f"{words['clusters']}. Rank gives each system's rank range ({ranks}).")
     else:
         parts.append("Rules separate clusters and Rank gives each system's rank range; the signature records "
                      "how they were computed.")
-    qc = spec.qc_label if spec is not None else None
-    if qc:
-        if qc == "release":
-            parts.append("Workers: as released by the organisers, who kept only those passing their quality "
-                         "control (no re-test).")
-        elif qc == "none":
-            parts.append("Workers: no quality control.")
-        else:
-            method, _, level = qc.partition("@")
-            parts.append(f"Workers: kept when their quality-control test ({method}) gives p < {level or '?'}.")
-    std = spec.std_label if spec is not None else None
-    if std:
-        parts.append("z-scores: as given in the data." if std == "given" else
-                     "z-scores: standardised per worker from raw scores"
-                     + (" (REF items left out)" if "-noref" in std else "")
-                     + (" (BAD_REF items left out)" if "-nobadref" in std else "") + ".")
+    if getattr(spec, "qc_label", None):
+        parts.append(f"Workers: {words['qc']}.")
+    if getattr(spec, "std_label", None):
+        parts.append(f"Scores: {words['std']}.")
     if spec is not None and spec.resamples:
         parts.append(f"Intervals: 95% bootstrap intervals resampling the test set's segments "
                      f"({spec.resamples} resamples, seed {_number(spec.seed, '?')}); rank stability on its own tab.")

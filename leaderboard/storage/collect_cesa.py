@@ -244,6 +244,59 @@ def allocation_inputs(store: Store, collect_id: int) -> dict[str, Any]:
             "total_sq": np.array([float(stats.get(mm, (0, 0, 0))[2] or 0) for mm in models])}
 
 
+_DOC_SIZES: dict[tuple[str, int], np.ndarray] = {}
+
+
+def document_sizes(store: Store, collect_id: int) -> np.ndarray:
+    """Segments per document of a dynamic campaign (by document index), read once per process (fixed when the
+    campaign is created)."""
+    key = (str(store.engine.url), collect_id)
+    if key not in _DOC_SIZES:
+        with store.engine.connect() as conn:
+            rows = conn.execute(select(h_.c.doc_index, func.count(func.distinct(i_.c.segment)))
+                                .join(i_, i_.c.hit_id == h_.c.id)
+                                .where(and_(h_.c.collect_id == collect_id, h_.c.kind == "doc"))
+                                .group_by(h_.c.doc_index)).all()
+        sizes = np.zeros(max((int(r[0]) for r in rows), default=-1) + 1, np.int64)
+        for d, n in rows:
+            sizes[int(d)] = int(n)
+        _DOC_SIZES[key] = sizes
+    return _DOC_SIZES[key]
+
+
+def submitted_pages(store: Store, collect_id: int, after: int = 0) -> dict[str, Any]:
+    """The page-level table of a dynamic campaign's submitted pages whose judgments have ids above ``after``:
+    one row per page × model with ``page`` (the page HIT's id), ``worker_id``, ``doc`` (document index),
+    ``random_item``, ``model``, ``score`` (mean over the page's segments), ``n`` (segments) and ``order`` (the
+    page × model's smallest judgment id; pages are submitted in one transaction, so this orders them by
+    submission). Also ``done``: the campaign's submitted dynamic pages now (read first, so the table holds at
+    least those), and ``checks``: per worker, each attention check's first attempt (passed or not). One
+    aggregate query for the table, driven by the judgments' primary key."""
+    info = select(c_.c.import_id).where(c_.c.id == collect_id).scalar_subquery()
+    table = (select(h_.c.id, m.judgments.c.worker_id, h_.c.doc_index, h_.c.random_item, m.systems.c.name,
+                    func.avg(m.judgments.c.raw), func.count(m.judgments.c.id), func.min(m.judgments.c.id))
+             .select_from(m.judgments)
+             .join(h_, and_(h_.c.name == m.judgments.c.hit, h_.c.collect_id == collect_id))
+             .join(m.systems, m.systems.c.id == m.judgments.c.system_id)
+             .where(and_(m.judgments.c.import_id == info, m.judgments.c.id > after, h_.c.kind == "page"))
+             .group_by(h_.c.id, m.judgments.c.worker_id, h_.c.doc_index, h_.c.random_item, m.systems.c.name))
+    with store.engine.connect() as conn:
+        done = conn.execute(select(func.count()).select_from(g_).join(h_, h_.c.id == g_.c.hit_id).where(and_(
+            h_.c.collect_id == collect_id, h_.c.kind == "page", g_.c.status == DONE))).scalar_one()
+        rows = conn.execute(table).all()
+        checks = conn.execute(select(a_.c.worker_id, g_.c.checks).join(g_, g_.c.annotator_id == a_.c.id)
+                              .join(h_, h_.c.id == g_.c.hit_id)
+                              .where(and_(a_.c.collect_id == collect_id, h_.c.kind == "check",
+                                          g_.c.checks.is_not(None))).order_by(g_.c.id)).all()
+    frame = pd.DataFrame(rows, columns=["page", "worker_id", "doc", "random_item", "model", "score", "n", "order"])
+    first: dict[int, dict[str, bool]] = {}
+    for worker, logged in checks:
+        for c in json.loads(logged):
+            first.setdefault(int(worker), {}).setdefault(str(c["item_id"]), bool(c["passed"]))
+    return {"table": frame.astype({"random_item": bool, "score": float}), "done": int(done),
+            "checks": {w: list(v.values()) for w, v in first.items()}}
+
+
 def annotator_pages(store: Store, annotator_id: int) -> dict[str, Any]:
     """How many main pages (dynamic) the annotator was given, and the documents they had."""
     with store.engine.connect() as conn:

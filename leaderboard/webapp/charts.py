@@ -9,6 +9,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from ..publish.render import is_human_entry, test_short
+
 #: Okabe & Ito's colour-blind-safe palette (Okabe and Ito 2008; plotly's ``Safe`` is of the same kind):
 #: every chart of the app draws its categories in these colours, in this order
 OKABE_ITO: tuple[str, ...] = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#F0E442",
@@ -45,12 +47,6 @@ def _layout(fig: go.Figure, title: str, height: int | None = None) -> go.Figure:
 MT_COLOUR, HUMAN_COLOUR = "#0072b2", "#d55e00"  # Okabe-Ito blue / vermilion: safe for colour-blind readers
 
 
-def is_human_entry(s: Mapping) -> bool:
-    """A ranking entry's human-translation mark (snapshots published before the mark existed: WMT naming)."""
-    from ..naming import is_human
-    return bool(s["human"]) if s.get("human") is not None else is_human(s["system"])
-
-
 def system_labels(ranking: Mapping) -> list[str]:
     """The ranking's system names in table order as the pages show them: a dagger after each human
     translation (as the Leaderboard marks it)."""
@@ -61,7 +57,7 @@ def ranking_figure(ranking: Mapping) -> go.Figure:
     """Ave z (MQM) per system with its 95% interval as an error bar, best on top, clusters shaded
     alternately (the table's cluster lines); human translations as open diamonds in their own colour."""
     systems = list(ranking["systems"])
-    names = plain_all(s["system"] + (" †" if is_human_entry(s) else "") for s in systems)
+    names = plain_all(system_labels(ranking))
     fig = go.Figure()
     clusters = [s.get("cluster") for s in systems]
     # shapes in one layout update: plotly's add_hrect / add_hline are ~20 ms each
@@ -122,7 +118,7 @@ def rank_shares_figure(ranking: Mapping) -> go.Figure | None:
     if not systems or len(systems) != len(ranking["systems"]):
         return None
     z = np.array([s["rank_shares"] for s in systems], dtype=float) * 100
-    names = plain_all(s["system"] + (" †" if is_human_entry(s) else "") for s in systems)
+    names = plain_all(system_labels(ranking))
     ranks = list(range(1, z.shape[1] + 1))
     text = [[f"{v:.0f}" if v >= 1 else ("<1" if v > 0 else "") for v in row] for row in z]
     fig = go.Figure(go.Heatmap(
@@ -179,16 +175,6 @@ def significance_levels(mat: np.ndarray) -> np.ndarray:
     return levels
 
 
-def _test_short(spec: Any) -> str:
-    """The colour bar's title: which test the p-values come from (the ranking's spec; None: unknown)."""
-    test = getattr(spec, "test", None)
-    return {"mwu-greater": "one-sided rank-sum", "signed-rank-greater": "one-sided signed-rank",
-            "ar-greater": "approx. randomisation", "signed-rank-domain-stouffer": "signed-rank + Stouffer",
-            "mwu-greater-shared": "one-sided rank-sum", "wave-signed-rank-greater": "one-sided signed-rank",
-            "signed-rank-greater-paired": "one-sided signed-rank",
-            "ar-greater-paired": "approx. randomisation"}.get(test or "", "p-value")
-
-
 def heatmap_figure(ranking: Mapping, spec: Any = None) -> go.Figure:
     """Pairwise significance heat map (as Graham et al. 2017, Fig. 3): row system beats column system
     (``spec``: the ranking's :mod:`leaderboard.human.spec`, naming the test in the colour bar)."""
@@ -209,7 +195,7 @@ def heatmap_figure(ranking: Mapping, spec: Any = None) -> go.Figure:
         z=levels, x=plain_all(names), y=plain_all(names), zmin=-0.5, zmax=k - 0.5, colorscale=scale, xgap=1, ygap=1,
         text=text, customdata=custom,
         hovertemplate="%{y} better than %{x}<br>%{customdata}<br>%{text}<extra></extra>",
-        colorbar={"tickvals": list(range(k)), "ticktext": labels, "title": _test_short(spec)},
+        colorbar={"tickvals": list(range(k)), "ticktext": labels, "title": test_short(spec)},
     ))
     fig.update_yaxes(autorange="reversed", title="better system (row)")
     fig.update_xaxes(title="worse system (column)", tickangle=-45)

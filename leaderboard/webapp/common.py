@@ -18,9 +18,6 @@ from . import display, html_table, navigation, state
 from .hints import web_message
 from .markdown import md_escape
 
-# query parameters that make a view reproducible from its URL
-VIEW_KEYS = ("campaign", "lp", "assessment", "version")
-
 
 @dataclass(frozen=True)
 class View:

@@ -2,14 +2,12 @@
 
 - :func:`mqm_segment_table` — per-segment MQM of one system with its errors;
 - :func:`marked_outputs` — HTML of outputs with their error spans marked (every piece escaped);
-- :func:`human_segments` — the human side of the meta-evaluation from what the store holds;
-- :func:`meta_eval_table` — the rows of :func:`metrics.metaeval.evaluate.meta_evaluate` as a frame.
+- :func:`human_segments` — the human side of the meta-evaluation from what the store holds.
 """
 
 from __future__ import annotations
 
 import html
-from typing import Mapping
 
 import pandas as pd
 
@@ -59,8 +57,3 @@ def human_segments(assessment: str, errors: pd.DataFrame | None, judgments: pd.D
     if assessment == "mqm":
         return human_from_mqm(errors, lp)
     return human_from_judgments(judgments, lp, "raw")
-
-
-def meta_eval_table(result: Mapping) -> pd.DataFrame:
-    cols = ["metric", "acc_eq", "epsilon", "acc_eq_cluster", "spa", "spa_cluster", "sys_accuracy"]
-    return pd.DataFrame(result["metrics"])[cols]

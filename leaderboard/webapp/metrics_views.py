@@ -146,17 +146,12 @@ def evaluate(url: str, campaign: str, lp: str, assessment: str, version: int, to
     judged = tuple(s for s in judged if s not in left_out)
     if segment_parts:
         seg_all = pd.concat(segment_parts, ignore_index=True)
-        out["segment"] = me.segment_level(ranked_segments(url, campaign, lp, assessment, version, token), seg_all,
-                                          list(judged), n_resamples=N_RESAMPLES, seed=SEED)
+        # the human side: the published ranking's per-segment scores (its QC, selection and standardisation),
+        # so raw-only campaigns (collected in the app) get the z the ranking used
+        from .snapshot_views import segments_frame
+        out["segment"] = me.segment_level(segments_frame(url, campaign, lp, assessment, int(version), token),
+                                          seg_all, list(judged), n_resamples=N_RESAMPLES, seed=SEED)
     return out
-
-
-def ranked_segments(url: str, campaign: str, lp: str, assessment: str, version: int, token: str) -> pd.DataFrame:
-    """The human side of the segment-level correlations: per (system, segment) raw and z of the published
-    ranking exactly as it computed them (its worker QC, selection and standardisation; stored with the
-    snapshot), so raw-only campaigns — those collected in the app — get the z the ranking used."""
-    from .snapshot_views import segments_frame
-    return segments_frame(url, campaign, lp, assessment, int(version), token)
 
 
 @st.cache_data(show_spinner="Meta-evaluating (acc_eq, SPA, 1000 draws per metric pair)…", max_entries=16)

@@ -54,7 +54,7 @@ def render() -> None:
     if not ranking.get("pvalues"):
         st.info("This snapshot has no pairwise p-values.")
         return
-    from leaderboard.webapp.signature_text import describe
+    from leaderboard.publish.render import describe
     from leaderboard.webapp.state import ranking_spec
     words = describe(ranking_spec(*view.key))
     st.caption(md_escape(

@@ -111,16 +111,12 @@ def _span_tasks(view: common.View, token: str) -> None:
     slug = f"{view.campaign}-{view.lp}"
     common.csv_download(rows, f"{'spans' if keys[-1] == 'f1' else 'error-free'}-{slug}",
                         f"Download {done_task.lower()} results (CSV)", key="dl-mteval")
-    st.caption(md_escape(f"95% CIs: percentiles of {mteval_draws()} bootstrap resamples of the segments; cluster: "
+    from metrics.validation import N_RESAMPLES
+    st.caption(md_escape(f"95% CIs: percentiles of {N_RESAMPLES} bootstrap resamples of the segments; cluster: "
                          f"paired bootstrap test of {keys[-1].upper() if keys[-1] == 'mcc' else keys[-1]} between "
                          "submissions, one-sided, p < 0.05. Signature: ") + common.code(data["signature"]))
     common.chart(charts.measures_figure(shown, keys, f"{done_task}: each submission with its 95% CI"),
                  f"mteval-{slug}", f"{done_task.lower()} chart")
-
-
-def mteval_draws() -> int:
-    from metrics.validation import N_RESAMPLES
-    return N_RESAMPLES
 
 
 def _campaign_systems(url: str, campaign: str, token: str) -> dict[str, set[str]]:
@@ -228,7 +224,7 @@ def _results(view: common.View, user: dict | None, token: str) -> None:
     url = state.store_url()
     subs = _visible_submissions(view, user)
     snap = state.snapshot(url, view.campaign, view.lp, view.assessment, view.latest)
-    from leaderboard.webapp.signature_text import describe
+    from leaderboard.publish.render import describe
     from leaderboard.webapp.state import ranking_spec
     words = describe(ranking_spec(url, view.campaign, view.lp, view.assessment, view.latest))
     st.caption(f"Human scores: Ave z of the latest published ranking (v{view.latest}; "

@@ -118,7 +118,7 @@ def render() -> None:
     if distribution_tab.open:
         with distribution_tab:
             common.chart(charts.distribution_figure(seg, system, value), f"distribution-{view.lp}-{system}", "distribution chart")
-            from leaderboard.webapp.signature_text import describe
+            from leaderboard.publish.render import describe
             words = describe(spec)
             st.caption(md_escape(
                 (f"Per-segment {words['std']}, as the ranking computed them" if value == "z" else
@@ -170,7 +170,7 @@ def _head_to_head(view: common.View, ranking: dict, seg: pd.DataFrame, system: s
         Figure(f"Mean {value} difference", _number(diff, "+.3f" if value == "z" else "+.2f"),
                help=f"Mean over the common segments of {system}'s score minus {other}'s"),
         Figure(f"p ({system} better)", _number(p_ab, ".3g")), Figure(f"p ({other} better)", _number(p_ba, ".3g"))])
-    from leaderboard.webapp.signature_text import describe
+    from leaderboard.publish.render import describe
     words = describe(spec)
     st.caption(md_escape(f"p-values are the published ones: {words['test']}; a win needs "
                                 f"{words['p_below']}."))
