@@ -30,6 +30,7 @@ SHARED = Path(os.environ.get("MTLB_SHARED_DATA", ROOT.parent / "shared" / "data"
 PG_URL = os.environ.get("MTLB_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 
 
+@pytest.hookimpl(tryfirst=True)  # the xdist_group marks added here must be there when pytest-xdist reads them
 def pytest_collection_modifyitems(config, items) -> None:
     """Slow tests first, the heaviest (``slow(weight=N)``) leading: with several test processes
     (pytest-xdist, ``--dist loadgroup``) the long ones then start at once rather than last, which would
@@ -45,6 +46,20 @@ def pytest_collection_modifyitems(config, items) -> None:
     paired = [item for pair in zip(heavy, rest) for item in pair]
     items[:] = paired + heavy[len(paired) // 2:] + rest[len(paired) // 2:]
     _group_modules_with_shared_fixtures(items)
+
+
+@pytest.hookimpl(trylast=True)  # after pytest-xdist has tagged the node ids of grouped tests
+def pytest_collection_finish(session) -> None:
+    """Refuse to run when ``--dist loadgroup`` would ignore the groups: pytest-xdist sends tests to one
+    process by an ``@group`` suffix of their node ids, which it cannot add under pytest 9 (hence the
+    ``pytest<9`` pin); ignored groups rebuild every module-scoped app server, installed package and
+    demo once per process."""
+    if not getattr(session.config.option, "loadgroup", False):
+        return
+    lost = [item.nodeid for item in session.items
+            if item.get_closest_marker("xdist_group") is not None and "@" not in item.nodeid.rsplit("]", 1)[-1]]
+    if lost:
+        raise pytest.UsageError(f"pytest-xdist did not apply xdist_group to {len(lost)} tests, e.g. {lost[0]}")
 
 
 def _group_modules_with_shared_fixtures(items) -> None:
