@@ -265,8 +265,8 @@ def _rule(annotator: Annotator) -> AllocationRule:
     return rule
 
 
-def allocation_state(store: Store, annotator: Annotator, had: set[int], pairs: bool | None = None
-                     ) -> AllocationState:
+def allocation_state(store: Store, annotator: Annotator, had: set[int], pairs: bool | None = None,
+                     flagged: bool | None = None) -> AllocationState:
     """The rule's view: per document × model the annotators given it (``-1``: no such translation; the slot
     takes the campaign's redundancy),
     per model the count, sum and sum of squares of its final scores; documents this annotator may get; whether
@@ -274,7 +274,8 @@ def allocation_state(store: Store, annotator: Annotator, had: set[int], pairs: b
     and a rule may keep its scarcest pages from them); per pair of models the submitted pages showing both and
     the sum and sum of squares of their page-level mean differences, the pairs the anytime paired test has
     separated (:func:`campaign_pairs`), and the segments per document. The last three only when ``pairs``
-    (default: when the campaign's rule uses them), so the other rules decide without reading every page."""
+    (default: when the campaign's rule uses them), so the other rules decide without reading every page.
+    ``flagged``: the annotator's check verdict when the caller has it (read from the store when None)."""
     info = annotator.collect
     cells = cdb.allocation_inputs(store, info["id"])
     models = cells["models"]
@@ -287,7 +288,8 @@ def allocation_state(store: Store, annotator: Annotator, had: set[int], pairs: b
     cold[: pool or n_docs] = True
     eligible = np.ones(n_docs, dtype=bool)
     eligible[list(had)] = False
-    flagged = not all(_check_results(cdb.history(store, annotator.id)))
+    if flagged is None:
+        flagged = annotator_flagged(store, annotator)
     base = AllocationState(models, counts, n, sums, sumsq, cold, eligible, slot_cap=int(info["redundancy"]),
                            annotator_flagged=np.array(flagged))
     if not (_rule(annotator).uses_pairs if pairs is None else pairs):
@@ -300,14 +302,21 @@ def allocation_state(store: Store, annotator: Annotator, had: set[int], pairs: b
                    pair_decided=got.decided(), item_sizes=sizes)
 
 
+def annotator_flagged(store: Store, annotator: Annotator) -> bool:
+    """Whether the annotator has failed an attention check so far (first attempts)."""
+    return not all(_check_results(cdb.history(store, annotator.id)))
+
+
 def _decide(store: Store, annotator: Annotator) -> dict | None:
     """A new dynamic page for the annotator (None: nothing left for them)."""
     s = settings(annotator)
     mine = cdb.annotator_pages(store, annotator.id)
     rule = _rule(annotator)
     k = int(s.get("models_per_item", 3))
+    # the annotator's own history does not change while they wait for a page: read it once, not per attempt
+    flagged = annotator_flagged(store, annotator)
     for attempt in range(DECISION_ATTEMPTS):
-        state = allocation_state(store, annotator, mine["docs"], pairs=rule.uses_pairs)
+        state = allocation_state(store, annotator, mine["docs"], pairs=rule.uses_pairs, flagged=flagged)
         rng = np.random.default_rng([int(annotator.collect["seed"]), int(annotator.id), mine["pages"], attempt])
         choice = rule.choose(state, k, rng)
         if choice is None:
