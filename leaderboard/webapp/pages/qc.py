@@ -35,13 +35,9 @@ def summary_frame(summary: dict) -> pd.DataFrame:
 
 
 def qc_label_text(label: str) -> str:
-    """A sentence for the signature's ``qc`` field."""
-    if label == "release":
-        return "the organisers' quality control (qc:release)"
-    if label == "none":
-        return "no worker quality control (qc:none)"
-    method, _, alpha = label.partition("@")
-    return f"the {method} worker test at p < {alpha or '0.05'} (qc:{label})"
+    """The spec's ``qc`` field in words (the phrase of the ranking's caption), then the field itself."""
+    from leaderboard.publish.render import qc_phrase
+    return f"{qc_phrase(label)} (qc:{label})"
 
 
 def render() -> None:
@@ -75,9 +71,8 @@ def _published_qc(view: common.View, info: dict) -> None:
     lps = ", ".join(stored["lps"])
     if label == "release":
         st.markdown(md_escape(
-            f"The ranking used {qc_label_text(label)}. The stored data are a WMT release, which holds only the "
-            f"judgments of the workers who passed the organisers' quality control, so nothing was filtered "
-            f"again: all {stored['lp_workers']:,} workers and their {stored['lp_judgments']:,} judgments of "
+            f"The ranking used {qc_label_text(label)}, so nothing was filtered again: all "
+            f"{stored['lp_workers']:,} workers and their {stored['lp_judgments']:,} judgments of "
             f"{view.lp} (every item type, quality-control items included) are kept."))
         key_figures.show([
             Figure("Workers in the ranking", f"{stored['lp_workers']:,}", help="all passed the organisers' QC"),
