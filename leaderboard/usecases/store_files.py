@@ -184,9 +184,3 @@ def store_read(store: Any, read: ReadFiles, *, created_by: str | None = None,
         reports = read.pearmut_reports
         result["pearmut"] = reports if len(reports) > 1 else reports[0]
     return result
-
-
-def store_files(store: Any, files: Sequence[InputFile], *, created_by: str | None = None,
-                progress: Callable[[int], None] | None = None, **options: Any) -> dict[str, Any]:
-    """:func:`read_files` then :func:`store_read`: validate every file, then store them in one transaction."""
-    return store_read(store, read_files(files, **options), created_by=created_by, progress=progress)
