@@ -3,8 +3,6 @@ then, on request, a re-test of the stored workers (docs/method/quality-control.m
 
 from __future__ import annotations
 
-import numbers
-
 import pandas as pd
 import streamlit as st
 
@@ -19,18 +17,10 @@ def qc_methods() -> list[str]:
 
 
 def summary_frame(summary: dict) -> pd.DataFrame:
-    """Kept / removed counts of workers and judgments from a qc_summary dict (whatever names it uses)."""
-    rows = []
-    for what in ("workers", "judgments", "hits"):
-        kept = next((summary[k] for k in (f"{what}_kept", f"kept_{what}") if k in summary), None)
-        total = next((summary[k] for k in (f"{what}_total", f"total_{what}", f"{what}_all", what)
-                      if k in summary and isinstance(summary[k], numbers.Number)), None)
-        removed = next((summary[k] for k in (f"{what}_removed", f"removed_{what}") if k in summary), None)
-        if kept is None:
-            continue
-        if removed is None and total is not None:
-            removed = total - kept
-        rows.append({"what": what, "kept": kept, "removed": removed if removed is not None else 0})
+    """Kept / removed counts of workers and judgments from a :func:`leaderboard.human.qc.qc_summary` dict."""
+    rows = [{"what": what, "kept": summary[f"{what}_kept"],
+             "removed": summary[f"{what}_total"] - summary[f"{what}_kept"]}
+            for what in ("workers", "judgments") if f"{what}_kept" in summary]
     return pd.DataFrame(rows, columns=["what", "kept", "removed"])
 
 
