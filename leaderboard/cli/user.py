@@ -8,7 +8,7 @@ import os
 import sys
 
 from ..errors import InputError
-from ._common import add_store_flags, print_json, print_table
+from ._common import add_store_flags, print_json, print_table, token_command
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -144,21 +144,9 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_token(args: argparse.Namespace) -> int:
-    from ..accounts.auth import issue_upload_token
     from ..storage import Store
 
     store = Store(args.database_url)
     if store.user(args.name) is None:
         raise InputError(f"no user named {args.name!r}")
-    if args.revoke:
-        revoked = store.revoke_upload_tokens(args.name)
-        result = {"name": args.name, "revoked": revoked}
-        print_json(result) if args.json else print(f"revoked {revoked} token(s) of {args.name!r}")
-        return 0
-    token = issue_upload_token(store, args.name, args.label)
-    if args.json:
-        print_json({"name": args.name, "token": token})
-    else:
-        print(token)
-        print("(shown once: only its hash is stored)", file=sys.stderr)
-    return 0
+    return token_command(args, store, args.label, repr(args.name))
