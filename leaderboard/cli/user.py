@@ -107,12 +107,7 @@ def run_add(args: argparse.Namespace) -> int:
     from ..storage import Store
 
     password = read_password(args.password_stdin, confirm=True)
-    try:
-        create_user(Store(args.database_url), args.name, password, args.role)
-    except ValueError as exc:
-        if isinstance(exc, InputError):
-            raise
-        raise InputError(str(exc)) from None
+    create_user(Store(args.database_url), args.name, password, args.role)
     if args.json:
         print_json({"name": args.name, "role": args.role, "created": True})
     else:
