@@ -31,7 +31,7 @@ from ..errors import InputError
 from . import models as m
 from .bulk import insert_frame
 from .collect import (ACTIVE, DONE, EXPIRED, OPEN, _assignment_row, _code, _collection_import,
-                      _for_update, _locked_annotator, _lp_for_collection, _now, _utc, a_, c_, g_, h_, i_, r_, s_,
+                      _for_update, _locked_annotator, _lp_for_collection, _utc, a_, c_, g_, h_, i_, r_, s_,
                       write_transaction)
 from .store import Store
 
@@ -88,7 +88,7 @@ def create_cesa(store: Store, campaign: str, lp: str, *, assignment: str, settin
             lp_id=lp_id, import_id=import_id, protocol="cesa", assessment=ASSESSMENT, context="source",
             hit_size=int(settings.get("hit_size", 0) or 0), redundancy=redundancy, seed=seed,
             timeout_seconds=timeout_seconds, status=OPEN, crowd_key=secrets.token_urlsafe(18), code_pass=_code(),
-            code_fail=_code(), created_at=_now(), created_by=created_by, assignment=assignment,
+            code_fail=_code(), created_at=m.now(), created_by=created_by, assignment=assignment,
             settings=json.dumps(settings, ensure_ascii=False, sort_keys=True)).returning(c_.c.id)).scalar_one()
         hits: list[tuple[str, str, int | None, list[dict]]] = []  # name, kind, doc index, rows
         if assignment == "fixed":
@@ -326,7 +326,7 @@ def _check_annotator(conn, annotator_id: int, *, new: bool) -> Any:
 
 def claim_extra(store: Store, annotator_id: int, hit_id: int, *, now: datetime | None = None) -> dict | None:
     """Hold a tutorial or check HIT for the annotator (a slot of their own); None when they had it before."""
-    now = now or _now()
+    now = now or m.now()
     with write_transaction(store.engine) as conn:
         _check_annotator(conn, annotator_id, new=False)
         if conn.execute(select(g_.c.id).where(and_(g_.c.hit_id == hit_id, g_.c.annotator_id == annotator_id))).first():
@@ -342,7 +342,7 @@ def claim_extra(store: Store, annotator_id: int, hit_id: int, *, now: datetime |
 def take_over_page(store: Store, annotator_id: int, collect_id: int, *, now: datetime | None = None) -> dict | None:
     """A dynamic page whose holder let its time run out, for another annotator (its cells stay given); None if
     there is none they may take (not a document they had)."""
-    now = now or _now()
+    now = now or m.now()
     with write_transaction(store.engine) as conn:
         _check_annotator(conn, annotator_id, new=True)
         had = (select(h_.c.doc_index).join(g_, g_.c.hit_id == h_.c.id)
@@ -368,7 +368,7 @@ def create_page(store: Store, annotator_id: int, collect_id: int, doc_index: int
     document × model cell is taken by a guarded increment (never beyond ``redundancy``); a model whose cell is
     full is left off the page, and when fewer than two remain nothing is written and None is returned (the
     caller decides again)."""
-    now = now or _now()
+    now = now or m.now()
     with write_transaction(store.engine) as conn:
         _check_annotator(conn, annotator_id, new=True)
         if conn.execute(select(g_.c.id).where(g_.c.annotator_id == annotator_id, g_.c.status == ACTIVE,
@@ -448,7 +448,7 @@ def save_drafts(store: Store, annotator_id: int, assignment_id: int, answers: li
         timeout = conn.execute(select(c_.c.timeout_seconds).join(h_, h_.c.collect_id == c_.c.id)
                                .where(h_.c.id == asg.hit_id)).scalar_one()
         conn.execute(update(s_).where(and_(s_.c.id == asg.slot_id, s_.c.holder_id == annotator_id))
-                     .values(held_until=_now() + timedelta(seconds=timeout)))
+                     .values(held_until=m.now() + timedelta(seconds=timeout)))
     return written
 
 
@@ -522,12 +522,12 @@ def finalise_page(store: Store, annotator_id: int, assignment_id: int, page: str
             r_.c.assignment_id == asg.id, r_.c.final == True))).scalar_one()  # noqa: E712
         complete = n_final >= len(items)
         if complete:
-            conn.execute(update(g_).where(g_.c.id == asg.id).values(status=DONE, completed_at=_now()))
+            conn.execute(update(g_).where(g_.c.id == asg.id).values(status=DONE, completed_at=m.now()))
             conn.execute(update(s_).where(s_.c.id == asg.slot_id).values(done=True))
         else:
             timeout = conn.execute(select(c_.c.timeout_seconds).where(c_.c.id == info.id)).scalar_one()
             conn.execute(update(s_).where(and_(s_.c.id == asg.slot_id, s_.c.holder_id == annotator_id))
-                         .values(held_until=_now() + timedelta(seconds=timeout)))
+                         .values(held_until=m.now() + timedelta(seconds=timeout)))
     return {"stored": True, "complete": complete, "assignment_id": asg.id}
 
 
