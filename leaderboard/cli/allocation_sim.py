@@ -79,8 +79,6 @@ def run(args: argparse.Namespace) -> int:
         out = compare_rules(args.rules, args.systems, args.runs, args.seed, max_judgments=args.max_judgments,
                             rule_params={"running-rank": {"coldstart": args.coldstart}}, progress=progress,
                             **scenario_args)
-    except ValueError as exc:
-        raise InputError(str(exc)) from None
     finally:
         for bar in bars.values():
             bar.close()

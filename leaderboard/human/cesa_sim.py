@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import ndtri
 
+from ..errors import InputError
 from .esa_fit import SHAPE_LEVELS, WMT24_ESA, EsaFit
 
 CARELESS_SD = 15.0
@@ -145,12 +146,15 @@ def make_scenario(n_systems: int, seed: int, *, fit: EsaFit = WMT24_ESA, n_docs:
                   check_prob: float = 0.2) -> Scenario:
     """Draw a campaign design (see the module docstring); the same arguments give the same design."""
     if n_systems < k + 1:
-        raise ValueError(f"need at least {k + 1} systems for {k} per item")
+        raise InputError(f"need at least {k + 1} systems for {k} per item", code="too_few_systems",
+                         column="systems", value=n_systems)
     if n_docs < 1 or not 0 <= pool_docs <= n_docs:
-        raise ValueError("n_docs must be >= 1 and pool_docs between 0 and n_docs")
+        raise InputError("n_docs must be >= 1 and pool_docs between 0 and n_docs", code="bad_docs",
+                         column="docs", value=(n_docs, pool_docs))
     tie_pairs = n_systems // 5 if tie_pairs is None else tie_pairs
     if not 0 <= 2 * tie_pairs <= n_systems - 1:
-        raise ValueError("too many tied pairs for this many systems")
+        raise InputError("too many tied pairs for this many systems", code="bad_tie_pairs", column="tie_pairs",
+                         value=tie_pairs)
     rng = np.random.default_rng([seed, 1])
     # the fit describes observed (clipped) scores: draw the systems' observed means, then find the
     # latent means that give them
