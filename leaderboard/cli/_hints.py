@@ -19,6 +19,7 @@ MESSAGES: dict[str, str] = {
                                    "campaign from the primary submissions, whose test set has it",
     "match_twice": "--match maps two systems onto {value!r}",
     "match_unknown": "--match names {value!r}, which no earlier year of the compared pairs holds",
+    "campaign_too_small": "--systems, --segments and --hits-per-worker must be at least 1",
 }
 #: error code -> what to add to the message on the command line
 HINTS: dict[str, str] = {
@@ -43,6 +44,11 @@ HINTS: dict[str, str] = {
     "no_testset": "(add one with `mtlb testset add`)",
     "no_judgments": "(`mtlb ingest` stores them)",
     "no_texts": "(store them with `mtlb texts` first)",
+    "bad_tie_pairs": "(--tie-pairs: at most (systems - 1) / 2)",
+    "negative_workers": "(--good, --lenient, --harsh, --random)",
+    "no_workers": "(--good, --lenient, --harsh, --random)",
+    "bad_assignments": "(--assignments)",
+    "no_batch": "(build the batch with `mtlb hits build`)",
 }
 
 

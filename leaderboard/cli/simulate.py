@@ -34,36 +34,20 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
-
-    import pandas as pd
-
-    from ..errors import InputError
+    from ..hits.export import read_batch
     from ..human.simulate import simulate_answers, simulate_campaign
 
     workers = {"good": args.good, "lenient": args.lenient, "harsh": args.harsh, "random": args.random}
     out = Path(args.out)
-    try:
-        if args.hits:
-            folder = Path(args.hits)
-            if not (folder / "hits.csv").exists():
-                raise InputError("no hits.csv here (build the batch with `mtlb hits build`)", file=str(folder))
-            meta = json.loads((folder / "batch.json").read_text(encoding="utf-8")) \
-                if (folder / "batch.json").exists() else {}
-            hits = pd.read_csv(folder / "hits.csv", dtype=str, keep_default_na=False)
-            hits["position"] = hits["position"].astype(int)
-            frame = simulate_answers(hits, workers, args.seed, assignments=args.assignments,
-                                     lp=meta.get("lp"), assessment=meta.get("assessment"),
-                                     campaign=meta.get("campaign", ""))
-            kind = "mturk"
-        else:
-            frame = simulate_campaign(args.systems, args.segments, workers, args.hits_per_worker, args.seed,
-                                      lps=args.lps, assessment=args.assessment, campaign=args.campaign)
-            kind = "canonical"
-    except ValueError as exc:
-        if isinstance(exc, InputError):
-            raise
-        raise InputError(str(exc)) from None
+    if args.hits:
+        hits, meta = read_batch(args.hits)
+        frame = simulate_answers(hits, workers, args.seed, assignments=args.assignments, lp=meta.get("lp"),
+                                 assessment=meta.get("assessment"), campaign=meta.get("campaign", ""))
+        kind = "mturk"
+    else:
+        frame = simulate_campaign(args.systems, args.segments, workers, args.hits_per_worker, args.seed,
+                                  lps=args.lps, assessment=args.assessment, campaign=args.campaign)
+        kind = "canonical"
     out.parent.mkdir(parents=True, exist_ok=True)
     if out.suffix.lower() in (".parquet", ".pq"):
         frame.to_parquet(out, index=False)

@@ -15,6 +15,7 @@ quality-control items from the source. ``DIR/batch.json``: lp, assessment, seed,
 from __future__ import annotations
 
 import html
+import io
 import json
 import os
 from pathlib import Path
@@ -22,6 +23,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..errors import InputError
+from ..ingest.textio import read_text
 from .builder import HIT_COLUMNS, HIT_SIZE
 from .degrade import target_language
 
@@ -179,3 +182,29 @@ def write_batch(hits: pd.DataFrame, out_dir: str | os.PathLike, *, lp: str, asse
     }
     (out / "batch.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return manifest
+
+
+def read_batch(folder: str | os.PathLike) -> tuple[pd.DataFrame, dict]:
+    """The batch :func:`write_batch` wrote to ``folder``: hits.csv (positions as integers) and the
+    manifest of batch.json (empty when there is none)."""
+    out = Path(folder)
+    if not (out / "hits.csv").exists():
+        raise InputError("no hits.csv here", file=str(out), code="no_batch")
+    meta = {}
+    if (out / "batch.json").exists():
+        try:
+            meta = json.loads(read_text(out / "batch.json"))
+        except json.JSONDecodeError as exc:
+            raise InputError(f"invalid JSON: {exc.msg}", file=str(out / "batch.json"), line=exc.lineno) from None
+    try:
+        hits = pd.read_csv(io.StringIO(read_text(out / "hits.csv")), dtype=str, keep_default_na=False)
+    except pd.errors.ParserError as exc:
+        raise InputError(f"not a CSV table ({exc})", file=str(out / "hits.csv")) from None
+    missing = [c for c in HIT_COLUMNS if c not in hits.columns]
+    if missing:
+        raise InputError(f"missing column(s) {', '.join(missing)}", file=str(out / "hits.csv"), column=missing[0])
+    bad = ~hits["position"].str.fullmatch(r"\d+")
+    if bad.any():
+        raise InputError(f"position {hits['position'][bad].iloc[0]!r} is not a whole number",
+                         file=str(out / "hits.csv"), line=int(bad.to_numpy().argmax()) + 2, column="position")
+    return hits.assign(position=hits["position"].astype(int)), meta

@@ -38,6 +38,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..errors import InputError
 from ..hits.builder import HIT_SIZE, N_GENUINE, block_shuffle, hit_template, system_slots
 
 KINDS: tuple[str, ...] = ("good", "lenient", "harsh", "random")
@@ -57,12 +58,15 @@ def _check_workers(workers: dict[str, int]) -> list[str]:
     """The workers' kinds, one entry per worker, in KINDS order."""
     unknown = sorted(set(workers) - set(KINDS))
     if unknown:
-        raise ValueError(f"unknown worker kind(s) {', '.join(unknown)}; use {', '.join(KINDS)}")
-    if any(int(n) < 0 for n in workers.values()):
-        raise ValueError("worker counts must be >= 0")
+        raise InputError(f"unknown worker kind(s) {', '.join(unknown)}; use {', '.join(KINDS)}",
+                         code="unknown_worker_kind", value=unknown[0])
+    negative = [k for k, n in workers.items() if int(n) < 0]
+    if negative:
+        raise InputError("worker counts must be >= 0", code="negative_workers", column=negative[0],
+                         value=workers[negative[0]])
     kinds = [k for k in KINDS for _ in range(int(workers.get(k, 0)))]
     if not kinds:
-        raise ValueError("no workers to simulate")
+        raise InputError("no workers to simulate", code="no_workers")
     return kinds
 
 
@@ -166,9 +170,11 @@ def simulate_campaign(
     workers = {"good": 8, "lenient": 2, "harsh": 2, "random": 3} if workers is None else workers
     kinds = _check_workers(workers)
     if n_systems < 1 or n_segments < 1 or hits_per_worker < 1:
-        raise ValueError("n_systems, n_segments and hits_per_worker must be >= 1")
+        raise InputError("n_systems, n_segments and hits_per_worker must be >= 1", code="campaign_too_small",
+                         value=(n_systems, n_segments, hits_per_worker))
     if n_systems * n_segments < N_GENUINE or -(-N_GENUINE // n_systems) > n_segments:
-        raise ValueError(f"{n_systems} systems x {n_segments} segments cannot fill {N_GENUINE} distinct outputs per HIT")
+        raise InputError(f"{n_systems} systems x {n_segments} segments cannot fill {N_GENUINE} distinct outputs "
+                         "per HIT", code="cannot_fill_hits", value=(n_systems, n_segments, hits_per_worker))
     rng = np.random.default_rng(seed)
     tpl = hit_template()
     width = len(str(n_systems))
@@ -248,13 +254,14 @@ def simulate_answers(
     lp = lp or hits_frame.attrs.get("lp") or "xx-en"
     assessment = assessment or hits_frame.attrs.get("assessment") or "adequacy"
     if not 1 <= assignments <= len(kinds):
-        raise ValueError(f"assignments per HIT must lie between 1 and the number of workers ({len(kinds)})")
+        raise InputError(f"assignments per HIT must lie between 1 and the number of workers ({len(kinds)})",
+                         code="bad_assignments", value=assignments)
     rng = np.random.default_rng(seed)
     items = hits_frame.sort_values(["hit", "position"], kind="stable").reset_index(drop=True)
     hit_ids = items["hit"].drop_duplicates().to_numpy()
     n_hits = len(hit_ids)
     if len(items) != n_hits * HIT_SIZE:
-        raise ValueError("every HIT must have 100 items")
+        raise InputError("every HIT must have 100 items", code="short_hit", column="hit")
     systems = np.sort(items["system"].astype(str).unique())
     sys_code = np.searchsorted(systems, items["system"].astype(str).to_numpy())
     seg_code, seg_names = pd.factorize(items["segment"].astype(str))
