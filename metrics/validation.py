@@ -14,6 +14,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from leaderboard.errors import InputError
 from leaderboard.naming import is_human, match_systems
 
 from .bootstrap import segment_bootstrap_ci, system_bootstrap_ci
@@ -75,21 +76,23 @@ def _human_table(human_df: pd.DataFrame, lp: str | None, human_score: str,
         if assessment is not None:
             found = frame["assessment"].dropna().unique()
             if assessment not in found:
-                raise ValueError(f"the human scores have no assessment {assessment!r} "
-                                 f"(found: {', '.join(map(str, found)) or 'none'})")
+                raise InputError(f"the human scores have no assessment {assessment!r} "
+                                 f"(found: {', '.join(map(str, found)) or 'none'})", code="unknown_assessment",
+                                 column="assessment", value=assessment)
             frame = frame[frame["assessment"] == assessment]
     if "lp" in frame.columns and lp is not None:
         lps = frame["lp"].dropna().unique()
         if len(lps) and lp in lps:
             frame = frame[frame["lp"] == lp]
         elif len(lps):
-            raise ValueError(f"the human scores have no language pair {lp!r} (found: {', '.join(map(str, lps))})")
+            raise InputError(f"the human scores have no language pair {lp!r} (found: {', '.join(map(str, lps))})",
+                             code="unknown_lp", column="lp", value=lp)
     column = {"z": "ave_z", "raw": "ave"}.get(human_score)
     if column is None:
         raise ValueError(f"human_score must be 'z' or 'raw', not {human_score!r}")
     for needed in ("system", column):
         if needed not in frame.columns:
-            raise ValueError(f"the human scores have no {needed!r} column")
+            raise InputError(f"the human scores have no {needed!r} column", code="missing_column", column=needed)
     marks = frame["is_human"] if "is_human" in frame.columns else pd.Series(None, index=frame.index, dtype=object)
     frame = frame[["system"] + [c for c in ("ave", "ave_z") if c in frame.columns]].copy()
     frame["system"] = frame["system"].astype(str)
@@ -98,10 +101,12 @@ def _human_table(human_df: pd.DataFrame, lp: str | None, human_score: str,
     if frame["system"].duplicated().any():
         dup = sorted(frame.loc[frame["system"].duplicated(), "system"].unique())
         hint = " (several assessments? choose one with assessment=...)" if "assessment" in human_df.columns else ""
-        raise ValueError(f"the human scores list system(s) more than once: {', '.join(dup)}{hint}")
+        raise InputError(f"the human scores list system(s) more than once: {', '.join(dup)}{hint}",
+                         code="duplicate_system", column="system", value=dup[0])
     if frame["human"].isna().any():
         bad = sorted(frame.loc[frame["human"].isna(), "system"])
-        raise ValueError(f"the human scores lack {column} for: {', '.join(bad)}")
+        raise InputError(f"the human scores lack {column} for: {', '.join(bad)}", code="missing_score",
+                         column=column, value=bad[0])
     return frame.reset_index(drop=True)
 
 
@@ -109,7 +114,7 @@ def _metric_table(metric_df: pd.DataFrame, lp: str | None, testset: str | None, 
     frame = metric_df
     for needed in ("metric", "system", "score"):
         if needed not in frame.columns:
-            raise ValueError(f"the metric scores have no {needed!r} column")
+            raise InputError(f"the metric scores have no {needed!r} column", code="missing_column", column=needed)
     if lp is not None and "lp" in frame.columns:
         frame = frame[frame["lp"] == lp]
     if testset is not None and "testset" in frame.columns:
@@ -123,9 +128,10 @@ def _metric_table(metric_df: pd.DataFrame, lp: str | None, testset: str | None, 
     dup = frame.duplicated(["metric", "system"], keep=False)
     if dup.any():
         first = frame[dup].iloc[0]
-        raise ValueError(
+        raise InputError(
             f"metric {first['metric']!r} has more than one score for system {first['system']!r} in {lp}; "
-            "choose one test set / reference set (testset=..., refset=...)")
+            "choose one test set / reference set (testset=..., refset=...)", code="duplicate_metric_score",
+            column="system", value=first["system"])
     return frame
 
 
@@ -287,7 +293,8 @@ def correlate_lp(
     skipped: list[dict] = []
     if human_raw_metric:
         if "ave" not in human.columns or human["ave"].isna().any():
-            raise ValueError("human_raw_metric needs the raw human score (ave) of every system")
+            raise InputError("human_raw_metric needs the raw human score (ave) of every system",
+                             code="no_raw_human_score", column="ave")
         metric_arrays[human_raw_metric] = human["ave"].to_numpy(dtype=float)
     for name, group in metrics_long.groupby("metric", sort=False):
         scores = dict(zip(group["system"], group["score"]))

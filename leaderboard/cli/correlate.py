@@ -88,17 +88,12 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--resamples must be 0 or more")
     if not 0 < args.alpha < 1:
         raise InputError("--alpha must be between 0 and 1")
-    try:
-        result = correlate_lp(
-            human, metric_scores, args.lp, args.human_score, exclude=args.exclude,
-            exclude_outliers=args.exclude_outliers, outlier_threshold=args.outlier_threshold,
-            human_raw_metric=args.human_raw_metric, testset=args.testset, refset=args.refset,
-            n_resamples=args.resamples, seed=args.seed, alpha=args.alpha, permutation=args.permutation,
-            assessment=args.assessment, include_human=args.include_human)
-    except InputError:
-        raise
-    except ValueError as exc:
-        raise InputError(str(exc)) from None
+    result = correlate_lp(
+        human, metric_scores, args.lp, args.human_score, exclude=args.exclude,
+        exclude_outliers=args.exclude_outliers, outlier_threshold=args.outlier_threshold,
+        human_raw_metric=args.human_raw_metric, testset=args.testset, refset=args.refset,
+        n_resamples=args.resamples, seed=args.seed, alpha=args.alpha, permutation=args.permutation,
+        assessment=args.assessment, include_human=args.include_human)
     if args.human_segments:
         from metrics.sysscores_tsv import read_human_segment_scores
         from ..publish.metric_eval import segment_level
