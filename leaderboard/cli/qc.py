@@ -29,15 +29,18 @@ def add_input_arguments(p: argparse.ArgumentParser) -> None:
 def load_inputs(args: argparse.Namespace) -> pd.DataFrame:
     """Read and pool the --input files."""
     from ..schema import concat_judgments
+    frames = [read_judgments(path, args.input_format, worker_stats=ws)
+              for path, ws in zip(args.input, worker_stats_per_input(args))]
+    return concat_judgments(frames) if len(frames) > 1 else frames[0]
+
+
+def worker_stats_per_input(args: argparse.Namespace) -> list[str | None]:
+    """The --worker-stats file of each --input (one for all, one each, or none)."""
     stats = args.worker_stats or []
     if len(stats) not in (0, 1, len(args.input)):
         raise InputError(f"give one --worker-stats file for all inputs or one per input "
                          f"({len(args.input)}), not {len(stats)}", column="worker-stats")
-    frames = []
-    for i, path in enumerate(args.input):
-        ws = stats[0] if len(stats) == 1 else (stats[i] if stats else None)
-        frames.append(read_judgments(path, args.input_format, worker_stats=ws))
-    return concat_judgments(frames) if len(frames) > 1 else frames[0]
+    return [stats[0] if len(stats) == 1 else (stats[i] if stats else None) for i in range(len(args.input))]
 
 
 def add_qc_arguments(p: argparse.ArgumentParser, default: str | None) -> None:

@@ -112,14 +112,10 @@ def sibling_worker_stats(path: str) -> str | None:
 def load(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str]]:
     """Read and pool the inputs; also return each input's format."""
     from ..schema import concat_judgments
-    stats = args.worker_stats or []
-    if len(stats) not in (0, 1, len(args.input)):
-        raise InputError(f"give one --worker-stats file for all inputs or one per input "
-                         f"({len(args.input)}), not {len(stats)}", column="worker-stats")
+    from .qc import worker_stats_per_input
     frames, formats = [], []
-    for i, path in enumerate(args.input):
+    for path, ws in zip(args.input, worker_stats_per_input(args)):
         fmt = args.input_format or detect_format(path)
-        ws = stats[0] if len(stats) == 1 else (stats[i] if stats else None)
         if ws is None and fmt == "wmt-stnd":
             ws = sibling_worker_stats(path)
         if fmt == "pearmut":  # a log names no language pair: --lp, else its WMT26 campaign id
