@@ -126,10 +126,7 @@ def _owned(args: argparse.Namespace):
     from ..storage import Store
 
     store = Store(args.database_url)
-    try:
-        return store, owned(store, args.id, args.team)
-    except PermissionError as exc:
-        raise InputError(str(exc)) from None
+    return store, owned(store, args.id, args.team)
 
 
 def run_primary(args: argparse.Namespace) -> int:

@@ -287,7 +287,8 @@ def owned(store: Store, submission_id: int, team: str | None) -> dict:
     """The submission, checking that ``team`` (when given) owns it."""
     sub = OutputStore(store).submission(int(submission_id))
     if team is not None and sub["team"] != team:
-        raise PermissionError(f"submission #{submission_id} belongs to another team")
+        raise InputError(f"submission #{submission_id} belongs to another team", code="not_owner", column="team",
+                         value=team)
     return sub
 
 
