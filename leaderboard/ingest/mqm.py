@@ -85,9 +85,6 @@ def normal_category(value: str) -> str:
     return text
 
 
-_SPAN = re.compile(r"<v>(.*?)</v>", re.DOTALL)
-
-
 def looks_like_mqm(head: str) -> bool:
     """True when the first line is a tab-separated header naming the MQM columns (either generation)."""
     first = head.splitlines()[0] if head else ""
