@@ -65,11 +65,6 @@ def stored_baselines(url: str, campaign: str, lp: str, assessment: str, version:
         return None  # evaluate() scores them itself and says why they are unavailable
 
 
-def payload_frame(payload: dict) -> pd.DataFrame:
-    from leaderboard.publish.artifacts import payload_frame as frame
-    return frame(payload)
-
-
 @st.cache_data(show_spinner="Correlating metrics with the human scores (1000 bootstrap resamples)…",
                max_entries=32)
 def evaluate(url: str, campaign: str, lp: str, assessment: str, version: int, token: str,
@@ -80,6 +75,7 @@ def evaluate(url: str, campaign: str, lp: str, assessment: str, version: int, to
     change, so the ids key the cache). ``segment_level``: the campaign's segment ids are line numbers,
     so segment-level scores can be paired with the human segment scores.
     """
+    from leaderboard.publish.artifacts import payload_frame
     ranking = state.snapshot(url, campaign, lp, assessment, version)["ranking"]
     human = me.human_table(ranking)
     judged = tuple(human["system"])
