@@ -62,12 +62,11 @@ def run(args: argparse.Namespace) -> int:
 def _segments(store, snap: dict, args: argparse.Namespace):
     """The snapshot's per-segment scores: stored with it at publish time, else computed from the stored
     judgments exactly as the ranking did (its QC and standardisation)."""
-    from ..publish.artifacts import payload_frame
-    payload = store.snapshot_artifact(args.campaign, args.lp, args.assessment, int(snap["version"]), "segment_scores")
-    if payload is not None:
-        return payload_frame(payload)
-    from ..human.ranking import segment_scores
-    from ..publish.artifacts import spec_of
-    frame = store.judgments(args.campaign, None, args.assessment)
-    stored = store.snapshot_artifact(args.campaign, args.lp, args.assessment, int(snap["version"]), "spec")
-    return segment_scores(frame, spec_of(snap["ranking"], stored), args.lp, args.assessment)
+    from ..publish.artifacts import payload_frame, segment_scores_artifact, spec_of
+    version = int(snap["version"])
+    payload = store.snapshot_artifact(args.campaign, args.lp, args.assessment, version, "segment_scores")
+    if payload is None:
+        stored = store.snapshot_artifact(args.campaign, args.lp, args.assessment, version, "spec")
+        spec = spec_of(snap["ranking"], stored)
+        payload = segment_scores_artifact(store.judgments(args.campaign, None, args.assessment), snap["ranking"], spec)
+    return payload_frame(payload)

@@ -13,29 +13,20 @@ import streamlit as st
 from . import state
 
 
-@st.cache_data(show_spinner="Computing segment scores as the ranking did…", max_entries=16)
-def ranked_segments(url: str, campaign: str, lp: str, assessment: str, version: int, token: str) -> pd.DataFrame:
-    """Per (system, segment) raw and z exactly as the published ranking computed them (its spec's
-    worker QC and standardisation), so raw-only campaigns get the z the ranking used."""
-    from leaderboard.human.ranking import segment_scores
-    from leaderboard.publish.artifacts import spec_of
-    frame = state.judgments(url, campaign, None, assessment, token)
-    spec = spec_of(state.snapshot(url, campaign, lp, assessment, int(version))["ranking"],
-                   state.artifact(url, campaign, lp, assessment, int(version), "spec"))
-    if frame.empty:
-        return pd.DataFrame(columns=["system", "segment", "raw", "z", "n"])
-    return segment_scores(frame, spec, lp, assessment)
-
-
 @st.cache_data(show_spinner=False, max_entries=32)
 def segments_frame(url: str, campaign: str, lp: str, assessment: str, version: int, token: str) -> pd.DataFrame:
     """The snapshot's per-segment scores: stored with it at publish time (older snapshots: computed
-    from the stored judgments once, then stored)."""
-    from leaderboard.publish.artifacts import frame_payload, payload_frame
+    from the stored judgments once, exactly as the ranking did, then stored)."""
+    from leaderboard.publish.artifacts import payload_frame, segment_scores_artifact, spec_of
 
     def compute():
-        seg = ranked_segments(url, campaign, lp, assessment, version, token)
-        return None if seg.empty else frame_payload(seg)
+        frame = state.judgments(url, campaign, None, assessment, token)
+        if frame.empty:
+            return None
+        ranking = state.snapshot(url, campaign, lp, assessment, int(version))["ranking"]
+        with st.spinner("Computing segment scores as the ranking did…"):
+            return segment_scores_artifact(frame, ranking, spec_of(
+                ranking, state.artifact(url, campaign, lp, assessment, int(version), "spec")))
 
     payload = state.artifact(url, campaign, lp, assessment, version, "segment_scores", compute)
     if payload is None:
