@@ -77,7 +77,13 @@ class Page:
 
 
 def settings(annotator: Annotator) -> dict:
-    return cdb.settings(annotator.collect)
+    """The annotator's campaign settings (parsed once per process; read them, do not change them)."""
+    return _parsed_settings(annotator.collect.get("settings") or "")
+
+
+@lru_cache(maxsize=256)
+def _parsed_settings(text: str) -> dict:
+    return cdb.settings({"settings": text})
 
 
 def pages_done(store: Store, annotator: Annotator) -> int:
@@ -107,40 +113,65 @@ def _items(store: Store, hit_id: int) -> pd.DataFrame:
     return cdb.page_items(store, hit_id)  # a HIT's items never change
 
 
+@dataclass(frozen=True)
+class _Layout:
+    """A HIT's pages as plain rows, made once per HIT (its items never change): per page key its item ids, its
+    document, and its segments ``(segment, source, note, rules, ((item id, text, model), …))`` in order."""
+
+    pages: tuple[str, ...]
+    ids: dict[str, frozenset[int]]
+    docs: dict[str, str]
+    segments: dict[str, tuple[tuple[str, Any, str | None, bool, tuple[tuple[int, str, str], ...]], ...]]
+
+
+@lru_cache(maxsize=2048)
+def _layout(store: Store, hit_id: int) -> _Layout:
+    items = _items(store, hit_id)
+    pages: dict[str, dict[str, list]] = {}
+    docs: dict[str, str] = {}
+    for row in zip(items["page"], items["segment"], items["id"], items["text"], items["system"], items["source"],
+                   items["note"], items["meta"], items["doc"]):
+        page, segment = row[0], row[1]
+        docs.setdefault(page, str(row[8]))
+        pages.setdefault(page, {}).setdefault(segment, []).append(row)
+    segments = {}
+    for page, by_segment in pages.items():
+        out = []
+        for segment, rows in by_segment.items():
+            first = rows[0]
+            note = first[6] if isinstance(first[6], str) and first[6] else None
+            out.append((str(segment), first[5], note, bool(first[7].get("rules")),
+                        tuple((int(r[2]), r[3], r[4]) for r in rows)))
+        segments[page] = tuple(out)
+    return _Layout(tuple(pages), {p: frozenset(t[0] for seg in segs for t in seg[4]) for p, segs in segments.items()},
+                   docs, segments)
+
+
 def _page_view(store: Store, annotator: Annotator, assignment: dict, kind: str) -> Page | None:
     """The first page of an assignment with an answer still open (None: all final)."""
-    items = _items(store, int(assignment["hit_id"]))
-    answers = cdb.page_answers(store, int(assignment["id"]))
-    final = set(answers.loc[answers["final"].astype(bool), "item_id"])
-    given = {int(r.item_id): r for r in answers.itertuples()}
-    pages = list(dict.fromkeys(items["page"]))
-    open_pages = [p for p in pages if not set(items.loc[items["page"] == p, "id"]) <= final]
-    if not open_pages:
+    layout = _layout(store, int(assignment["hit_id"]))
+    given = {r[0]: r for r in cdb.answer_rows(store, int(assignment["id"]))}
+    final = {item for item, r in given.items() if r[3]}
+    page = next((p for p in layout.pages if not layout.ids[p] <= final), None)
+    if page is None:
         return None
-    page = open_pages[0]
-    part = items[items["page"] == page]
     lang = unit_lang(annotator)
     segments = []
-    for segment, rows in part.groupby("segment", sort=False):
-        rows = rows.reset_index(drop=True)
-        order = _order(annotator, segment, len(rows))
+    for segment, source, note, rules, rows in layout.segments[page]:
         translations = []
-        for slot, i in enumerate(order):
-            row = rows.iloc[i]
-            old = given.get(int(row["id"]))
+        for slot, i in enumerate(_order(annotator, segment, len(rows))):
+            item, text, model = rows[i]
+            old = given.get(item)
             translations.append({
-                "item": int(row["id"]), "label": LETTERS[slot], "text": row["text"],
-                "tokens": [[a, b] for a, b in tokens(row["text"], lang)],
-                "given": None if old is None else {
-                    "score": float(old.raw), "spans": to_tokens(old.spans, row["text"], lang)},
-                "_model": row["system"]})
-        first = rows.iloc[0]
-        note = first["note"] if isinstance(first["note"], str) and first["note"] else None
-        segments.append({"segment": str(segment), "source": first["source"], "note": note,
-                         "rules": bool(first["meta"].get("rules")), "translations": translations})
-    number = pages.index(page) + 1
-    return Page("page", kind, int(assignment["id"]), assignment["hit"], page, str(part["doc"].iloc[0]), segments,
-                number=number, total=len(pages) if kind == "task" else None)
+                "item": item, "label": LETTERS[slot], "text": text,
+                "tokens": [[a, b] for a, b in tokens(text, lang)],
+                "given": None if old is None else {"score": float(old[1]), "spans": to_tokens(old[2], text, lang)},
+                "_model": model})
+        segments.append({"segment": segment, "source": source, "note": note, "rules": rules,
+                         "translations": translations})
+    number = layout.pages.index(page) + 1
+    return Page("page", kind, int(assignment["id"]), assignment["hit"], page, layout.docs[page], segments,
+                number=number, total=len(layout.pages) if kind == "task" else None)
 
 
 def _check_results(hist: pd.DataFrame) -> list[bool]:
@@ -188,7 +219,7 @@ def _extra(store: Store, annotator: Annotator, kind: str, hist: pd.DataFrame, ex
         rng = np.random.default_rng([int(annotator.collect["seed"]), int(annotator.id), len(hist), 7])
         ids = list(todo["id"])
         for hit_id in [ids[i] for i in rng.permutation(len(ids))]:
-            origin = cdb.page_items(store, int(hit_id))["segment"]
+            origin = _items(store, int(hit_id))["segment"]
             if exclude_doc is not None and any(str(exclude_doc) in str(s) for s in origin):
                 continue
             held = cdb.claim_extra(store, annotator.id, int(hit_id))
@@ -307,14 +338,16 @@ def annotator_flagged(store: Store, annotator: Annotator) -> bool:
     return not all(_check_results(cdb.history(store, annotator.id)))
 
 
-def _decide(store: Store, annotator: Annotator) -> dict | None:
-    """A new dynamic page for the annotator (None: nothing left for them)."""
+def _decide(store: Store, annotator: Annotator, mine: dict[str, Any] | None = None,
+            flagged: bool | None = None) -> dict | None:
+    """A new dynamic page for the annotator (None: nothing left for them). ``mine`` (their pages) and
+    ``flagged`` (their check verdict): as the caller read them, else read here."""
     s = settings(annotator)
-    mine = cdb.annotator_pages(store, annotator.id)
+    mine = cdb.annotator_pages(store, annotator.id) if mine is None else mine
     rule = _rule(annotator)
     k = int(s.get("models_per_item", 3))
     # the annotator's own history does not change while they wait for a page: read it once, not per attempt
-    flagged = annotator_flagged(store, annotator)
+    flagged = annotator_flagged(store, annotator) if flagged is None else flagged
     for attempt in range(DECISION_ATTEMPTS):
         state = allocation_state(store, annotator, mine["docs"], pairs=rule.uses_pairs, flagged=flagged)
         rng = np.random.default_rng([int(annotator.collect["seed"]), int(annotator.id), mine["pages"], attempt])
@@ -331,11 +364,15 @@ def _decide(store: Store, annotator: Annotator) -> dict | None:
     return None
 
 
-def _check_first(store: Store, annotator: Annotator, page: Page, hist: pd.DataFrame) -> Page:
+def _check_first(store: Store, annotator: Annotator, page: Page, hist: pd.DataFrame | None = None) -> Page:
     """Before a page nothing has been answered on yet, with the campaign's probability, an attention check the
-    annotator has not had (never one built from this page's document)."""
+    annotator has not had (never one built from this page's document). ``hist``: the annotator's history now
+    (read here when None, and only when the campaign shows checks)."""
     started = any(t["given"] for seg in page.segments for t in seg["translations"])
-    if not started and _roll_check(annotator, hist):
+    if started or not float(settings(annotator).get("check_prob", 0) or 0) > 0:
+        return page
+    hist = cdb.history(store, annotator.id) if hist is None else hist
+    if _roll_check(annotator, hist):
         check = _extra(store, annotator, "check", hist, exclude_doc=page.doc)
         if check is not None:
             return _page_view(store, annotator, check, "check")
@@ -347,7 +384,7 @@ def next_page(store: Store, annotator: Annotator, *, new_hit: bool = False) -> P
     active = cdb.active_assignments(store, annotator.id)
     hist = cdb.history(store, annotator.id)
     if active[True] is not None:
-        kind = hist.set_index("id").loc[active[True]["id"], "kind"]
+        kind = str(active[True]["hit_kind"])
         page = _page_view(store, annotator, active[True], kind)
         if page is not None:
             return page
@@ -371,21 +408,20 @@ def next_page(store: Store, annotator: Annotator, *, new_hit: bool = False) -> P
                 Page("none", message="There is no HIT left for you in this campaign: every HIT is done or being done "
                                      "by others. Thank you!")
         page = _page_view(store, annotator, held, "task")
-        return _check_first(store, annotator, page, cdb.history(store, annotator.id)) if page else \
-            next_page(store, annotator)
+        return _check_first(store, annotator, page) if page else next_page(store, annotator)
     mine = cdb.annotator_pages(store, annotator.id)
     cap = s.get("docs_per_user")
     if cap is not None and mine["pages"] >= cap:
         return _complete(store, annotator)
     if annotator.collect["status"] != db.OPEN:
         raise InputError("this annotation campaign is stopped: no new pages are handed out")
-    held = cdb.take_over_page(store, annotator.id, annotator.collect["id"]) or _decide(store, annotator)
+    held = cdb.take_over_page(store, annotator.id, annotator.collect["id"]) or \
+        _decide(store, annotator, mine, not all(_check_results(hist)))
     if held is None:
         return _complete(store, annotator) if mine["done"] else \
             Page("none", message="There is nothing left to annotate in this campaign. Thank you!")
     page = _page_view(store, annotator, held, "page")
-    return _check_first(store, annotator, page, cdb.history(store, annotator.id)) if page else \
-        next_page(store, annotator)
+    return _check_first(store, annotator, page) if page else next_page(store, annotator)
 
 
 # --------------------------------------------------------------------------- answers
@@ -447,7 +483,7 @@ def _current(store: Store, annotator: Annotator, assignment_id: Any) -> Page:
         not isinstance(assignment_id, bool) else None
     page = None
     if held is not None and held["annotator_id"] == annotator.id and held["status"] == db.ACTIVE:
-        page = _page_view(store, annotator, held, cdb.hit_kind(store, int(held["hit_id"])))
+        page = _page_view(store, annotator, held, str(held["hit_kind"]))
     if page is None:
         raise InputError("this page is no longer yours to answer (it was submitted, or it went to another annotator "
                          "after a long pause); nothing was stored", column="page")
@@ -470,7 +506,7 @@ def submit_page(store: Store, annotator: Annotator, assignment_id: Any, answers:
     by_item = {a["item_id"]: a for a in valid}
     logged, warnings = [], []
     if page.kind in ("tutorial", "check"):
-        items = cdb.page_items(store, int(db.assignment(store, page.assignment_id)["hit_id"])).set_index("id")
+        items = _items(store, int(db.assignment(store, page.assignment_id)["hit_id"])).set_index("id")
         hist = cdb.history(store, annotator.id)
         previous = hist.set_index("id").loc[page.assignment_id, "checks"]
         for n, seg in enumerate(page.segments, 1):

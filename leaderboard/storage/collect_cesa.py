@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import and_, func, insert, select, update
+from sqlalchemy import and_, bindparam, func, insert, select, update
 
 from ..errors import InputError
 from . import models as m
@@ -182,6 +182,18 @@ def page_answers(store: Store, assignment_id: int) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=["item_id", "raw", "spans", "final", "started_at"])
     frame["spans"] = frame["spans"].map(lambda t: json.loads(t) if isinstance(t, str) and t else [])
     return frame
+
+
+_ANSWER_ROWS = (select(r_.c.item_id, r_.c.raw, r_.c.spans, r_.c.final)
+                .where(r_.c.assignment_id == bindparam("assignment_id")).order_by(r_.c.id))
+
+
+def answer_rows(store: Store, assignment_id: int) -> list[tuple[int, float, list, bool]]:
+    """The answers of an assignment as plain rows ``(item_id, raw, spans (parsed), final)``, in answer order."""
+    with store.engine.connect() as conn:
+        rows = conn.execute(_ANSWER_ROWS, {"assignment_id": assignment_id}).all()
+    return [(int(r[0]), float(r[1]), json.loads(r[2]) if isinstance(r[2], str) and r[2] else [], bool(r[3]))
+            for r in rows]
 
 
 def active_assignments(store: Store, annotator_id: int) -> dict[bool, dict | None]:
