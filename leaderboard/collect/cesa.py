@@ -275,7 +275,8 @@ def campaign_pairs(store: Store, info: dict, models: tuple[str, ...]) -> Campaig
                 got = cdb.submitted_pages(store, int(info["id"]), 0)
                 table = got["table"]
         start = CampaignPairs.empty(len(models)) if cached is None else cached["pairs"]
-        pairs = _pairs_from(table, models, excluded, start)
+        # no page since the last decision: the evidence stands as it is
+        pairs = start if cached is not None and table.empty else _pairs_from(table, models, excluded, start)
         seen = (set() if cached is None else cached["seen"]) | set(table["page"].tolist())
         last = int(table["order"].max()) if len(table) else (0 if cached is None else cached["last"])
         missing = max(got["done"] - len(seen), 0) if cached is None else cached["missing"]

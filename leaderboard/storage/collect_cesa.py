@@ -30,7 +30,7 @@ from sqlalchemy import and_, bindparam, func, insert, select, update
 from ..errors import InputError
 from . import models as m
 from .bulk import insert_frame
-from .collect import (ACTIVE, DONE, EXPIRED, OPEN, _assignment_row, _code, _collection_import,
+from .collect import (_SUBMIT_JUDGMENT, _SUBMIT_LINK, ACTIVE, DONE, EXPIRED, OPEN, _assignment_row, _code, _collection_import,
                       _for_update, _locked_annotator, _lp_for_collection, _now, _utc, a_, c_, g_, h_, i_, r_, s_,
                       write_transaction)
 from .store import Store
@@ -464,6 +464,12 @@ def save_drafts(store: Store, annotator_id: int, assignment_id: int, answers: li
     return written
 
 
+_FINAL_ANSWER = insert(r_).returning(r_.c.id)
+_FINALISE_ANSWER = (update(r_).where(r_.c.id == bindparam("b_answer"))
+                    .values(raw=bindparam("b_raw"), spans=bindparam("b_spans"), ended_at=bindparam("b_ended"),
+                            final=True, revisions=r_.c.revisions + bindparam("b_more")))
+
+
 def finalise_page(store: Store, annotator_id: int, assignment_id: int, page: str, answers: list[dict],
                   checks: list[dict] | None = None) -> dict[str, Any]:
     """Submit one page: its answers (every item of the page, validated by the caller) become final with their
@@ -497,22 +503,21 @@ def finalise_page(store: Store, annotator_id: int, assignment_id: int, page: str
             spans = json.dumps(a["spans"], sort_keys=True, ensure_ascii=False)
             started = old.started_at if old is not None else a["started_at"]
             if old is None:
-                answer_id = conn.execute(insert(r_).values(
-                    assignment_id=asg.id, item_id=it.id, raw=a["raw"], spans=spans, started_at=a["started_at"],
-                    ended_at=a["ended_at"], final=True).returning(r_.c.id)).scalar_one()
+                answer_id = conn.execute(_FINAL_ANSWER, {
+                    "assignment_id": asg.id, "item_id": it.id, "raw": a["raw"], "spans": spans,
+                    "started_at": a["started_at"], "ended_at": a["ended_at"], "final": True}).scalar_one()
             else:
                 answer_id = old.id
-                conn.execute(update(r_).where(r_.c.id == old.id).values(
-                    raw=a["raw"], spans=spans, ended_at=a["ended_at"], final=True,
-                    revisions=r_.c.revisions + (1 if old.final is False else 0)))
+                conn.execute(_FINALISE_ANSWER, {"b_answer": old.id, "b_raw": a["raw"], "b_spans": spans,
+                                                "b_ended": a["ended_at"], "b_more": 1 if old.final is False else 0})
             if it.position is not None and it.kind in COUNTED_KINDS:
                 seconds = max(0.0, (_utc(a["ended_at"]) - _utc(started)).total_seconds())
-                judgment = conn.execute(insert(m.judgments).values(
-                    import_id=info.import_id, lp_id=info.lp_id, assessment=info.assessment,
-                    worker_id=ann.worker_id, hit=it.hit, position=int(it.position), segment_id=it.segment_id,
-                    system_id=it.system_id, item_type=it.item_type, raw=float(a["raw"]), z=None, seconds=seconds)
-                    .returning(m.judgments.c.id)).scalar_one()
-                conn.execute(update(r_).where(r_.c.id == answer_id).values(judgment_id=judgment))
+                judgment = conn.execute(_SUBMIT_JUDGMENT, {
+                    "import_id": info.import_id, "lp_id": info.lp_id, "assessment": info.assessment,
+                    "worker_id": ann.worker_id, "hit": it.hit, "position": int(it.position),
+                    "segment_id": it.segment_id, "system_id": it.system_id, "item_type": it.item_type,
+                    "raw": float(a["raw"]), "z": None, "seconds": seconds}).scalar_one()
+                conn.execute(_SUBMIT_LINK, {"b_answer": answer_id, "b_judgment": judgment})
                 spans_rows += [{"import_id": info.import_id, "lp_id": info.lp_id, "assessment": ASSESSMENT,
                                 "system_id": it.system_id, "segment_id": it.segment_id, "rater": ann.name,
                                 "category": None, "severity": s["severity"], "span_start": s.get("start"),
