@@ -344,27 +344,36 @@ def decide(store: Store, collect_id: int, name: str, decision: str | None, actor
 # --------------------------------------------------------------------------- HITs and answers
 
 
-def _assignment_row(conn: Connection, where) -> dict[str, Any] | None:
-    row = conn.execute(select(g_.c.id, g_.c.hit_id, g_.c.slot_id, g_.c.annotator_id, g_.c.status,
-                              g_.c.platform_assignment, g_.c.started_at, g_.c.completed_at, g_.c.qc_pass,
-                              g_.c.qc_p, h_.c.name.label("hit"), h_.c["items"].label("hit_items"),
-                              h_.c.kind.label("hit_kind"))
-                       .join(h_, h_.c.id == g_.c.hit_id).where(where)
-                       .order_by(g_.c.id.desc())).mappings().first()
+_ASSIGNMENT = (select(g_.c.id, g_.c.hit_id, g_.c.slot_id, g_.c.annotator_id, g_.c.status, g_.c.platform_assignment,
+                      g_.c.started_at, g_.c.completed_at, g_.c.qc_pass, g_.c.qc_p, h_.c.name.label("hit"),
+                      h_.c["items"].label("hit_items"), h_.c.kind.label("hit_kind"))
+               .join(h_, h_.c.id == g_.c.hit_id).order_by(g_.c.id.desc()))
+#: an assignment by id; an annotator's newest active one, or newest at all (main: ``b_extra`` false)
+_ASSIGNMENT_BY = {
+    "id": _ASSIGNMENT.where(g_.c.id == bindparam("b_id")),
+    "active": _ASSIGNMENT.where(and_(g_.c.annotator_id == bindparam("b_annotator"), g_.c.status == ACTIVE,
+                                     g_.c.extra == bindparam("b_extra"))),
+    "newest": _ASSIGNMENT.where(and_(g_.c.annotator_id == bindparam("b_annotator"), g_.c.extra == bindparam("b_extra"))),
+}
+
+
+def _assignment_row(conn: Connection, which: str, **params: Any) -> dict[str, Any] | None:
+    """One assignment with its HIT's name, counted items and kind (see :data:`_ASSIGNMENT_BY`)."""
+    row = conn.execute(_ASSIGNMENT_BY[which], params).mappings().first()
     return dict(row) if row is not None else None
 
 
 def assignment(store: Store, assignment_id: int) -> dict[str, Any] | None:
     with store.engine.connect() as conn:
-        return _assignment_row(conn, g_.c.id == assignment_id)
+        return _assignment_row(conn, "id", b_id=assignment_id)
 
 
 def latest_assignment(store: Store, annotator_id: int) -> dict[str, Any] | None:
     """The annotator's active assignment, else their newest one (None: never had a HIT)."""
     with store.engine.connect() as conn:
-        main = g_.c.extra == False  # noqa: E712 - tutorials and checks of cESA are held beside the task
-        return _assignment_row(conn, and_(g_.c.annotator_id == annotator_id, g_.c.status == ACTIVE, main)) \
-            or _assignment_row(conn, and_(g_.c.annotator_id == annotator_id, main))
+        # main assignments only: tutorials and checks of cESA are held beside the task
+        return _assignment_row(conn, "active", b_annotator=annotator_id, b_extra=False) \
+            or _assignment_row(conn, "newest", b_annotator=annotator_id, b_extra=False)
 
 
 def claim(store: Store, annotator_id: int, *, platform_assignment: str | None = None,
@@ -381,8 +390,7 @@ def claim(store: Store, annotator_id: int, *, platform_assignment: str | None = 
         status, timeout = conn.execute(select(c_.c.status, c_.c.timeout_seconds)
                                        .where(c_.c.id == ann.collect_id)).one()
         hold = now + timedelta(seconds=timeout)
-        active = _assignment_row(conn, and_(g_.c.annotator_id == annotator_id, g_.c.status == ACTIVE,
-                                            g_.c.extra == False))  # noqa: E712
+        active = _assignment_row(conn, "active", b_annotator=annotator_id, b_extra=False)
         if active is not None:
             kept = conn.execute(update(s_).where(and_(s_.c.id == active["slot_id"], s_.c.holder_id == annotator_id,
                                                       s_.c.done == False)).values(held_until=hold))  # noqa: E712
@@ -417,7 +425,7 @@ def claim(store: Store, annotator_id: int, *, platform_assignment: str | None = 
         new_id = conn.execute(insert(g_).values(
             hit_id=slot.hit_id, slot_id=slot.id, annotator_id=annotator_id, status=ACTIVE,
             platform_assignment=platform_assignment, started_at=now).returning(g_.c.id)).scalar_one()
-        return _assignment_row(conn, g_.c.id == new_id)
+        return _assignment_row(conn, "id", b_id=new_id)
 
 
 def hit_items(store: Store, hit_id: int) -> pd.DataFrame:
