@@ -177,8 +177,10 @@ def _code(annotator: Annotator, passed: bool | None) -> str:
     return annotator.collect["code_pass"] if passed else annotator.collect["code_fail"]
 
 
-def task(store: Store, annotator: Annotator, assignment: dict[str, Any]) -> Task:
-    """The task of one of the annotator's assignments: its next item, or its completion code."""
+def task(store: Store, annotator: Annotator, assignment: dict[str, Any],
+         given: list[tuple[int, float, str | None]] | None = None) -> Task:
+    """The task of one of the annotator's assignments: its next item, or its completion code. ``given``: its
+    answers (:func:`leaderboard.storage.collect.answer_rows`) when the caller has them."""
     hit_id = int(assignment["hit_id"])
     items, rows = _items(store, hit_id), _rows(store, hit_id)
     if assignment["status"] == db.DONE:
@@ -188,7 +190,7 @@ def task(store: Store, annotator: Annotator, assignment: dict[str, Any]) -> Task
         return Task("complete", assignment["hit"], assignment["id"], items, passed=passed,
                     code=_code(annotator, passed), rows=rows)
     answered = {item: {"raw": raw, "spans": json.loads(spans) if spans else []}
-                for item, raw, spans in db.answer_rows(store, int(assignment["id"]))}
+                for item, raw, spans in (db.answer_rows(store, int(assignment["id"])) if given is None else given)}
     index = next((k for k, r in enumerate(rows) if int(r["id"]) not in answered), None)
     return Task("item", assignment["hit"], int(assignment["id"]), items, answered, index=index, rows=rows)
 
@@ -251,7 +253,10 @@ def submit_answer(store: Store, annotator: Annotator, item_id: Any, score: Any, 
                        ended_at=ended_at or now)
     if result["complete"] and result["stored"]:
         check_annotator(store, annotator.id, result["assignment_id"])
-    after = task(store, annotator, db.assignment(store, result["assignment_id"]))
+    if "assignment" in result:  # read with the answer, in its transaction
+        after = task(store, annotator, result["assignment"], result["answers"])
+    else:
+        after = task(store, annotator, db.assignment(store, result["assignment_id"]))
     after.stored = result["stored"]
     return after
 

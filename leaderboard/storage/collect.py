@@ -353,7 +353,8 @@ _ASSIGNMENT_BY = {
     "id": _ASSIGNMENT.where(g_.c.id == bindparam("b_id")),
     "active": _ASSIGNMENT.where(and_(g_.c.annotator_id == bindparam("b_annotator"), g_.c.status == ACTIVE,
                                      g_.c.extra == bindparam("b_extra"))),
-    "newest": _ASSIGNMENT.where(and_(g_.c.annotator_id == bindparam("b_annotator"), g_.c.extra == bindparam("b_extra"))),
+    "newest": _ASSIGNMENT.where(and_(g_.c.annotator_id == bindparam("b_annotator"),
+                                     g_.c.extra == bindparam("b_extra"))),
 }
 
 
@@ -445,9 +446,12 @@ def hit_items(store: Store, hit_id: int) -> pd.DataFrame:
 def item(store: Store, item_id: int) -> dict[str, Any] | None:
     """One item with its HIT and annotation campaign ids (None when there is no such item)."""
     with store.engine.connect() as conn:
-        row = conn.execute(select(i_.c.id, i_.c.hit_id, i_.c.position, i_.c.item_type, i_.c.text, h_.c.collect_id)
-                           .join(h_, h_.c.id == i_.c.hit_id).where(i_.c.id == item_id)).mappings().first()
+        row = conn.execute(_ITEM, {"b_item": item_id}).mappings().first()
     return dict(row) if row is not None else None
+
+
+_ITEM = (select(i_.c.id, i_.c.hit_id, i_.c.position, i_.c.item_type, i_.c.text, h_.c.collect_id)
+         .join(h_, h_.c.id == i_.c.hit_id).where(i_.c.id == bindparam("b_item")))
 
 
 def answers(store: Store, assignment_id: int) -> pd.DataFrame:
@@ -510,7 +514,9 @@ def submit(store: Store, annotator_id: int, item_id: int, *, raw: float, spans: 
     """Store one answer (and its judgment, and the ESA spans of a genuine output) in one transaction.
 
     Returns ``{"stored": bool, "complete": bool, "assignment_id"}``: ``stored`` False for a double
-    submit (the first answer stays); ``complete`` when this answer completes the HIT. Refuses an
+    submit (the first answer stays); ``complete`` when this answer completes the HIT; and, when a new answer
+    leaves the HIT open, ``assignment`` and ``answers`` as :func:`assignment` and :func:`answer_rows` read them
+    after it (the next item needs nothing more). Refuses an
     item that is not part of the annotator's HIT, and answers to a HIT whose slot went to another
     annotator after the timeout. ``spans``: ``{"start", "end", "severity"}`` with character offsets
     (end exclusive; both None for missing content), already validated.
@@ -569,7 +575,11 @@ def submit(store: Store, annotator_id: int, item_id: int, *, raw: float, spans: 
         if complete:
             conn.execute(_SUBMIT_DONE, {"b_assignment": asg.id, "b_when": _now()})
             conn.execute(_SUBMIT_SLOT_DONE, {"b_slot": asg.slot_id})
-    return {"stored": True, "complete": complete, "assignment_id": asg.id}
+            return {"stored": True, "complete": True, "assignment_id": asg.id}
+        return {"stored": True, "complete": False, "assignment_id": asg.id,
+                "assignment": _assignment_row(conn, "id", b_id=asg.id),
+                "answers": [(int(r[0]), float(r[1]), r[2]) for r in conn.execute(_ANSWER_ROWS,
+                                                                                {"assignment_id": asg.id})]}
 
 
 def revise(store: Store, annotator_id: int, item_id: int, *, raw: float, spans: list[dict] | None,

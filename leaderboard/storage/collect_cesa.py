@@ -285,7 +285,8 @@ _PAGES_TABLE = (select(h_.c.id, m.judgments.c.worker_id, h_.c.doc_index, h_.c.ra
                 .group_by(h_.c.id, m.judgments.c.worker_id, h_.c.doc_index, h_.c.random_item, m.systems.c.name))
 _PAGES_DONE = (select(func.count()).select_from(g_).join(h_, h_.c.id == g_.c.hit_id)
                .where(and_(h_.c.collect_id == bindparam("b_collect"), h_.c.kind == "page", g_.c.status == DONE)))
-_CHECK_LOGS = (select(a_.c.worker_id, g_.c.checks).join(g_, g_.c.annotator_id == a_.c.id).join(h_, h_.c.id == g_.c.hit_id)
+_CHECK_LOGS = (select(a_.c.worker_id, g_.c.checks).join(g_, g_.c.annotator_id == a_.c.id)
+               .join(h_, h_.c.id == g_.c.hit_id)
                .where(and_(a_.c.collect_id == bindparam("b_collect"), h_.c.kind == "check", g_.c.checks.is_not(None)))
                .order_by(g_.c.id))
 
