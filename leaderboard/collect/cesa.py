@@ -298,7 +298,7 @@ def _rule(annotator: Annotator) -> AllocationRule:
 
 
 def allocation_state(store: Store, annotator: Annotator, had: set[int], pairs: bool | None = None,
-                     flagged: bool | None = None) -> AllocationState:
+                     flagged: bool | None = None, known: AllocationState | None = None) -> AllocationState:
     """The rule's view: per document × model the annotators given it (``-1``: no such translation; the slot
     takes the campaign's redundancy),
     per model the count, sum and sum of squares of its final scores; documents this annotator may get; whether
@@ -307,7 +307,9 @@ def allocation_state(store: Store, annotator: Annotator, had: set[int], pairs: b
     the sum and sum of squares of their page-level mean differences, the pairs the anytime paired test has
     separated (:func:`campaign_pairs`), and the segments per document. The last three only when ``pairs``
     (default: when the campaign's rule uses them), so the other rules decide without reading every page.
-    ``flagged``: the annotator's check verdict when the caller has it (read from the store when None)."""
+    ``flagged``: the annotator's check verdict when the caller has it (read from the store when None).
+    ``known``: a state read moments ago in the same decision; its pair statistics are kept (only the cells, which
+    concurrent decisions take, are read again)."""
     info = annotator.collect
     cells = cdb.allocation_inputs(store, info["id"])
     models = cells["models"]
@@ -326,6 +328,9 @@ def allocation_state(store: Store, annotator: Annotator, had: set[int], pairs: b
                            annotator_flagged=np.array(flagged))
     if not (_rule(annotator).uses_pairs if pairs is None else pairs):
         return base
+    if known is not None and known.pair_counts is not None and known.models == models:
+        return replace(base, pair_counts=known.pair_counts, pair_sums=known.pair_sums, pair_sumsq=known.pair_sumsq,
+                       pair_decided=known.pair_decided, item_sizes=known.item_sizes)
     got = campaign_pairs(store, info, models)
     sizes = np.zeros(n_docs, np.int64)
     known = cdb.document_sizes(store, int(info["id"]))[:n_docs]
@@ -349,8 +354,10 @@ def _decide(store: Store, annotator: Annotator, mine: dict[str, Any] | None = No
     k = int(s.get("models_per_item", 3))
     # the annotator's own history does not change while they wait for a page: read it once, not per attempt
     flagged = annotator_flagged(store, annotator) if flagged is None else flagged
+    state = None
     for attempt in range(DECISION_ATTEMPTS):
-        state = allocation_state(store, annotator, mine["docs"], pairs=rule.uses_pairs, flagged=flagged)
+        # a retry reads the cells again (others took some); the pages' pair statistics of this decision stand
+        state = allocation_state(store, annotator, mine["docs"], pairs=rule.uses_pairs, flagged=flagged, known=state)
         rng = np.random.default_rng([int(annotator.collect["seed"]), int(annotator.id), mine["pages"], attempt])
         choice = rule.choose(state, k, rng)
         if choice is None:
