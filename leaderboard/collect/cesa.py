@@ -239,14 +239,22 @@ _PAIRS: dict[tuple[str, int], dict] = {}
 _PAIRS_LOCK = threading.Lock()
 
 
-def _pairs_from(table: pd.DataFrame, models: tuple[str, ...], excluded: frozenset, start: CampaignPairs
+_PAGE_COLUMNS = ("page", "order", "doc", "model", "score", "random_item", "worker_id")
+
+
+def _page_columns(table: pd.DataFrame) -> dict[str, np.ndarray]:
+    """The submitted-pages table as plain arrays (a decision filters them: numpy is cheaper than pandas here)."""
+    return {c: table[c].to_numpy() for c in _PAGE_COLUMNS}
+
+
+def _pairs_from(t: dict[str, np.ndarray], models: tuple[str, ...], excluded: frozenset, start: CampaignPairs
                 ) -> CampaignPairs:
     col = {name: i for i, name in enumerate(models)}
-    model = table["model"].map(col)
-    t = table[model.notna()]
-    return advance_campaign_pairs(start, t["page"].to_numpy(), t["order"].to_numpy(), t["doc"].to_numpy(),
-                                  model[model.notna()].to_numpy(np.int64), t["score"].to_numpy(float),
-                                  t["random_item"].to_numpy(bool), ~t["worker_id"].isin(excluded).to_numpy())
+    model = np.fromiter((col.get(x, -1) for x in t["model"]), np.int64, len(t["model"]))
+    keep = model >= 0
+    return advance_campaign_pairs(start, t["page"][keep], t["order"][keep], t["doc"][keep], model[keep],
+                                  t["score"][keep].astype(float), t["random_item"][keep].astype(bool),
+                                  ~np.isin(t["worker_id"][keep], np.array(sorted(excluded), np.int64)))
 
 
 def campaign_pairs(store: Store, info: dict, models: tuple[str, ...]) -> CampaignPairs:
@@ -265,20 +273,23 @@ def campaign_pairs(store: Store, info: dict, models: tuple[str, ...]) -> Campaig
         margin = 0 if store.engine.dialect.name == "sqlite" else PAIRS_MARGIN
         got = cdb.submitted_pages(store, int(info["id"]), 0 if cached is None else max(cached["last"] - margin, 0))
         excluded = frozenset(w for w, results in got["checks"].items() if not verdict(results, threshold))
-        table = got["table"]
+        t = _page_columns(got["table"])
         if cached is not None:
-            table = table[~table["page"].isin(cached["seen"])]
-            in_order = table.empty or table["order"].min() > cached["last"]
+            new = ~np.isin(t["page"], np.fromiter(cached["seen"], np.int64, len(cached["seen"])))
+            t = {c: v[new] for c, v in t.items()}
+            in_order = not len(t["page"]) or t["order"].min() > cached["last"]
             if not in_order or excluded != cached["excluded"] or \
-                    len(cached["seen"]) + table["page"].nunique() < got["done"] - cached["missing"]:
+                    len(cached["seen"]) + len(np.unique(t["page"])) < got["done"] - cached["missing"]:
                 cached = None
                 got = cdb.submitted_pages(store, int(info["id"]), 0)
-                table = got["table"]
+                t = _page_columns(got["table"])
         start = CampaignPairs.empty(len(models)) if cached is None else cached["pairs"]
-        # no page since the last decision: the evidence stands as it is
-        pairs = start if cached is not None and table.empty else _pairs_from(table, models, excluded, start)
-        seen = (set() if cached is None else cached["seen"]) | set(table["page"].tolist())
-        last = int(table["order"].max()) if len(table) else (0 if cached is None else cached["last"])
+        fresh = len(t["page"]) > 0
+        # no page since the last decision: the evidence and the pages seen stand as they are
+        pairs = _pairs_from(t, models, excluded, start) if fresh or cached is None else start
+        seen = (set() if cached is None else cached["seen"]) | set(t["page"].tolist()) if fresh or cached is None \
+            else cached["seen"]
+        last = int(t["order"].max()) if fresh else (0 if cached is None else cached["last"])
         missing = max(got["done"] - len(seen), 0) if cached is None else cached["missing"]
         _PAIRS[key] = {"models": models, "pairs": pairs, "seen": seen, "last": last, "excluded": excluded,
                        "missing": missing}
