@@ -40,7 +40,7 @@ from ..storage import collect as db
 from ..storage import collect_cesa as cdb
 from .allocation_api import DEFAULT_RULE, AllocationRule, AllocationState, get_rule
 from .checks import evaluate, verdict
-from .service import Annotator
+from .service import Annotator, client_time
 from .spans import to_offsets, to_tokens, tokens
 
 LETTERS = "ABCD"
@@ -454,16 +454,6 @@ def _score(value: Any, label: str) -> float:
     return float(value)
 
 
-def _time(value: Any, fallback: datetime) -> datetime:
-    if isinstance(value, datetime):
-        return value
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        when = datetime.fromtimestamp(value / 1000, tz=timezone.utc)
-        if abs((when - fallback).total_seconds()) < 86400:
-            return when
-    return fallback
-
-
 def _validated(annotator: Annotator, page: Page, answers: Any, *, complete: bool) -> list[dict]:
     """Answers checked against the page: known items, scores 0–100 (every translation when ``complete``; the
     error names the first missing one), spans inside each text or on a special token."""
@@ -482,10 +472,10 @@ def _validated(annotator: Annotator, page: Page, answers: Any, *, complete: bool
         if a.get("score") is None:
             continue
         label = f"{t['label']} of segment {page.segments.index(seg) + 1}"
-        ended = _time(a.get("ended"), now)
+        ended = client_time(a.get("ended"), now)
         out.append({"item_id": int(a["item"]), "raw": _score(a.get("score"), label),
                     "spans": to_offsets(a.get("spans") or [], t["text"], lang, special),
-                    "started_at": min(_time(a.get("started"), ended), ended), "ended_at": ended})
+                    "started_at": min(client_time(a.get("started"), ended), ended), "ended_at": ended})
         seen.add(a["item"])
     if complete:
         for n, seg in enumerate(page.segments, 1):

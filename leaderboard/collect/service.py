@@ -36,6 +36,18 @@ from .quality import check_annotator
 from .spans import to_offsets, to_tokens
 
 
+def client_time(value: Any, fallback: datetime) -> datetime:
+    """A time the browser measured (ms since the epoch), when it is plausible (within a day of
+    ``fallback``, the server's); else ``fallback``."""
+    if isinstance(value, datetime):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        when = datetime.fromtimestamp(value / 1000, tz=timezone.utc)
+        if abs((when - fallback).total_seconds()) < 86400:
+            return when
+    return fallback
+
+
 @dataclass(frozen=True)
 class Annotator:
     """Who is annotating, in which annotation campaign (``collect``: its stored settings and codes)."""

@@ -57,10 +57,6 @@ g_ = m.collect_assignments
 r_ = m.collect_answers
 
 
-def _now() -> datetime:
-    return datetime.now(timezone.utc)
-
-
 def _utc(value: datetime | None) -> datetime | None:
     if value is None:
         return None
@@ -88,7 +84,7 @@ def _for_update(query, conn: Connection, **kw):
 
 def _audit(conn: Connection, actor: str, action: str, campaign: str, target: str, reason: str = "",
            details: dict | None = None) -> None:
-    conn.execute(insert(m.audit_log).values(at=_now(), actor=actor, action=action, campaign=campaign,
+    conn.execute(insert(m.audit_log).values(at=m.now(), actor=actor, action=action, campaign=campaign,
                                             target=target, reason=reason or "",
                                             details=json.dumps(details or {}, sort_keys=True)))
 
@@ -121,7 +117,7 @@ def create_collection(store: Store, campaign: str, lp: str, *, protocol: str, as
         collect_id = conn.execute(insert(c_).values(
             lp_id=lp_id, import_id=import_id, protocol=protocol, assessment=assessment, context=context,
             hit_size=hit_size, redundancy=redundancy, seed=seed, timeout_seconds=timeout_seconds, status=OPEN,
-            crowd_key=secrets.token_urlsafe(18), code_pass=_code(), code_fail=_code(), created_at=_now(),
+            crowd_key=secrets.token_urlsafe(18), code_pass=_code(), code_fail=_code(), created_at=m.now(),
             created_by=created_by).returning(c_.c.id)).scalar_one()
         names = list(dict.fromkeys(items["hit"].astype(str)))
         sizes = counted.groupby("hit").size()
@@ -165,7 +161,7 @@ def _collection_import(conn, cid: int, what: str, created_by: str | None) -> int
     return conn.execute(insert(m.imports).values(
         campaign_id=cid, kind="judgments", file_name=f"collected in the service ({what})",
         sha256=hashlib.sha256(secrets.token_bytes(32)).hexdigest(), input_format=INPUT_FORMAT, rows=0,
-        created_at=_now(), created_by=created_by).returning(m.imports.c.id)).scalar_one()
+        created_at=m.now(), created_by=created_by).returning(m.imports.c.id)).scalar_one()
 
 
 def _locked_annotator(conn, annotator_id: int, *columns) -> Any:
@@ -272,7 +268,7 @@ def add_invitations(store: Store, collect_id: int, token_hashes: list[str], max_
         have = conn.execute(select(func.count()).select_from(a_).where(and_(
             a_.c.collect_id == collect_id, a_.c.origin == "invitation"))).scalar_one()
         names = [f"inv-{have + k + 1:04d}" for k in range(len(token_hashes))]
-        now = _now()
+        now = m.now()
         for name, token_hash in zip(names, token_hashes):
             conn.execute(insert(a_).values(collect_id=collect_id, name=name,
                                            worker_id=_worker_id(conn, info["campaign_id"], name),
@@ -290,7 +286,7 @@ def crowd_annotator(store: Store, collect_id: int, name: str, origin: str) -> di
         if found is None:
             conn.execute(insert_ignore(conn, a_).values(
                 collect_id=collect_id, name=name, worker_id=_worker_id(conn, info["campaign_id"], name),
-                origin=origin, created_at=_now()))
+                origin=origin, created_at=m.now()))
         elif found.origin == "invitation":
             raise InputError(f"worker id {name!r} belongs to an invited annotator; use your invitation link")
     return annotator(store, collect_id=collect_id, name=name)
@@ -329,7 +325,7 @@ def decide(store: Store, collect_id: int, name: str, decision: str | None, actor
     info = collection_by_id(store, collect_id)
     with write_transaction(store.engine) as conn:
         done = conn.execute(update(a_).where(and_(a_.c.collect_id == collect_id, a_.c.name == name)).values(
-            decision=decision, decided_by=actor, decided_at=_now()))
+            decision=decision, decided_by=actor, decided_at=m.now()))
         if done.rowcount != 1:
             raise InputError(f"no annotator {name!r} in this annotation campaign")
         if decision == "rejected":  # their HIT in progress goes back to the pool at once
@@ -385,7 +381,7 @@ def claim(store: Store, annotator_id: int, *, platform_assignment: str | None = 
     campaign. A slot whose hold has run out goes to the next annotator who asks, and the previous
     holder's assignment becomes ``expired`` (their answers stay stored).
     """
-    now = now or _now()
+    now = now or m.now()
     with write_transaction(store.engine) as conn:
         ann = _locked_annotator(conn, annotator_id, a_.c.max_hits)
         status, timeout = conn.execute(select(c_.c.status, c_.c.timeout_seconds)
@@ -569,11 +565,11 @@ def submit(store: Store, annotator_id: int, item_id: int, *, raw: float, spans: 
                     "category": None, "severity": sp["severity"], "span_start": sp["start"], "span_end": sp["end"],
                     "comment": None, "line": answer_id} for sp in spans])
         conn.execute(_SUBMIT_HOLD, {"b_slot": asg.slot_id, "b_annotator": annotator_id,
-                                    "b_until": _now() + timedelta(seconds=item.timeout_seconds)})
+                                    "b_until": m.now() + timedelta(seconds=item.timeout_seconds)})
         n_answers, n_items = conn.execute(_SUBMIT_COUNTS, {"b_assignment": asg.id, "b_hit": item.hit_id}).one()
         complete = n_answers >= n_items
         if complete:
-            conn.execute(_SUBMIT_DONE, {"b_assignment": asg.id, "b_when": _now()})
+            conn.execute(_SUBMIT_DONE, {"b_assignment": asg.id, "b_when": m.now()})
             conn.execute(_SUBMIT_SLOT_DONE, {"b_slot": asg.slot_id})
             return {"stored": True, "complete": True, "assignment_id": asg.id}
         return {"stored": True, "complete": False, "assignment_id": asg.id,
@@ -751,7 +747,7 @@ def held_hits(store: Store, collect_id: int, now: datetime | None = None) -> pd.
     """HITs (pages) held now and why: annotator, hit, kind, held_until, answers (given in it so far), opened
     (when the annotator got it). A HIT is held from the moment its link is opened (the annotator's first
     item is shown) until it is done or the hold runs out; every stored answer renews the hold."""
-    now = now or _now()
+    now = now or m.now()
     answered = (select(r_.c.assignment_id, func.count(r_.c.id).label("n")).group_by(r_.c.assignment_id).subquery())
     q = (select(a_.c.name, h_.c.name, h_.c.kind, s_.c.held_until, func.coalesce(answered.c.n, 0), g_.c.started_at)
          .join(s_, s_.c.holder_id == a_.c.id).join(h_, h_.c.id == s_.c.hit_id)

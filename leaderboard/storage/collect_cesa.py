@@ -31,7 +31,7 @@ from ..errors import InputError
 from . import models as m
 from .bulk import insert_frame
 from .collect import (_SUBMIT_DONE, _SUBMIT_HOLD, _SUBMIT_JUDGMENT, _SUBMIT_LINK, _SUBMIT_SLOT_DONE, ACTIVE, DONE,
-                      EXPIRED, OPEN, _assignment_row, _code, _collection_import, _lp_for_collection, _now, _utc, a_,
+                      EXPIRED, OPEN, _assignment_row, _code, _collection_import, _lp_for_collection, _utc, a_,
                       c_, g_, h_, i_, r_, s_, write_transaction)
 from .store import Store
 
@@ -88,7 +88,7 @@ def create_cesa(store: Store, campaign: str, lp: str, *, assignment: str, settin
             lp_id=lp_id, import_id=import_id, protocol="cesa", assessment=ASSESSMENT, context="source",
             hit_size=int(settings.get("hit_size", 0) or 0), redundancy=redundancy, seed=seed,
             timeout_seconds=timeout_seconds, status=OPEN, crowd_key=secrets.token_urlsafe(18), code_pass=_code(),
-            code_fail=_code(), created_at=_now(), created_by=created_by, assignment=assignment,
+            code_fail=_code(), created_at=m.now(), created_by=created_by, assignment=assignment,
             settings=json.dumps(settings, ensure_ascii=False, sort_keys=True)).returning(c_.c.id)).scalar_one()
         hits: list[tuple[str, str, int | None, list[dict]]] = []  # name, kind, doc index, rows
         if assignment == "fixed":
@@ -359,7 +359,7 @@ def _check_annotator(conn, annotator_id: int, *, new: bool) -> Any:
 
 def claim_extra(store: Store, annotator_id: int, hit_id: int, *, now: datetime | None = None) -> dict | None:
     """Hold a tutorial or check HIT for the annotator (a slot of their own); None when they had it before."""
-    now = now or _now()
+    now = now or m.now()
     with write_transaction(store.engine) as conn:
         _check_annotator(conn, annotator_id, new=False)
         if conn.execute(select(g_.c.id).where(and_(g_.c.hit_id == hit_id, g_.c.annotator_id == annotator_id))).first():
@@ -375,7 +375,7 @@ def claim_extra(store: Store, annotator_id: int, hit_id: int, *, now: datetime |
 def take_over_page(store: Store, annotator_id: int, collect_id: int, *, now: datetime | None = None) -> dict | None:
     """A dynamic page whose holder let its time run out, for another annotator (its cells stay given); None if
     there is none they may take (not a document they had)."""
-    now = now or _now()
+    now = now or m.now()
     with write_transaction(store.engine) as conn:
         _check_annotator(conn, annotator_id, new=True)
         had = (select(h_.c.doc_index).join(g_, g_.c.hit_id == h_.c.id)
@@ -414,7 +414,7 @@ def create_page(store: Store, annotator_id: int, collect_id: int, doc_index: int
     document × model cell is taken by a guarded increment (never beyond ``redundancy``); a model whose cell is
     full is left off the page, and when fewer than two remain nothing is written and None is returned (the
     caller decides again)."""
-    now = now or _now()
+    now = now or m.now()
     with write_transaction(store.engine) as conn:
         ann = _check_annotator(conn, annotator_id, new=True)
         if conn.execute(_ACTIVE_MAIN, {"b_annotator": annotator_id}).first():
@@ -496,7 +496,7 @@ def save_drafts(store: Store, annotator_id: int, assignment_id: int, answers: li
         timeout = conn.execute(select(c_.c.timeout_seconds).join(h_, h_.c.collect_id == c_.c.id)
                                .where(h_.c.id == asg.hit_id)).scalar_one()
         conn.execute(update(s_).where(and_(s_.c.id == asg.slot_id, s_.c.holder_id == annotator_id))
-                     .values(held_until=_now() + timedelta(seconds=timeout)))
+                     .values(held_until=m.now() + timedelta(seconds=timeout)))
     return written
 
 
@@ -582,11 +582,11 @@ def finalise_page(store: Store, annotator_id: int, assignment_id: int, page: str
         n_final = conn.execute(_FINAL_COUNT, {"b_assignment": asg.id}).scalar_one()
         complete = n_final >= len(items)
         if complete:
-            conn.execute(_SUBMIT_DONE, {"b_assignment": asg.id, "b_when": _now()})
+            conn.execute(_SUBMIT_DONE, {"b_assignment": asg.id, "b_when": m.now()})
             conn.execute(_SUBMIT_SLOT_DONE, {"b_slot": asg.slot_id})
         else:
             conn.execute(_SUBMIT_HOLD, {"b_slot": asg.slot_id, "b_annotator": annotator_id,
-                                        "b_until": _now() + timedelta(seconds=info.timeout_seconds)})
+                                        "b_until": m.now() + timedelta(seconds=info.timeout_seconds)})
     return {"stored": True, "complete": complete, "assignment_id": asg.id}
 
 
