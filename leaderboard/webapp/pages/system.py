@@ -44,12 +44,6 @@ def with_texts(seg: pd.DataFrame, texts: pd.DataFrame) -> pd.DataFrame:
     return seg.assign(line=line.astype(int)).merge(texts, on="line", how="left").drop(columns="line")
 
 
-def segments_of(view: common.View, token: str) -> pd.DataFrame:
-    """The snapshot's per-segment scores: stored with it at publish time (older snapshots: computed
-    from the stored judgments once, then stored)."""
-    return snapshot_views.segments_frame(*view.key, token)
-
-
 def _rank_text(row: dict) -> str:
     lo, hi = row.get("rank_lo"), row.get("rank_hi")
     return f"{lo}" if lo == hi else f"{lo}–{hi}"
@@ -106,7 +100,7 @@ def render() -> None:
 
     token = state.data_token(state.store_url(), view.campaign)
     spec = state.ranking_spec(*view.key)
-    seg = segments_of(view, token)
+    seg = snapshot_views.segments_frame(*view.key, token)
     if seg.empty:
         st.info("The judgments behind this snapshot are not stored, so per-segment scores are not available.")
         return
