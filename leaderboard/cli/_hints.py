@@ -19,6 +19,7 @@ MESSAGES: dict[str, str] = {
                                    "campaign from the primary submissions, whose test set has it",
     "match_twice": "--match maps two systems onto {value!r}",
     "match_unknown": "--match names {value!r}, which no earlier year of the compared pairs holds",
+    "too_few_systems": "--systems must be at least 4 (three are shown per item), not {value}",
     "campaign_too_small": "--systems, --segments and --hits-per-worker must be at least 1",
 }
 #: error code -> what to add to the message on the command line

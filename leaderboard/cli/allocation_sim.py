@@ -54,11 +54,9 @@ def run(args: argparse.Namespace) -> int:
     unknown = [r for r in args.rules if r not in RULES]
     if unknown:
         raise InputError(f"unknown rule(s) {', '.join(unknown)}; choose from {', '.join(RULES)}", column="rules")
-    for name in ("systems", "runs", "docs", "session_pages", "slot_cap"):
+    for name in ("runs", "docs", "session_pages", "slot_cap"):
         if getattr(args, name) < 1:
             raise InputError(f"--{name.replace('_', '-')} must be at least 1", column=name)
-    if args.systems < 4:
-        raise InputError("--systems must be at least 4 (three are shown per item)", column="systems")
     for name in ("careless_share", "check_prob"):
         if not 0.0 <= getattr(args, name) <= 1.0:
             raise InputError(f"--{name.replace('_', '-')} must be between 0 and 1", column=name)
