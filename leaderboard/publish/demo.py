@@ -127,10 +127,7 @@ def _load_simulated(store: Store, publish: bool) -> dict:
 
 def _load_wmt22_excerpt(store: Store, publish: bool) -> dict:
     folder = demo_dir() / "wmt22-cs-en"
-    frame = read_judgments(folder / "ad-csen-good-stnd.csv.gz", "wmt-stnd",
-                           worker_stats=folder / "ad-csen-trk-mean-sd.txt", campaign=DEMO_CAMPAIGN)
-    summary = store.load_judgments(frame, file_name="ad-csen-good-stnd.csv.gz", input_format="wmt-stnd",
-                                   sha256=frame_hash(frame), created_by=DEMO_PUBLISHER)
+    judgments = _store_release(store, folder, DEMO_CAMPAIGN)
     files = []
     for path in sorted((folder / "texts").glob("*.gz")):
         info = parse_text_name(path.name)
@@ -140,14 +137,10 @@ def _load_wmt22_excerpt(store: Store, publish: bool) -> dict:
     # the release's segment ids (sid) are not line numbers of the general test set: sentence-level
     # chrF correlates with the DA scores only by chance under any line offset
     store.set_segments_are_lines(DEMO_CAMPAIGN, False)
-    result = {"judgments": summary["judgments"], "text_lines": texts, "submissions": submissions, "published": []}
+    result = {"judgments": judgments, "text_lines": texts, "submissions": submissions, "published": []}
     if publish:
-        from .snapshots import publish_rankings
-        # the release holds only workers who passed the organisers' QC: record that, filter nothing
-        result["published"] = publish_rankings(
-            store, DEMO_CAMPAIGN, DEMO_PUBLISHER, qc="release", note="demo excerpt of the WMT22 release",
-            extra_artifacts={"release_qc": _release_qc(store, DEMO_CAMPAIGN, folder, "WMT22 release, ad-trk-stats.csv "
-                                                                                        "and ad-trk-stats.class")})
+        result["published"] = _publish_release(store, DEMO_CAMPAIGN, folder, "demo excerpt of the WMT22 release",
+                                               "WMT22 release, ad-trk-stats.csv and ad-trk-stats.class")
     return result
 
 
@@ -169,30 +162,34 @@ def _load_shared_task(store: Store, texts: Path) -> int:
     return stored
 
 
-def _release_qc(store: Store, campaign: str, folder: Path, source: str):
-    """The release's own per-worker QC verdicts (shipped beside the excerpt) as an extra artifact, or None."""
+def _store_release(store: Store, folder: Path, campaign: str) -> int:
+    """Store a release excerpt's judgments with its worker mean/sd; returns how many were stored."""
+    frame = read_judgments(folder / "ad-csen-good-stnd.csv.gz", "wmt-stnd",
+                           worker_stats=folder / "ad-csen-trk-mean-sd.txt", campaign=campaign)
+    return store.load_judgments(frame, file_name="ad-csen-good-stnd.csv.gz", input_format="wmt-stnd",
+                                sha256=frame_hash(frame), created_by=DEMO_PUBLISHER)["judgments"]
+
+
+def _publish_release(store: Store, campaign: str, folder: Path, note: str, source: str) -> list:
+    """Publish a release excerpt under qc:release (the release holds only workers who passed the organisers'
+    QC: record that, filter nothing), with the release's own per-worker verdicts (shipped beside the
+    excerpt, when they are) as an extra artifact."""
     from ..ingest.release_qc import read_trk_class, read_trk_stats
-    from .snapshots import release_qc_of
-    stats_path = folder / "ad-trk-stats.csv.gz"
-    if not stats_path.exists():
-        return None
-    class_path = folder / "ad-trk-stats.class.gz"
-    verdicts = read_trk_class(class_path) if class_path.exists() else None
-    return release_qc_of(store, campaign, read_trk_stats(stats_path), verdicts, source)
+    from .snapshots import publish_rankings, release_qc_of
+    stats_path, class_path = folder / "ad-trk-stats.csv.gz", folder / "ad-trk-stats.class.gz"
+    release_qc = None
+    if stats_path.exists():
+        verdicts = read_trk_class(class_path) if class_path.exists() else None
+        release_qc = release_qc_of(store, campaign, read_trk_stats(stats_path), verdicts, source)
+    return publish_rankings(store, campaign, DEMO_PUBLISHER, qc="release", note=note,
+                            extra_artifacts={"release_qc": release_qc})
 
 
 def _load_wmt21_excerpt(store: Store, publish: bool) -> dict:
     """WMT21 cs-en (newstest2021): the release's judgments and worker mean/sd; no texts."""
     folder = demo_dir() / "wmt21-cs-en"
-    frame = read_judgments(folder / "ad-csen-good-stnd.csv.gz", "wmt-stnd",
-                           worker_stats=folder / "ad-csen-trk-mean-sd.txt", campaign=WMT21_CAMPAIGN)
-    summary = store.load_judgments(frame, file_name="ad-csen-good-stnd.csv.gz", input_format="wmt-stnd",
-                                   sha256=frame_hash(frame), created_by=DEMO_PUBLISHER)
-    result = {"judgments": summary["judgments"], "published": []}
+    result = {"judgments": _store_release(store, folder, WMT21_CAMPAIGN), "published": []}
     if publish:
-        from .snapshots import publish_rankings
-        result["published"] = publish_rankings(
-            store, WMT21_CAMPAIGN, DEMO_PUBLISHER, qc="release", note="demo excerpt of the WMT21 release",
-            extra_artifacts={"release_qc": _release_qc(store, WMT21_CAMPAIGN, folder, "WMT21 release, "
-                                                                                         "ad-trk-stats.csv (verdict: p < 0.05)")})
+        result["published"] = _publish_release(store, WMT21_CAMPAIGN, folder, "demo excerpt of the WMT21 release",
+                                               "WMT21 release, ad-trk-stats.csv (verdict: p < 0.05)")
     return result
