@@ -177,15 +177,11 @@ def meta_evaluation(url: str, campaign: str, lps: tuple[str, ...], assessment: s
         except InputError:
             if len(lps) == 1:
                 raise
-            pairs.append(None)
             continue
         kinds = {label: metric_kind(label.rsplit(" #", 1)[0]) for label in data.metrics}
         pairs.append(PairInput(lp, data.human, data.metrics, kinds, extra={
             "systems": data.systems, "excluded_systems": data.excluded, "skipped_metrics": data.skipped}))
-    pairs = [p for p in pairs if p is not None]
-    if not pairs:
-        return None
-    return evaluate(pairs)
+    return evaluate(pairs) if pairs else None
 
 
 #: what the page shows of each metric-developer task (issue 40): task -> measures, the last one tested
