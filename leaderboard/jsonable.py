@@ -10,6 +10,12 @@ import sys
 from typing import Any
 
 
+def json_text(obj: Any) -> str:
+    """``obj`` as the indented JSON text of ``--json`` output and of the JSON downloads (NaN → null)."""
+    import json
+    return json.dumps(to_jsonable(obj), indent=2, ensure_ascii=False, allow_nan=False)
+
+
 def to_jsonable(obj: Any) -> Any:
     """Convert numpy / pandas values (and NaN → null) into plain JSON types."""
     np, pd = sys.modules.get("numpy"), sys.modules.get("pandas")  # not loaded: no such values here

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import sys
 from typing import Any, Iterator
 
-from ..jsonable import to_jsonable
+from ..jsonable import json_text
 
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
@@ -26,7 +25,7 @@ def add_store_flags(parser: argparse.ArgumentParser) -> None:
 
 def print_json(obj: Any) -> None:
     # one write of the whole text: json.dump would hand stdout thousands of small pieces
-    sys.stdout.write(json.dumps(to_jsonable(obj), indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+    sys.stdout.write(json_text(obj) + "\n")
 
 
 def token_command(args: argparse.Namespace, store: Any, label: str, whose: str) -> int:

@@ -179,14 +179,12 @@ def _from_store(args: argparse.Namespace) -> list[dict]:
 
 
 def _export(path: str, rows: list[dict], results: list[dict]) -> None:
-    import json
     from pathlib import Path
 
-    from ..jsonable import to_jsonable
+    from ..jsonable import json_text
     from ..tables import write_table
     if Path(path).suffix.lower() == ".json":
-        Path(path).write_text(json.dumps(to_jsonable(rows[0] if len(rows) == 1 else rows), indent=2,
-                                         ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8")
+        Path(path).write_text(json_text(rows[0] if len(rows) == 1 else rows) + "\n", encoding="utf-8")
     else:
         from ..outputs.autorank import flat_table
         write_table(flat_table(rows), path)

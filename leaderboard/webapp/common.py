@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
@@ -11,7 +10,6 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from ..jsonable import to_jsonable
 from ..errors import InputError
 from ..tables import to_csv_bytes
 from . import display, html_table, navigation, state
@@ -181,10 +179,6 @@ def chart(fig: go.Figure, name: str, what: str) -> None:
     st.plotly_chart(fig, key=f"chart-{name}", config={"displaylogo": False,
                                                       "toImageButtonOptions": {"filename": slug(name)}})
     figure_downloads(fig, name, what)
-
-
-def json_bytes(obj: Any) -> bytes:
-    return json.dumps(to_jsonable(obj), indent=2, ensure_ascii=False, allow_nan=False).encode("utf-8")
 
 
 # ---- users and roles ---------------------------------------------------------------------

@@ -6,13 +6,11 @@ the campaign's submissions revision, so a new submission, primary flag or withdr
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ..jsonable import to_jsonable
+from ..jsonable import json_text
 from ..outputs.board import board_table, board_to_latex
 from ..storage.outputs import OutputStore
 from ..tables import to_csv_bytes
@@ -121,13 +119,12 @@ def autorank_exports(result: dict, human: bool = False) -> dict[str, bytes]:
     from ..outputs.autorank import contract, flat_table
     body = contract(result, True, human)
     return {"csv": to_csv_bytes(flat_table([body])),
-            "json": json.dumps(to_jsonable({**body, "protocol": result["protocol"], "metrics": result["metrics"]}),
-                               indent=2, ensure_ascii=False, allow_nan=False).encode("utf-8")}
+            "json": json_text({**body, "protocol": result["protocol"], "metrics": result["metrics"]}).encode("utf-8")}
 
 
 def board_exports(result: dict) -> dict[str, bytes]:
     return {"csv": to_csv_bytes(board_table(result)),
-            "json": json.dumps(to_jsonable(result), indent=2, ensure_ascii=False, allow_nan=False).encode("utf-8"),
+            "json": json_text(result).encode("utf-8"),
             "tex": board_to_latex(result).encode("utf-8")}
 
 

@@ -231,13 +231,12 @@ def figure(kind: str, url: str, campaign: str, lp: str, assessment: str, version
 @st.cache_data(show_spinner=False, max_entries=256)
 def exports(url: str, campaign: str, lp: str, assessment: str, version: int) -> dict[str, bytes]:
     """CSV, JSON and LaTeX bytes of a published snapshot."""
-    from ..jsonable import to_jsonable
+    from ..jsonable import json_text
     from ..publish.render import ranking_to_latex
     from ..tables import to_csv_bytes
-    import json
     snap = snapshot(url, campaign, lp, assessment, version)
     return {"csv": to_csv_bytes(ranking_table(url, campaign, lp, assessment, version)),
-            "json": json.dumps(to_jsonable(snap), indent=2, ensure_ascii=False, allow_nan=False).encode("utf-8"),
+            "json": json_text(snap).encode("utf-8"),
             "tex": ranking_to_latex(snap["ranking"]).encode("utf-8")}
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from leaderboard.jsonable import json_text
 from leaderboard.webapp import charts, common, key_figures, snapshot_views, state
 from leaderboard.webapp.markdown import md_escape
 from leaderboard.webapp.key_figures import Figure
@@ -162,7 +163,7 @@ def _retest(view: common.View, token: str, recorded: str | None, info: dict | No
             f"{summary['workers_total']:,} kept. The published ranking keeps all of them, as the organisers' QC "
             "over all of their HITs passed them."))
     with st.expander("Summary (all fields)"):
-        st.json(common.json_bytes(summary).decode("utf-8"))
+        st.json(json_text(summary))
     if isinstance(report, pd.DataFrame):
         _worker_table(report, f"qc-workers-{view.campaign}-{view.lp}-{method}", "dl-qc")
 
