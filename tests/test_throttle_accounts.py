@@ -8,16 +8,26 @@ from __future__ import annotations
 import pytest
 from argon2 import PasswordHasher
 
-from leaderboard.accounts.auth import LoginThrottled, authenticate, authenticate_token, create_user, issue_upload_token
+from leaderboard.accounts.auth import LoginThrottled, authenticate, authenticate_token, hash_password, issue_upload_token
 from leaderboard.outputs import service
 from leaderboard.storage import Store
 
 
+PASSWORDS = {"alice": "alice-password", "bob": "bob-password!"}
+
+
+@pytest.fixture(scope="module")
+def password_hashes() -> dict[str, str]:
+    """The accounts' argon2 hashes, computed once for the module (each costs a full hash)."""
+    return {name: hash_password(password) for name, password in PASSWORDS.items()}
+
+
 @pytest.fixture()
-def store(db_url) -> Store:
+def store(db_url, password_hashes) -> Store:
+    """A new store with the organisers alice and bob (stored as ``create_user`` stores them)."""
     store = Store(db_url)
-    create_user(store, "alice", "alice-password", "organiser")
-    create_user(store, "bob", "bob-password!", "organiser")
+    for name, password_hash in password_hashes.items():
+        store.add_user(name, password_hash, "organiser")
     return store
 
 
