@@ -19,6 +19,7 @@ alone (:func:`leaderboard.collect.service.submit_answer`), without a browser, an
 Prints one JSON object (seconds; p50, p95, max per measure); the target is ``next_item`` ≤ 0.3 s.
 
     python bench/bench_collect.py [--items 40] [--think 600] [--screenshots]
+    python bench/bench_collect.py --service-only   # the two service calls alone (no server, no browser)
 
 ``--screenshots`` writes docs/screenshots/annotate-da.png and annotate-esa.png (the README's images).
 """
@@ -125,13 +126,13 @@ def prepare(folder: Path) -> dict:
             for p in ("da", "esa", "pilot-da", "pilot-esa")}
 
 
-def _stats(values: list[float]) -> dict:
+def _stats(values: list[float], digits: int = 3) -> dict:
     values = sorted(values)
     if not values:
         return {"n": 0}
-    return {"n": len(values), "p50": round(statistics.median(values), 3),
-            "p95": round(values[min(len(values) - 1, int(round(0.95 * (len(values) - 1))))], 3),
-            "max": round(values[-1], 3)}
+    return {"n": len(values), "p50": round(statistics.median(values), digits),
+            "p95": round(values[min(len(values) - 1, int(round(0.95 * (len(values) - 1))))], digits),
+            "max": round(values[-1], digits)}
 
 
 def _frame(page):
@@ -279,12 +280,13 @@ def service_timing(folder: Path, n: int = 60) -> dict:
     url = invitation_links(store, "bench-da", LP, 1, "http://127.0.0.1:1")[0]["url"]
     person = open_invitation(store, parse_qs(urlsplit(url).query)["t"][0])
     task = start(store, person)
-    times = []
+    times, cpu = [], []
     for _ in range(min(n, task.total - 1)):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         task = submit_answer(store, person, int(task.current["id"]), 60)
         times.append(time.perf_counter() - t)
-    return _stats(times)
+        cpu.append(time.process_time() - c)
+    return {**_stats(times), "cpu_s": _stats(cpu, 4)}
 
 
 def main() -> None:
@@ -293,7 +295,18 @@ def main() -> None:
     parser.add_argument("--think", type=float, default=600, help="ms between items (reading time)")
     parser.add_argument("--screenshots", action="store_true", help="write docs/screenshots/annotate-*.png")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
+    parser.add_argument("--service-only", action="store_true",
+                        help="no server or browser: only the store-and-next call and the HIT-completing submit "
+                             "(wall and CPU seconds of this process, SQLite)")
     args = parser.parse_args()
+    if args.service_only:
+        folder = Path(tempfile.mkdtemp(prefix="mtlb-bench-collect-"))
+        prepare(folder)
+        result = {"service_submit": service_timing(folder), "service_last_submit": service_last_timing(folder),
+                  "load_average": os.getloadavg()[0]}
+        shutil.rmtree(folder, ignore_errors=True)
+        print(json.dumps(result))
+        return
     from appserver import running_app
     from playwright.sync_api import sync_playwright
 

@@ -24,6 +24,7 @@ from sacrebleu.metrics import BLEU, CHRF, TER
 from sacrebleu.metrics.helpers import extract_all_char_ngrams, extract_word_ngrams
 
 from leaderboard.errors import InputError
+from metrics import stats_folder
 
 #: Metric names accepted by :func:`score_systems` (and ``mtlb score --metric``).
 METRICS = ("bleu", "chrf", "chrf++", "ter")
@@ -86,16 +87,26 @@ def corpus_statistics(metric_obj, references_key: str, hypotheses: Sequence[str]
 
 
 def _cached_stats(key: tuple[str, str, str]) -> np.ndarray | None:
+    """Statistics kept in memory, else in the statistics folder (``MTLB_STATS_CACHE``), else None."""
     with _stats_lock:
         found = _stats_cache.get(key)
         if found is not None:
             _stats_cache.move_to_end(key)
-        return found
+            return found
+    found = stats_folder.load(key)
+    if found is not None:
+        _keep_in_memory(key, found)
+    return found
 
 
 def _keep_stats(key: tuple[str, str, str], stats: list) -> None:
-    global _stats_size
     kept = np.asarray(stats)
+    _keep_in_memory(key, kept)
+    stats_folder.save(key, kept)
+
+
+def _keep_in_memory(key: tuple[str, str, str], kept: np.ndarray) -> None:
+    global _stats_size
     with _stats_lock:
         if key not in _stats_cache and kept.size <= _STATS_LIMIT:
             _stats_cache[key] = kept

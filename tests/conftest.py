@@ -24,6 +24,15 @@ if "MTLB_SCHEMA_TEMPLATES" not in os.environ:
     import tempfile
     os.environ["MTLB_SCHEMA_TEMPLATES"] = tempfile.mkdtemp(prefix="mtlb-schema-")
     atexit.register(shutil.rmtree, os.environ["MTLB_SCHEMA_TEMPLATES"], True)
+# likewise sacrebleu's segment statistics of a text are computed once per run, not once per process that
+# scores it (the demo's metric baselines, loaded in many tests and processes; metrics/stats_folder.py);
+# tests that check the statistics themselves clear it
+if "MTLB_STATS_CACHE" not in os.environ:
+    import atexit
+    import shutil
+    import tempfile
+    os.environ["MTLB_STATS_CACHE"] = tempfile.mkdtemp(prefix="mtlb-stats-")
+    atexit.register(shutil.rmtree, os.environ["MTLB_STATS_CACHE"], True)
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("MTLB_SHARED_DATA", ROOT.parent / "shared" / "data"))

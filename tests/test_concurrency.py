@@ -11,7 +11,6 @@ import signal
 import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 
 import numpy as np
@@ -19,21 +18,18 @@ import pandas as pd
 import pytest
 from sqlalchemy import create_engine, text
 
+import forkserver
 from leaderboard.storage import Store
 
 DISTINCT, DUPLICATES = 13, 7
 
-# Each process imports everything first, says it is ready, then waits for the common start signal,
-# so the 20 processes reach the store together (a plain Popen loop spreads them over seconds).
-BARRIER = """
-import os, sys, time
-from leaderboard.cli import main
-import leaderboard.cli.ingest, leaderboard.storage, pandas, sqlalchemy
-open(sys.argv[1], "w").close()
-while not os.path.exists(sys.argv[2]):
-    time.sleep(0.005)
-sys.exit(main(sys.argv[3:]))
-"""
+# Each process is forked from one that has imported the CLI and the load path, says it is ready, then
+# waits for the common start signal, so the 20 processes reach the store together (a plain Popen loop
+# spreads them over seconds, and would spend most of the test importing pandas twenty times).
+PRELOAD = ("leaderboard.cli", "leaderboard.cli.ingest", "leaderboard.storage.store", "leaderboard.storage.loader",
+           "leaderboard.usecases.store_files", "leaderboard.ingest.wmt_release", "leaderboard.ingest.canonical",
+           "leaderboard.ingest.appraise", "sqlalchemy.dialects.sqlite", "sqlalchemy.dialects.postgresql",
+           "sqlite3", "psycopg", "alembic.command", "alembic.runtime.migration", "pyarrow.csv", "tqdm")
 
 
 def campaign_files(folder: Path) -> tuple[list[Path], list[Path]]:
@@ -66,23 +62,7 @@ def campaign_files(folder: Path) -> tuple[list[Path], list[Path]]:
 def run_together(commands: list[list[str]], tmp: Path, env: dict,
                  start_timeout: float = 120) -> list[subprocess.CompletedProcess]:
     """Run ``mtlb`` commands in processes released together once all have started (``start_timeout`` s)."""
-    go = tmp / f"go-{uuid.uuid4().hex}"
-    procs = []
-    for k, cmd in enumerate(commands):
-        ready = tmp / f"ready-{go.name}-{k}"
-        procs.append((ready, subprocess.Popen([sys.executable, "-c", BARRIER, str(ready), str(go), *cmd],
-                                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                              env=env)))
-    deadline = time.monotonic() + start_timeout
-    while not all(r.exists() or p.poll() is not None for r, p in procs):
-        assert time.monotonic() < deadline, "processes did not start"
-        time.sleep(0.02)
-    go.touch()
-    results = []
-    for _ready, p in procs:
-        out, err = p.communicate(timeout=300)
-        results.append(subprocess.CompletedProcess(p.args, p.returncode, out, err))
-    return results
+    return forkserver.run_together(commands, tmp, env, preload=PRELOAD, start_timeout=start_timeout)
 
 
 def check_twenty_ingests(url: str, tmp_path: Path) -> None:

@@ -46,8 +46,11 @@ def _run(cmd: list[str], **kw) -> subprocess.CompletedProcess:
 
 
 def _clean_env(**extra: str) -> dict[str, str]:
+    """A user's environment: no project settings, but the run's statistics folder (a saving only: the
+    demo's metric baselines are the same numbers whoever computed them; migrations still replay)."""
     env = {k: v for k, v in os.environ.items()
-           if not (k.startswith("MTLB_") or k in ("DATABASE_URL", "PYTHONPATH", "VIRTUAL_ENV"))}
+           if not (k.startswith("MTLB_") or k in ("DATABASE_URL", "PYTHONPATH", "VIRTUAL_ENV"))
+           or k == "MTLB_STATS_CACHE"}
     env.update(extra)
     return env
 

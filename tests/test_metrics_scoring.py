@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -228,12 +230,22 @@ DEMO_TEXTS = Path(__file__).resolve().parents[1] / "leaderboard" / "demo_data" /
 @pytest.fixture
 def empty_statistics_cache(monkeypatch):
     """A fresh statistics cache, so that what a test checks is computed, not read back."""
+    with fresh_statistics() as scoring:
+        yield scoring
+
+
+@contextmanager
+def fresh_statistics():
+    """metrics.scoring with nothing kept: an empty memory cache and no statistics folder."""
     from collections import OrderedDict
+    from unittest import mock
 
     import metrics.scoring as scoring
-    monkeypatch.setattr(scoring, "_stats_cache", OrderedDict())
-    monkeypatch.setattr(scoring, "_stats_size", 0)
-    return scoring
+    from metrics.stats_folder import STATS_CACHE_ENV
+    with mock.patch.object(scoring, "_stats_cache", OrderedDict()), mock.patch.object(scoring, "_stats_size", 0), \
+            mock.patch.dict(os.environ):
+        os.environ.pop(STATS_CACHE_ENV, None)
+        yield scoring
 
 
 def _demo(systems: tuple[str, ...]) -> tuple[list[list[str]], dict[str, list[str]]]:
@@ -300,15 +312,12 @@ _SMALL_LINES = st.lists(st.text(alphabet="ab. ", max_size=6), min_size=1, max_si
 @given(st.data())
 def test_statistics_by_reference_equal_sacrebleu_on_small_texts(data) -> None:
     """Small alphabets make ties in the sentence f-score likely: sacrebleu keeps the first reference."""
-    from collections import OrderedDict
-    from unittest import mock
-
     import metrics.scoring as scoring
     hyp = data.draw(_SMALL_LINES)
     n_refs = data.draw(st.integers(2, 3))
     refs = [data.draw(st.lists(st.text(alphabet="ab. ", max_size=6), min_size=len(hyp), max_size=len(hyp)))
             for _ in range(n_refs)]
-    with mock.patch.object(scoring, "_stats_cache", OrderedDict()), mock.patch.object(scoring, "_stats_size", 0):
+    with fresh_statistics():
         for make in (BLEU, CHRF, lambda **kw: CHRF(word_order=2, **kw), lambda **kw: CHRF(whitespace=True, **kw)):
             configs = [(make(references=refs), scoring.text_digest(*refs))]
             configs += [(make(references=[ref]), scoring.text_digest(ref)) for ref in refs]
@@ -323,9 +332,6 @@ def test_statistics_by_reference_prefers_the_first_reference_on_ties() -> None:
     ``c`` is [2 hyp, 1 ref, 0 match] + [0, 0, 0] (sacrebleu counts no hypothesis bigram when the
     reference has none), against ``cc`` [2, 2, 0] +
     [1, 1, 0]; no match, so both f-scores are 0."""
-    from collections import OrderedDict
-    from unittest import mock
-
     import metrics.scoring as scoring
     hyp, ref_a, ref_b = ["ab"], ["c"], ["cc"]
     obj = CHRF(char_order=2, word_order=0)
@@ -333,7 +339,7 @@ def test_statistics_by_reference_prefers_the_first_reference_on_ties() -> None:
     b = obj._extract_corpus_statistics(hyp, [ref_b])[0]
     assert a == [2, 1, 0, 0, 0, 0] and b == [2, 2, 0, 1, 1, 0]
     assert obj._compute_f_score(a) == obj._compute_f_score(b) == 0.0
-    with mock.patch.object(scoring, "_stats_cache", OrderedDict()), mock.patch.object(scoring, "_stats_size", 0):
+    with fresh_statistics():
         for first, second in ((ref_a, ref_b), (ref_b, ref_a)):
             configs = [(CHRF(char_order=2, word_order=0, references=[first, second]), "both")]
             configs += [(CHRF(char_order=2, word_order=0, references=[r]), name)

@@ -161,6 +161,7 @@ def test_score_output_equals_plain_sacrebleu_for_every_reference_configuration(m
     from metrics.textfiles import read_aligned
     monkeypatch.setattr(scoring, "_stats_cache", OrderedDict())  # computed here, not read back
     monkeypatch.setattr(scoring, "_stats_size", 0)
+    monkeypatch.delenv("MTLB_STATS_CACHE", raising=False)
     systems = ("JDExploreAcademy",)
     texts = read_aligned([DEMO_TEXTS / f"generaltest2022.cs-en.ref.{x}.en.gz" for x in "BC"] +
                          [DEMO_TEXTS / f"generaltest2022.cs-en.hyp.{s}.en.gz" for s in systems])

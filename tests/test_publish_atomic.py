@@ -7,7 +7,9 @@ Kill points (each on SQLite and PostgreSQL, one after another on the same store)
 * at the commit of the publishing transaction (the ``commit`` event, before the database hears it),
 * from outside, after 35 % and 80 % of the time an uninterrupted publish takes.
 The in-process points install an SQLAlchemy event listener in the child that sends itself SIGKILL, so
-the kill lands exactly there; the timed ones are a plain ``kill -9`` from the test.
+the kill lands exactly there; the timed ones are a plain ``kill -9`` from the test. Each publish is a
+process of its own, forked from one that has imported the CLI (tests/forkserver.py), so the timed kills
+land in the publish itself rather than in the imports.
 """
 
 from __future__ import annotations
@@ -15,13 +17,12 @@ from __future__ import annotations
 import io
 import os
 import signal
-import subprocess
-import sys
 import time
 
 import pandas as pd
 import pytest
 
+from forkserver import Forked, ForkServer
 from formats import small_campaign, write_canonical
 from leaderboard.cli import main
 from leaderboard.storage import Store
@@ -80,10 +81,20 @@ def publish_command(url: str) -> list[str]:
             "--database-url", url]
 
 
-def child(url: str, point: str, nth: int) -> subprocess.Popen:
-    env = {**os.environ, "MTLB_PASSWORD": "a-long-password"}
-    return subprocess.Popen([sys.executable, "-c", CHILD, point, str(nth), *publish_command(url)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+PRELOAD = ("leaderboard.cli", "leaderboard.cli.publish", "leaderboard.cli.user", "leaderboard.usecases.publish",
+           "leaderboard.publish.snapshots", "leaderboard.accounts.auth", "leaderboard.storage.store",
+           "leaderboard.storage.throttle", "sqlalchemy.dialects.sqlite", "sqlalchemy.dialects.postgresql",
+           "sqlite3", "psycopg", "argon2", "alembic.command", "alembic.runtime.migration")
+
+
+@pytest.fixture()
+def forks():
+    with ForkServer({**os.environ, "MTLB_PASSWORD": "a-long-password"}, PRELOAD) as server:
+        yield server
+
+
+def child(forks: ForkServer, url: str, point: str, nth: int) -> Forked:
+    return forks.spawn([point, str(nth), *publish_command(url)], code=CHILD)
 
 
 def assert_all_or_nothing(before: dict, after: dict, where: str) -> int:
@@ -93,10 +104,10 @@ def assert_all_or_nothing(before: dict, after: dict, where: str) -> int:
 
 
 @pytest.mark.slow  # a publish process killed at each of its steps, on both stores
-def test_publish_killed_at_any_point_leaves_all_or_nothing(campaign):
+def test_publish_killed_at_any_point_leaves_all_or_nothing(campaign, forks):
     url = campaign
     start = time.monotonic()
-    proc = child(url, "none", 0)
+    proc = child(forks, url, "none", 0)
     out, err = proc.communicate(timeout=300)
     full = time.monotonic() - start
     assert proc.returncode == 0, err
@@ -106,7 +117,7 @@ def test_publish_killed_at_any_point_leaves_all_or_nothing(campaign):
     outcomes = {}
     for point, nth in points:
         before = versions(url)
-        proc = child(url, point, nth)
+        proc = child(forks, url, point, nth)
         if point == "timed":
             time.sleep(full * nth / 100)
             proc.send_signal(signal.SIGKILL)
@@ -119,7 +130,7 @@ def test_publish_killed_at_any_point_leaves_all_or_nothing(campaign):
             assert outcomes[where] == 0, f"killed {where}, yet the publish is visible"
         # a rerun adds exactly one version of every ranking
         before = versions(url)
-        rerun = child(url, "none", 0)
+        rerun = child(forks, url, "none", 0)
         _, err = rerun.communicate(timeout=300)
         assert rerun.returncode == 0, err
         assert versions(url) == {lp: before[lp] + 1 for lp in LPS}, where

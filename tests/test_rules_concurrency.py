@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import threading
-import time
-import uuid
 from pathlib import Path
 
 import numpy as np
 import pytest
 from sqlalchemy import func, select
 
+from forkserver import run_together
 from leaderboard.errors import InputError
 from leaderboard.outputs import service
 from leaderboard.storage import Store
@@ -137,37 +135,16 @@ def test_primary_index_refuses_a_second_primary_written_directly(task):
 
 
 # ---- real processes: `mtlb outputs submit` ---------------------------------------------------------
-START_TOGETHER = """
-import os, sys, time
-from leaderboard.cli import main
-import leaderboard.cli.outputs, leaderboard.outputs.service, leaderboard.outputs.scoring, sacrebleu, pandas
-open(sys.argv[1], "w").close()
-while not os.path.exists(sys.argv[2]):
-    time.sleep(0.005)
-sys.exit(main(sys.argv[3:]))
-"""
+PRELOAD = ("leaderboard.cli", "leaderboard.cli.outputs", "leaderboard.outputs.service", "leaderboard.outputs.scoring",
+           "leaderboard.storage.store", "sqlalchemy.dialects.sqlite", "sqlalchemy.dialects.postgresql", "sqlite3",
+           "psycopg", "alembic.command", "alembic.runtime.migration", "sacrebleu", "pandas")
 
 
 def run_processes(commands: list[list[str]], tmp: Path) -> list[subprocess.CompletedProcess]:
-    """Start one ``mtlb`` process per command; release them together once all have imported everything."""
-    go = tmp / f"go-{uuid.uuid4().hex}"
-    env = {**os.environ, "PYTHONWARNINGS": "default"}
-    procs = []
-    for k, cmd in enumerate(commands):
-        ready = tmp / f"ready-{go.name}-{k}"
-        procs.append((ready, cmd, subprocess.Popen([sys.executable, "-c", START_TOGETHER, str(ready), str(go), *cmd],
-                                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                                   env=env)))
-    deadline = time.monotonic() + 180
-    while not all(r.exists() or p.poll() is not None for r, _, p in procs):
-        assert time.monotonic() < deadline, "processes did not start"
-        time.sleep(0.02)
-    go.touch()
-    results = []
-    for _, cmd, p in procs:
-        out, err = p.communicate(timeout=300)
-        results.append(subprocess.CompletedProcess(cmd, p.returncode, out, err))
-    return results
+    """One ``mtlb`` process per command (forked from one that has imported the CLI and the submission
+    path), released together once all have started."""
+    return run_together(commands, tmp, {**os.environ, "PYTHONWARNINGS": "default"}, preload=PRELOAD,
+                        start_timeout=180)
 
 
 def test_submission_limit_holds_for_concurrent_cli_processes(task):

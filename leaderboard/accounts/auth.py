@@ -21,6 +21,8 @@ from typing import Callable, NamedTuple
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
+from ..errors import InputError
+
 
 class Record(NamedTuple):
     """One key's state: recent failure times, the end of its lock, and how many locks it had."""
@@ -47,7 +49,7 @@ def _dummy_hash() -> str:
 def hash_password(password: str) -> str:
     """The argon2id hash of ``password`` (refuses passwords shorter than MIN_PASSWORD_LENGTH)."""
     if len(password) < MIN_PASSWORD_LENGTH:
-        raise ValueError(f"a password needs at least {MIN_PASSWORD_LENGTH} characters")
+        raise InputError(f"a password needs at least {MIN_PASSWORD_LENGTH} characters", code="short_password")
     return _hasher.hash(password)
 
 
@@ -193,7 +195,8 @@ def authenticate_token(store, token: str, *, client: str = "", throttle: Throttl
 def create_user(store, name: str, password: str, role: str) -> None:
     """Add a user with a hashed password (the name must be new, the role one of ROLES)."""
     if role not in ROLES:
-        raise ValueError(f"unknown role {role!r} ({' | '.join(ROLES)})")
+        raise InputError(f"unknown role {role!r} ({' | '.join(ROLES)})", code="unknown_role", value=role)
     if not name.strip() or name != name.strip():
-        raise ValueError("a user name must be non-empty with no surrounding spaces")
+        raise InputError("a user name must be non-empty with no surrounding spaces", code="bad_user_name",
+                         value=name)
     store.add_user(name, hash_password(password), role)

@@ -12,7 +12,7 @@ import secrets
 import string
 
 from ..storage import demo_accounts as stored
-from .auth import hash_password, verify_password
+from .auth import hash_password
 
 #: user name → role of the demo accounts
 DEMO_ACCOUNTS: dict[str, str] = {"demo-organiser": "organiser", "demo-metrics": "metric-developer"}
@@ -38,10 +38,3 @@ def create(store) -> list[dict]:
 def listed(store) -> list[dict]:
     """The demo accounts of ``store`` (``{"name", "role", "password"}``), without checking them."""
     return [{k: a[k] for k in ("name", "role", "password")} for a in stored.accounts(store.engine)]
-
-
-def working(store) -> list[dict]:
-    """The demo accounts whose kept password still opens them (``{"name", "role", "password"}``): what the
-    Log in page may show."""
-    return [{k: a[k] for k in ("name", "role", "password")} for a in stored.accounts(store.engine)
-            if verify_password(a["password_hash"], a["password"])]

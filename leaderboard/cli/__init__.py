@@ -49,6 +49,7 @@ environment:
   MTLB_AUTO_MIGRATE     0: only `mtlb db upgrade` migrates the schema (default 1: first use does)
   MTLB_SCHEMA_TEMPLATES folder keeping a migrated empty SQLite store, copied into new SQLite
                         stores instead of replaying the migrations (the test suite sets it)
+  MTLB_STATS_CACHE      folder keeping BLEU/chrF/TER segment statistics for later processes
   MTLB_DEBUG            1: show the traceback of an unexpected error
   MTLB_PORT, MTLB_ADDRESS   where `mtlb serve` listens (default 8501 on 127.0.0.1; the
                         container sets 0.0.0.0)

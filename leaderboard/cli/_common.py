@@ -29,6 +29,24 @@ def print_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(to_jsonable(obj), indent=2, ensure_ascii=False, allow_nan=False) + "\n")
 
 
+def token_command(args: argparse.Namespace, store: Any, label: str, whose: str) -> int:
+    """``--revoke``: revoke every upload token of ``args.name`` (``whose``: the owner in words); else issue
+    one labelled ``label`` and print it, once."""
+    from ..accounts.auth import issue_upload_token
+    if args.revoke:
+        revoked = store.revoke_upload_tokens(args.name)
+        print_json({"name": args.name, "revoked": revoked}) if args.json else \
+            print(f"revoked {revoked} token(s) of {whose}")
+        return 0
+    token = issue_upload_token(store, args.name, label)
+    if args.json:
+        print_json({"name": args.name, "token": token})
+    else:
+        print(token)
+        print("(shown once: only its hash is stored)", file=sys.stderr)
+    return 0
+
+
 def print_table(frame, floatfmt: str = "{:.4f}", *, fit: bool = False, empty: str = "(nothing)") -> None:
     """Plain aligned text table for humans (``frame``: a pandas DataFrame). ``fit``: no wider than the
     terminal (:func:`terminal_width`; long cells cut with "…"); output to a pipe or file is not cut.

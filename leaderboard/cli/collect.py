@@ -362,13 +362,10 @@ def run_decide(args: argparse.Namespace) -> int:
 
 
 def run_reset(args: argparse.Namespace) -> int:
-    from ..collect.quality import check_annotator
-    from ..storage.collect import annotator, reset_assignment
+    from ..usecases.collect import reset_hit
 
     store, info, user = _organiser(args, "reset annotators' HITs")
-    counts = reset_assignment(store, info["id"], args.annotator, args.hit, user["name"])
-    who = annotator(store, collect_id=info["id"], name=args.annotator)
-    check_annotator(store, who["id"])
+    counts = reset_hit(store, info["id"], args.annotator, args.hit, user["name"])
     print(f"{args.annotator} {args.hit}: deleted {counts['answers']} answers ({counts['judgments']} judgments); "
           "the HIT is free again")
     return 0

@@ -42,8 +42,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run_build(args: argparse.Namespace) -> int:
     from ..errors import InputError
-    from ..hits.builder import build_hits, read_sources
-    from ..hits.export import write_batch
+    from ..hits.builder import read_sources
+    from ..usecases.hits import build_batch
 
     if args.hits is not None and args.hits < 1:
         raise InputError(f"--hits must be at least 1, got {args.hits}")
@@ -57,9 +57,9 @@ def run_build(args: argparse.Namespace) -> int:
         raise InputError("give --hyp FILE... and --ref FILE, or --campaign C --from-primaries")
     else:
         sources = read_sources(args.hyp, args.ref, args.lp)
-    hits = build_hits(sources, args.assessment, args.hits, args.seed, hit_prefix=args.hit_prefix)
-    manifest = write_batch(hits, args.out, lp=args.lp, assessment=args.assessment, campaign=args.campaign,
-                           seed=args.seed, html_pages=not args.no_html)
+    _, manifest = build_batch(sources, args.out, lp=args.lp, assessment=args.assessment, n_hits=args.hits,
+                              seed=args.seed, campaign=args.campaign, hit_prefix=args.hit_prefix,
+                              html_pages=not args.no_html)
     if args.json:
         print_json({**manifest, "out": args.out})
         return 0

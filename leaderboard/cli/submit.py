@@ -51,7 +51,7 @@ def _campaign_from_store(store, campaign: str, lp: str | None):
 
 def run(args: argparse.Namespace) -> int:
     import pandas as pd
-    from metrics.submissions import listed, read_submission, validate_submission, with_campaign_names
+    from metrics.submissions import listed, read_submission, validate_submission
     from metrics.textfiles import read_segments
 
     # bad rows (empty fields, scores that are not numbers) are reported with every other problem of the
@@ -94,20 +94,15 @@ def run(args: argparse.Namespace) -> int:
         n = len(read_segments(args.segments_from))
         segments = {lp: {str(i) for i in range(1, n + 1)} for lp in frame["lp"].unique()}
 
-    marks = None
-    if args.campaign:
-        from ..storage.marks import human_marks
-        marks = human_marks(store, args.campaign)
-    summary = validate_submission(frame, systems, segments, higher, human, file=label, human_systems=marks,
-                                  earlier=problems)
-    frame = with_campaign_names(frame, summary["names"])  # stored as the campaign names its systems
-
     stored: list[int] = []
     if args.campaign:
         from ..storage import Store
-        store = store or Store(args.database_url)
-        # every metric of the file in one transaction: all stored or none
-        stored = store.save_metric_submissions(args.campaign, frame, level=level, higher_is_better=higher)
+        from ..usecases.metric_scores import store_metric_scores
+        summary, stored = store_metric_scores(store or Store(args.database_url), args.campaign, frame, systems,
+                                              level=level, higher_is_better=higher, human=human,
+                                              segments=segments, file=label, earlier=problems)
+    else:
+        summary = validate_submission(frame, systems, segments, higher, human, file=label, earlier=problems)
     result = {"file": label, "level": level, "higher_is_better": higher, "rows": summary["rows"],
               "groups": summary["groups"], "names": summary["names"],
               "humans_not_scored": summary["humans_not_scored"], "stored": stored if args.campaign else None}

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from ..errors import InputError
-from ._common import add_store_flags, print_json
+from ._common import add_store_flags, print_json, token_command
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -103,20 +103,8 @@ def run_verify(args: argparse.Namespace) -> int:
 
 
 def run_token(args: argparse.Namespace) -> int:
-    from ..accounts.auth import issue_upload_token
     from ..storage import Store
 
     store = Store(args.database_url)
     _team(store, args.name)
-    if args.revoke:
-        revoked = store.revoke_upload_tokens(args.name)
-        print_json({"name": args.name, "revoked": revoked}) if args.json else \
-            print(f"revoked {revoked} token(s) of team {args.name!r}")
-        return 0
-    token = issue_upload_token(store, args.name, "team sign-in")
-    if args.json:
-        print_json({"name": args.name, "token": token})
-    else:
-        print(token)
-        print("(shown once: only its hash is stored)", file=sys.stderr)
-    return 0
+    return token_command(args, store, "team sign-in", f"team {args.name!r}")

@@ -7,7 +7,6 @@ import glob
 from pathlib import Path
 
 from ..errors import InputError
-from ..ingest.texts import check_aligned, parse_text_name, read_lines
 from ._common import add_store_flags, print_json
 
 
@@ -49,18 +48,12 @@ def _expand(paths: list[str]) -> list[Path]:
 
 def run(args: argparse.Namespace) -> int:
     from ..storage import Store
+    from ..usecases.store_files import InputFile, read_texts, store_texts
 
-    parsed = []
-    for path in _expand(args.paths):
-        info = parse_text_name(str(path))
-        parsed.append((info, read_lines(path), path))
+    parsed = read_texts([InputFile.of(path) for path in _expand(args.paths)])
     if not parsed:
         raise InputError("no files found", file=", ".join(args.paths))
-    check_aligned([(info, lines, str(path)) for info, lines, path in parsed])
-    Store(args.database_url).load_texts(
-        args.campaign, [(info.lp, info.kind, info.name, lines, path.name) for info, lines, path in parsed])
-    stored = [{"lp": info.lp, "kind": info.kind, "name": info.name, "lines": len(lines)}
-              for info, lines, _ in parsed]
+    stored = store_texts(Store(args.database_url), args.campaign, parsed)
     if args.json:
         print_json({"campaign": args.campaign, "files": stored})
     else:

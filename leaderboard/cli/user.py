@@ -8,7 +8,7 @@ import os
 import sys
 
 from ..errors import InputError
-from ._common import add_store_flags, print_json, print_table
+from ._common import add_store_flags, print_json, print_table, token_command
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -107,12 +107,7 @@ def run_add(args: argparse.Namespace) -> int:
     from ..storage import Store
 
     password = read_password(args.password_stdin, confirm=True)
-    try:
-        create_user(Store(args.database_url), args.name, password, args.role)
-    except ValueError as exc:
-        if isinstance(exc, InputError):
-            raise
-        raise InputError(str(exc)) from None
+    create_user(Store(args.database_url), args.name, password, args.role)
     if args.json:
         print_json({"name": args.name, "role": args.role, "created": True})
     else:
@@ -144,21 +139,9 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_token(args: argparse.Namespace) -> int:
-    from ..accounts.auth import issue_upload_token
     from ..storage import Store
 
     store = Store(args.database_url)
     if store.user(args.name) is None:
         raise InputError(f"no user named {args.name!r}")
-    if args.revoke:
-        revoked = store.revoke_upload_tokens(args.name)
-        result = {"name": args.name, "revoked": revoked}
-        print_json(result) if args.json else print(f"revoked {revoked} token(s) of {args.name!r}")
-        return 0
-    token = issue_upload_token(store, args.name, args.label)
-    if args.json:
-        print_json({"name": args.name, "token": token})
-    else:
-        print(token)
-        print("(shown once: only its hash is stored)", file=sys.stderr)
-    return 0
+    return token_command(args, store, args.label, repr(args.name))

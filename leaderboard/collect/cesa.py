@@ -40,7 +40,7 @@ from ..storage import collect as db
 from ..storage import collect_cesa as cdb
 from .allocation_api import DEFAULT_RULE, AllocationRule, AllocationState, get_rule
 from .checks import evaluate, verdict
-from .service import Annotator
+from .service import Annotator, client_time
 from .spans import to_offsets, to_tokens, tokens
 
 LETTERS = "ABCD"
@@ -77,7 +77,13 @@ class Page:
 
 
 def settings(annotator: Annotator) -> dict:
-    return cdb.settings(annotator.collect)
+    """The annotator's campaign settings (parsed once per process; read them, do not change them)."""
+    return _parsed_settings(annotator.collect.get("settings") or "")
+
+
+@lru_cache(maxsize=256)
+def _parsed_settings(text: str) -> dict:
+    return cdb.settings({"settings": text})
 
 
 def pages_done(store: Store, annotator: Annotator) -> int:
@@ -107,40 +113,65 @@ def _items(store: Store, hit_id: int) -> pd.DataFrame:
     return cdb.page_items(store, hit_id)  # a HIT's items never change
 
 
+@dataclass(frozen=True)
+class _Layout:
+    """A HIT's pages as plain rows, made once per HIT (its items never change): per page key its item ids, its
+    document, and its segments ``(segment, source, note, rules, ((item id, text, model), …))`` in order."""
+
+    pages: tuple[str, ...]
+    ids: dict[str, frozenset[int]]
+    docs: dict[str, str]
+    segments: dict[str, tuple[tuple[str, Any, str | None, bool, tuple[tuple[int, str, str], ...]], ...]]
+
+
+@lru_cache(maxsize=2048)
+def _layout(store: Store, hit_id: int) -> _Layout:
+    items = _items(store, hit_id)
+    pages: dict[str, dict[str, list]] = {}
+    docs: dict[str, str] = {}
+    for row in zip(items["page"], items["segment"], items["id"], items["text"], items["system"], items["source"],
+                   items["note"], items["meta"], items["doc"]):
+        page, segment = row[0], row[1]
+        docs.setdefault(page, str(row[8]))
+        pages.setdefault(page, {}).setdefault(segment, []).append(row)
+    segments = {}
+    for page, by_segment in pages.items():
+        out = []
+        for segment, rows in by_segment.items():
+            first = rows[0]
+            note = first[6] if isinstance(first[6], str) and first[6] else None
+            out.append((str(segment), first[5], note, bool(first[7].get("rules")),
+                        tuple((int(r[2]), r[3], r[4]) for r in rows)))
+        segments[page] = tuple(out)
+    return _Layout(tuple(pages), {p: frozenset(t[0] for seg in segs for t in seg[4]) for p, segs in segments.items()},
+                   docs, segments)
+
+
 def _page_view(store: Store, annotator: Annotator, assignment: dict, kind: str) -> Page | None:
     """The first page of an assignment with an answer still open (None: all final)."""
-    items = _items(store, int(assignment["hit_id"]))
-    answers = cdb.page_answers(store, int(assignment["id"]))
-    final = set(answers.loc[answers["final"].astype(bool), "item_id"])
-    given = {int(r.item_id): r for r in answers.itertuples()}
-    pages = list(dict.fromkeys(items["page"]))
-    open_pages = [p for p in pages if not set(items.loc[items["page"] == p, "id"]) <= final]
-    if not open_pages:
+    layout = _layout(store, int(assignment["hit_id"]))
+    given = {r[0]: r for r in cdb.answer_rows(store, int(assignment["id"]))}
+    final = {item for item, r in given.items() if r[3]}
+    page = next((p for p in layout.pages if not layout.ids[p] <= final), None)
+    if page is None:
         return None
-    page = open_pages[0]
-    part = items[items["page"] == page]
     lang = unit_lang(annotator)
     segments = []
-    for segment, rows in part.groupby("segment", sort=False):
-        rows = rows.reset_index(drop=True)
-        order = _order(annotator, segment, len(rows))
+    for segment, source, note, rules, rows in layout.segments[page]:
         translations = []
-        for slot, i in enumerate(order):
-            row = rows.iloc[i]
-            old = given.get(int(row["id"]))
+        for slot, i in enumerate(_order(annotator, segment, len(rows))):
+            item, text, model = rows[i]
+            old = given.get(item)
             translations.append({
-                "item": int(row["id"]), "label": LETTERS[slot], "text": row["text"],
-                "tokens": [[a, b] for a, b in tokens(row["text"], lang)],
-                "given": None if old is None else {
-                    "score": float(old.raw), "spans": to_tokens(old.spans, row["text"], lang)},
-                "_model": row["system"]})
-        first = rows.iloc[0]
-        note = first["note"] if isinstance(first["note"], str) and first["note"] else None
-        segments.append({"segment": str(segment), "source": first["source"], "note": note,
-                         "rules": bool(first["meta"].get("rules")), "translations": translations})
-    number = pages.index(page) + 1
-    return Page("page", kind, int(assignment["id"]), assignment["hit"], page, str(part["doc"].iloc[0]), segments,
-                number=number, total=len(pages) if kind == "task" else None)
+                "item": item, "label": LETTERS[slot], "text": text,
+                "tokens": [[a, b] for a, b in tokens(text, lang)],
+                "given": None if old is None else {"score": float(old[1]), "spans": to_tokens(old[2], text, lang)},
+                "_model": model})
+        segments.append({"segment": segment, "source": source, "note": note, "rules": rules,
+                         "translations": translations})
+    number = layout.pages.index(page) + 1
+    return Page("page", kind, int(assignment["id"]), assignment["hit"], page, layout.docs[page], segments,
+                number=number, total=len(layout.pages) if kind == "task" else None)
 
 
 def _check_results(hist: pd.DataFrame) -> list[bool]:
@@ -188,7 +219,7 @@ def _extra(store: Store, annotator: Annotator, kind: str, hist: pd.DataFrame, ex
         rng = np.random.default_rng([int(annotator.collect["seed"]), int(annotator.id), len(hist), 7])
         ids = list(todo["id"])
         for hit_id in [ids[i] for i in rng.permutation(len(ids))]:
-            origin = cdb.page_items(store, int(hit_id))["segment"]
+            origin = _items(store, int(hit_id))["segment"]
             if exclude_doc is not None and any(str(exclude_doc) in str(s) for s in origin):
                 continue
             held = cdb.claim_extra(store, annotator.id, int(hit_id))
@@ -208,14 +239,22 @@ _PAIRS: dict[tuple[str, int], dict] = {}
 _PAIRS_LOCK = threading.Lock()
 
 
-def _pairs_from(table: pd.DataFrame, models: tuple[str, ...], excluded: frozenset, start: CampaignPairs
+_PAGE_COLUMNS = ("page", "order", "doc", "model", "score", "random_item", "worker_id")
+
+
+def _page_columns(table: pd.DataFrame) -> dict[str, np.ndarray]:
+    """The submitted-pages table as plain arrays (a decision filters them: numpy is cheaper than pandas here)."""
+    return {c: table[c].to_numpy() for c in _PAGE_COLUMNS}
+
+
+def _pairs_from(t: dict[str, np.ndarray], models: tuple[str, ...], excluded: frozenset, start: CampaignPairs
                 ) -> CampaignPairs:
     col = {name: i for i, name in enumerate(models)}
-    model = table["model"].map(col)
-    t = table[model.notna()]
-    return advance_campaign_pairs(start, t["page"].to_numpy(), t["order"].to_numpy(), t["doc"].to_numpy(),
-                                  model[model.notna()].to_numpy(np.int64), t["score"].to_numpy(float),
-                                  t["random_item"].to_numpy(bool), ~t["worker_id"].isin(excluded).to_numpy())
+    model = np.fromiter((col.get(x, -1) for x in t["model"]), np.int64, len(t["model"]))
+    keep = model >= 0
+    return advance_campaign_pairs(start, t["page"][keep], t["order"][keep], t["doc"][keep], model[keep],
+                                  t["score"][keep].astype(float), t["random_item"][keep].astype(bool),
+                                  ~np.isin(t["worker_id"][keep], np.array(sorted(excluded), np.int64)))
 
 
 def campaign_pairs(store: Store, info: dict, models: tuple[str, ...]) -> CampaignPairs:
@@ -234,19 +273,23 @@ def campaign_pairs(store: Store, info: dict, models: tuple[str, ...]) -> Campaig
         margin = 0 if store.engine.dialect.name == "sqlite" else PAIRS_MARGIN
         got = cdb.submitted_pages(store, int(info["id"]), 0 if cached is None else max(cached["last"] - margin, 0))
         excluded = frozenset(w for w, results in got["checks"].items() if not verdict(results, threshold))
-        table = got["table"]
+        t = _page_columns(got["table"])
         if cached is not None:
-            table = table[~table["page"].isin(cached["seen"])]
-            in_order = table.empty or table["order"].min() > cached["last"]
+            new = ~np.isin(t["page"], np.fromiter(cached["seen"], np.int64, len(cached["seen"])))
+            t = {c: v[new] for c, v in t.items()}
+            in_order = not len(t["page"]) or t["order"].min() > cached["last"]
             if not in_order or excluded != cached["excluded"] or \
-                    len(cached["seen"]) + table["page"].nunique() < got["done"] - cached["missing"]:
+                    len(cached["seen"]) + len(np.unique(t["page"])) < got["done"] - cached["missing"]:
                 cached = None
                 got = cdb.submitted_pages(store, int(info["id"]), 0)
-                table = got["table"]
+                t = _page_columns(got["table"])
         start = CampaignPairs.empty(len(models)) if cached is None else cached["pairs"]
-        pairs = _pairs_from(table, models, excluded, start)
-        seen = (set() if cached is None else cached["seen"]) | set(table["page"].tolist())
-        last = int(table["order"].max()) if len(table) else (0 if cached is None else cached["last"])
+        fresh = len(t["page"]) > 0
+        # no page since the last decision: the evidence and the pages seen stand as they are
+        pairs = _pairs_from(t, models, excluded, start) if fresh or cached is None else start
+        seen = (set() if cached is None else cached["seen"]) | set(t["page"].tolist()) if fresh or cached is None \
+            else cached["seen"]
+        last = int(t["order"].max()) if fresh else (0 if cached is None else cached["last"])
         missing = max(got["done"] - len(seen), 0) if cached is None else cached["missing"]
         _PAIRS[key] = {"models": models, "pairs": pairs, "seen": seen, "last": last, "excluded": excluded,
                        "missing": missing}
@@ -266,7 +309,7 @@ def _rule(annotator: Annotator) -> AllocationRule:
 
 
 def allocation_state(store: Store, annotator: Annotator, had: set[int], pairs: bool | None = None,
-                     flagged: bool | None = None) -> AllocationState:
+                     flagged: bool | None = None, known: AllocationState | None = None) -> AllocationState:
     """The rule's view: per document × model the annotators given it (``-1``: no such translation; the slot
     takes the campaign's redundancy),
     per model the count, sum and sum of squares of its final scores; documents this annotator may get; whether
@@ -275,7 +318,9 @@ def allocation_state(store: Store, annotator: Annotator, had: set[int], pairs: b
     the sum and sum of squares of their page-level mean differences, the pairs the anytime paired test has
     separated (:func:`campaign_pairs`), and the segments per document. The last three only when ``pairs``
     (default: when the campaign's rule uses them), so the other rules decide without reading every page.
-    ``flagged``: the annotator's check verdict when the caller has it (read from the store when None)."""
+    ``flagged``: the annotator's check verdict when the caller has it (read from the store when None).
+    ``known``: a state read moments ago in the same decision; its pair statistics are kept (only the cells, which
+    concurrent decisions take, are read again)."""
     info = annotator.collect
     cells = cdb.allocation_inputs(store, info["id"])
     models = cells["models"]
@@ -294,6 +339,9 @@ def allocation_state(store: Store, annotator: Annotator, had: set[int], pairs: b
                            annotator_flagged=np.array(flagged))
     if not (_rule(annotator).uses_pairs if pairs is None else pairs):
         return base
+    if known is not None and known.pair_counts is not None and known.models == models:
+        return replace(base, pair_counts=known.pair_counts, pair_sums=known.pair_sums, pair_sumsq=known.pair_sumsq,
+                       pair_decided=known.pair_decided, item_sizes=known.item_sizes)
     got = campaign_pairs(store, info, models)
     sizes = np.zeros(n_docs, np.int64)
     known = cdb.document_sizes(store, int(info["id"]))[:n_docs]
@@ -307,16 +355,20 @@ def annotator_flagged(store: Store, annotator: Annotator) -> bool:
     return not all(_check_results(cdb.history(store, annotator.id)))
 
 
-def _decide(store: Store, annotator: Annotator) -> dict | None:
-    """A new dynamic page for the annotator (None: nothing left for them)."""
+def _decide(store: Store, annotator: Annotator, mine: dict[str, Any] | None = None,
+            flagged: bool | None = None) -> dict | None:
+    """A new dynamic page for the annotator (None: nothing left for them). ``mine`` (their pages) and
+    ``flagged`` (their check verdict): as the caller read them, else read here."""
     s = settings(annotator)
-    mine = cdb.annotator_pages(store, annotator.id)
+    mine = cdb.annotator_pages(store, annotator.id) if mine is None else mine
     rule = _rule(annotator)
     k = int(s.get("models_per_item", 3))
     # the annotator's own history does not change while they wait for a page: read it once, not per attempt
-    flagged = annotator_flagged(store, annotator)
+    flagged = annotator_flagged(store, annotator) if flagged is None else flagged
+    state = None
     for attempt in range(DECISION_ATTEMPTS):
-        state = allocation_state(store, annotator, mine["docs"], pairs=rule.uses_pairs, flagged=flagged)
+        # a retry reads the cells again (others took some); the pages' pair statistics of this decision stand
+        state = allocation_state(store, annotator, mine["docs"], pairs=rule.uses_pairs, flagged=flagged, known=state)
         rng = np.random.default_rng([int(annotator.collect["seed"]), int(annotator.id), mine["pages"], attempt])
         choice = rule.choose(state, k, rng)
         if choice is None:
@@ -331,11 +383,15 @@ def _decide(store: Store, annotator: Annotator) -> dict | None:
     return None
 
 
-def _check_first(store: Store, annotator: Annotator, page: Page, hist: pd.DataFrame) -> Page:
+def _check_first(store: Store, annotator: Annotator, page: Page, hist: pd.DataFrame | None = None) -> Page:
     """Before a page nothing has been answered on yet, with the campaign's probability, an attention check the
-    annotator has not had (never one built from this page's document)."""
+    annotator has not had (never one built from this page's document). ``hist``: the annotator's history now
+    (read here when None, and only when the campaign shows checks)."""
     started = any(t["given"] for seg in page.segments for t in seg["translations"])
-    if not started and _roll_check(annotator, hist):
+    if started or not float(settings(annotator).get("check_prob", 0) or 0) > 0:
+        return page
+    hist = cdb.history(store, annotator.id) if hist is None else hist
+    if _roll_check(annotator, hist):
         check = _extra(store, annotator, "check", hist, exclude_doc=page.doc)
         if check is not None:
             return _page_view(store, annotator, check, "check")
@@ -347,7 +403,7 @@ def next_page(store: Store, annotator: Annotator, *, new_hit: bool = False) -> P
     active = cdb.active_assignments(store, annotator.id)
     hist = cdb.history(store, annotator.id)
     if active[True] is not None:
-        kind = hist.set_index("id").loc[active[True]["id"], "kind"]
+        kind = str(active[True]["hit_kind"])
         page = _page_view(store, annotator, active[True], kind)
         if page is not None:
             return page
@@ -371,21 +427,20 @@ def next_page(store: Store, annotator: Annotator, *, new_hit: bool = False) -> P
                 Page("none", message="There is no HIT left for you in this campaign: every HIT is done or being done "
                                      "by others. Thank you!")
         page = _page_view(store, annotator, held, "task")
-        return _check_first(store, annotator, page, cdb.history(store, annotator.id)) if page else \
-            next_page(store, annotator)
+        return _check_first(store, annotator, page) if page else next_page(store, annotator)
     mine = cdb.annotator_pages(store, annotator.id)
     cap = s.get("docs_per_user")
     if cap is not None and mine["pages"] >= cap:
         return _complete(store, annotator)
     if annotator.collect["status"] != db.OPEN:
         raise InputError("this annotation campaign is stopped: no new pages are handed out")
-    held = cdb.take_over_page(store, annotator.id, annotator.collect["id"]) or _decide(store, annotator)
+    held = cdb.take_over_page(store, annotator.id, annotator.collect["id"]) or \
+        _decide(store, annotator, mine, not all(_check_results(hist)))
     if held is None:
         return _complete(store, annotator) if mine["done"] else \
             Page("none", message="There is nothing left to annotate in this campaign. Thank you!")
     page = _page_view(store, annotator, held, "page")
-    return _check_first(store, annotator, page, cdb.history(store, annotator.id)) if page else \
-        next_page(store, annotator)
+    return _check_first(store, annotator, page) if page else next_page(store, annotator)
 
 
 # --------------------------------------------------------------------------- answers
@@ -397,16 +452,6 @@ def _score(value: Any, label: str) -> float:
         raise InputError(f"translation {label}: the score must be a number from 0 to 100, got {value!r}; nothing was "
                          "stored", column="score")
     return float(value)
-
-
-def _time(value: Any, fallback: datetime) -> datetime:
-    if isinstance(value, datetime):
-        return value
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        when = datetime.fromtimestamp(value / 1000, tz=timezone.utc)
-        if abs((when - fallback).total_seconds()) < 86400:
-            return when
-    return fallback
 
 
 def _validated(annotator: Annotator, page: Page, answers: Any, *, complete: bool) -> list[dict]:
@@ -427,10 +472,10 @@ def _validated(annotator: Annotator, page: Page, answers: Any, *, complete: bool
         if a.get("score") is None:
             continue
         label = f"{t['label']} of segment {page.segments.index(seg) + 1}"
-        ended = _time(a.get("ended"), now)
+        ended = client_time(a.get("ended"), now)
         out.append({"item_id": int(a["item"]), "raw": _score(a.get("score"), label),
                     "spans": to_offsets(a.get("spans") or [], t["text"], lang, special),
-                    "started_at": min(_time(a.get("started"), ended), ended), "ended_at": ended})
+                    "started_at": min(client_time(a.get("started"), ended), ended), "ended_at": ended})
         seen.add(a["item"])
     if complete:
         for n, seg in enumerate(page.segments, 1):
@@ -447,7 +492,7 @@ def _current(store: Store, annotator: Annotator, assignment_id: Any) -> Page:
         not isinstance(assignment_id, bool) else None
     page = None
     if held is not None and held["annotator_id"] == annotator.id and held["status"] == db.ACTIVE:
-        page = _page_view(store, annotator, held, cdb.hit_kind(store, int(held["hit_id"])))
+        page = _page_view(store, annotator, held, str(held["hit_kind"]))
     if page is None:
         raise InputError("this page is no longer yours to answer (it was submitted, or it went to another annotator "
                          "after a long pause); nothing was stored", column="page")
@@ -470,7 +515,7 @@ def submit_page(store: Store, annotator: Annotator, assignment_id: Any, answers:
     by_item = {a["item_id"]: a for a in valid}
     logged, warnings = [], []
     if page.kind in ("tutorial", "check"):
-        items = cdb.page_items(store, int(db.assignment(store, page.assignment_id)["hit_id"])).set_index("id")
+        items = _items(store, int(db.assignment(store, page.assignment_id)["hit_id"])).set_index("id")
         hist = cdb.history(store, annotator.id)
         previous = hist.set_index("id").loc[page.assignment_id, "checks"]
         for n, seg in enumerate(page.segments, 1):

@@ -36,6 +36,18 @@ from .quality import check_annotator
 from .spans import to_offsets, to_tokens
 
 
+def client_time(value: Any, fallback: datetime) -> datetime:
+    """A time the browser measured (ms since the epoch), when it is plausible (within a day of
+    ``fallback``, the server's); else ``fallback``."""
+    if isinstance(value, datetime):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        when = datetime.fromtimestamp(value / 1000, tz=timezone.utc)
+        if abs((when - fallback).total_seconds()) < 86400:
+            return when
+    return fallback
+
+
 @dataclass(frozen=True)
 class Annotator:
     """Who is annotating, in which annotation campaign (``collect``: its stored settings and codes)."""
@@ -78,27 +90,30 @@ class Task:
     passed: bool | None = None
     message: str = ""
     stored: bool | None = None  # after a submit: False when the answer had been stored before (a double submit)
+    rows: tuple[dict[str, Any], ...] | None = None  # ``items`` as plain rows (the same for every task of a HIT)
+
+    def _rows(self) -> tuple[dict[str, Any], ...]:
+        if self.rows is None:
+            self.rows = () if self.items is None else tuple(self.items.to_dict("records"))
+        return self.rows
 
     @property
     def current(self) -> dict[str, Any] | None:
-        return None if self.index is None else self.items.iloc[self.index].to_dict()
+        return None if self.index is None else dict(self._rows()[self.index])
 
     @property
     def tutorial(self) -> bool:
-        return self.index is not None and pd.isna(self.items["position"].iloc[self.index])
+        return self.index is not None and pd.isna(self._rows()[self.index]["position"])
 
     @property
     def total(self) -> int:
         """Items that count (tutorial items excluded)."""
-        return int(self.items["position"].notna().sum()) if self.items is not None else 0
+        return sum(not pd.isna(r["position"]) for r in self._rows())
 
     @property
     def done(self) -> int:
         """Counted items answered."""
-        if self.items is None:
-            return 0
-        counted = self.items[self.items["position"].notna()]
-        return int(counted["id"].isin(list(self.answered)).sum())
+        return sum(not pd.isna(r["position"]) and int(r["id"]) in self.answered for r in self._rows())
 
     @property
     def number(self) -> int:
@@ -165,25 +180,31 @@ def _items(store: Store, hit_id: int) -> pd.DataFrame:
     return db.hit_items(store, hit_id)  # a HIT's items never change
 
 
+@lru_cache(maxsize=512)
+def _rows(store: Store, hit_id: int) -> tuple[dict[str, Any], ...]:
+    return tuple(_items(store, hit_id).to_dict("records"))
+
+
 def _code(annotator: Annotator, passed: bool | None) -> str:
     return annotator.collect["code_pass"] if passed else annotator.collect["code_fail"]
 
 
-def task(store: Store, annotator: Annotator, assignment: dict[str, Any]) -> Task:
-    """The task of one of the annotator's assignments: its next item, or its completion code."""
-    items = _items(store, int(assignment["hit_id"]))
+def task(store: Store, annotator: Annotator, assignment: dict[str, Any],
+         given: list[tuple[int, float, str | None]] | None = None) -> Task:
+    """The task of one of the annotator's assignments: its next item, or its completion code. ``given``: its
+    answers (:func:`leaderboard.storage.collect.answer_rows`) when the caller has them."""
+    hit_id = int(assignment["hit_id"])
+    items, rows = _items(store, hit_id), _rows(store, hit_id)
     if assignment["status"] == db.DONE:
         passed = assignment["qc_pass"]
         if passed is None:  # the verdict of this completion was never stored (e.g. the process stopped)
             passed = check_annotator(store, annotator.id, assignment["id"])["passed"]
         return Task("complete", assignment["hit"], assignment["id"], items, passed=passed,
-                    code=_code(annotator, passed))
-    given = db.answers(store, int(assignment["id"]))
-    answered = {int(r.item_id): {"raw": float(r.raw), "spans": json.loads(r.spans) if r.spans else []}
-                for r in given.itertuples()}
-    open_rows = [k for k, i in enumerate(items["id"]) if int(i) not in answered]
-    return Task("item", assignment["hit"], int(assignment["id"]), items, answered,
-                index=open_rows[0] if open_rows else None)
+                    code=_code(annotator, passed), rows=rows)
+    answered = {item: {"raw": raw, "spans": json.loads(spans) if spans else []}
+                for item, raw, spans in (db.answer_rows(store, int(assignment["id"])) if given is None else given)}
+    index = next((k for k, r in enumerate(rows) if int(r["id"]) not in answered), None)
+    return Task("item", assignment["hit"], int(assignment["id"]), items, answered, index=index, rows=rows)
 
 
 def start(store: Store, annotator: Annotator, *, new_hit: bool = False) -> Task:
@@ -244,7 +265,10 @@ def submit_answer(store: Store, annotator: Annotator, item_id: Any, score: Any, 
                        ended_at=ended_at or now)
     if result["complete"] and result["stored"]:
         check_annotator(store, annotator.id, result["assignment_id"])
-    after = task(store, annotator, db.assignment(store, result["assignment_id"]))
+    if "assignment" in result:  # read with the answer, in its transaction
+        after = task(store, annotator, result["assignment"], result["answers"])
+    else:
+        after = task(store, annotator, db.assignment(store, result["assignment_id"]))
     after.stored = result["stored"]
     return after
 

@@ -68,12 +68,15 @@ class _Quality:
             return self.cache[key]
 
 
-def _spans(kind: str, quality: float, n_tokens: int, rng: np.random.Generator) -> list[dict]:
+def error_spans(kind: str, quality: float, n_tokens: int, rng: np.random.Generator,
+                most: int | None = None) -> list[dict]:
+    """A simulated annotator's error spans (token ``start``, ``end``, ``severity``) of an output of
+    ``n_tokens`` tokens: more, and more major, the lower ``quality``; at most ``most``."""
     if n_tokens == 0:
         return []
     count = int(rng.poisson(1.0 if kind == "random" else max(0.0, 100 - quality) / 25))
     out = []
-    for _ in range(min(count, n_tokens)):
+    for _ in range(min(count, n_tokens, n_tokens if most is None else most)):
         start = int(rng.integers(0, n_tokens))
         end = min(n_tokens, start + 1 + int(rng.integers(0, 3)))
         major = rng.random() < 0.5 if kind == "random" else quality < 50
@@ -95,7 +98,7 @@ def _answer_hit(store: Store, annotator: Annotator, task: Task, kind: str, param
         rng = np.random.default_rng([*seed, int(item["id"])])
         q = quality(item["text"], item["reference"])
         raw, seconds = respond(np.array([q]), np.array([0]), [kind], params[None, :], rng)
-        spans = _spans(kind, q, len(tokens(item["text"], lang)), rng) if annotator.protocol == "esa" else None
+        spans = error_spans(kind, q, len(tokens(item["text"], lang)), rng) if annotator.protocol == "esa" else None
         now = datetime.now(timezone.utc)
         counted = not task.tutorial
         task = submit_answer(store, annotator, int(item["id"]), float(raw[0]), spans,

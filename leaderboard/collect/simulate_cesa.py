@@ -25,7 +25,7 @@ from ..storage import Store
 from . import cesa
 from .links import TOKEN_PARAM, invitation_links
 from .service import open_invitation
-from .simulate import BASE_URL, STRETCH, kinds_for
+from .simulate import BASE_URL, STRETCH, error_spans, kinds_for
 
 MAX_PAGES = 10_000
 
@@ -43,18 +43,6 @@ class _Quality:
         return float(np.clip(50 + STRETCH * (chrf - 50), 0, 100))
 
 
-def _spans(kind: str, quality: float, n_tokens: int, rng: np.random.Generator) -> list[dict]:
-    if n_tokens == 0:
-        return []
-    count = int(rng.poisson(1.0 if kind == "random" else max(0.0, 100 - quality) / 25))
-    out = []
-    for _ in range(min(count, n_tokens, 6)):
-        start = int(rng.integers(0, n_tokens))
-        out.append({"start": start, "end": min(n_tokens, start + 1 + int(rng.integers(0, 3))),
-                    "severity": "major" if (rng.random() < 0.5 if kind == "random" else quality < 50) else "minor"})
-    return out
-
-
 def _answers(page: cesa.Page, kind: str, params: np.ndarray, seed: tuple, quality: _Quality) -> list[dict]:
     out = []
     for seg in page.segments:
@@ -64,7 +52,7 @@ def _answers(page: cesa.Page, kind: str, params: np.ndarray, seed: tuple, qualit
             q = quality(t["text"], [x for x in texts if x is not t["text"]])
             raw, _ = respond(np.array([q]), np.array([0]), [kind], params[None, :], rng)
             out.append({"item": t["item"], "score": int(round(float(raw[0]))),
-                        "spans": _spans(kind, q, len(t["tokens"]), rng)})
+                        "spans": error_spans(kind, q, len(t["tokens"]), rng, most=6)})
     return out
 
 

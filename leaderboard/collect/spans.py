@@ -10,6 +10,7 @@ translation (end exclusive), ``None`` for missing content, as the Appraise reade
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from ..errors import InputError
@@ -23,7 +24,18 @@ MAX_SPANS = 200
 def tokens(text: str, lang: str) -> list[tuple[int, int]]:
     """Character (start, end) of every markable token of ``text``: the units a rotation moves (words, or
     characters with their combining marks)."""
-    return units(text, uses_characters(lang))
+    return list(_tokens(text, _by_character(lang)))
+
+
+@lru_cache(maxsize=4096)
+def _by_character(lang: str) -> bool:
+    return uses_characters(lang)
+
+
+@lru_cache(maxsize=8192)
+def _tokens(text: str, by_character: bool) -> tuple[tuple[int, int], ...]:
+    """A text's tokens, kept per process: a page shows, validates and re-reads the same texts on every request."""
+    return tuple(units(text, by_character))
 
 
 def to_offsets(spans: Any, text: str, lang: str, special_tokens: list[str] | None = None) -> list[dict[str, Any]]:

@@ -79,7 +79,7 @@ from .significance import (DEFAULT_SEED, DEFAULT_TRIALS, approximate_randomisati
 from .standardise import ZERO_SD_OPTIONS, worker_z
 
 
-#: the test of the wmt26 protocol (leaderboard.human.wmt26.TEST; named here so that the table loads without scipy)
+#: the test of the wmt26 protocol as its signature records it (leaderboard.human.wmt26 runs it)
 WMT26_TEST = "wmt26-paired-or-unpaired-t"
 #: the test of the anytime-paired protocol (leaderboard.human.adaptive_tests.TEST_ANYTIME)
 ANYTIME_TEST = "anytime-paired"

@@ -33,8 +33,6 @@ import pandas as pd
 from scipy import stats
 
 ALPHA = 0.05
-#: the test name recorded in a ranking's signature
-TEST = "wmt26-paired-or-unpaired-t"
 
 
 def item_matrix(annotations: pd.DataFrame, score: str = "raw") -> tuple[list[str], list[str], np.ndarray]:

@@ -130,14 +130,11 @@ def metric_baselines_artifact(texts: pd.DataFrame, ranking: Mapping) -> dict | N
     long, _, signatures = me.baseline_scores(texts, judged, lp=lp)
     if long.empty:
         return None
-    scored = set(long["system"])
-    without = [s for s in judged if s not in scored]
-    notes = [f"BLEU and chrF are computed for the {len(scored)} of {len(judged)} ranked systems with a stored "
-             "output" + (f" (none for {', '.join(without)})." if without else ".")]
     left_out, human_notes = me.humans_left_out(judged, long, human["is_human"].tolist())
     from metrics.validation import correlate_with_ranking
     result = correlate_with_ranking(human, long, lp, exclude=left_out)
-    return {"long": frame_payload(long), "signatures": signatures, "notes": notes + human_notes,
+    return {"long": frame_payload(long), "signatures": signatures,
+            "notes": [me.baselines_note(judged, long)] + human_notes,
             "left_out": left_out, "result": result}
 
 

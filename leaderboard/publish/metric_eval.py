@@ -124,6 +124,14 @@ def baseline_scores(texts: pd.DataFrame, judged: Sequence[str], *, segments: boo
     return pd.DataFrame(rows, columns=LONG_COLUMNS), seg, signatures
 
 
+def baselines_note(judged: Sequence[str], long: pd.DataFrame) -> str:
+    """Which of the ranked systems the baselines scored (:func:`baseline_scores`: those with a stored output)."""
+    scored = set(long["system"])
+    without = [s for s in judged if s not in scored]
+    return (f"BLEU and chrF are computed for the {len(scored)} of {len(judged)} ranked systems with a stored "
+            "output" + (f" (none for {', '.join(without)})." if without else "."))
+
+
 def human_table(ranking: Mapping) -> pd.DataFrame:
     """System, Ave, Ave z and the human-translation mark of a published ranking (the human side of the
     correlation; rankings published before the mark existed get it from WMT naming)."""

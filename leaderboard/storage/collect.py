@@ -32,7 +32,7 @@ from typing import Any, Iterator
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import Connection, Engine, and_, case, delete, func, insert, or_, select, update
+from sqlalchemy import Connection, Engine, and_, bindparam, case, delete, func, insert, or_, select, update
 
 from ..errors import InputError
 from . import models as m
@@ -55,10 +55,6 @@ a_ = m.collect_annotators
 s_ = m.collect_slots
 g_ = m.collect_assignments
 r_ = m.collect_answers
-
-
-def _now() -> datetime:
-    return datetime.now(timezone.utc)
 
 
 def _utc(value: datetime | None) -> datetime | None:
@@ -88,7 +84,7 @@ def _for_update(query, conn: Connection, **kw):
 
 def _audit(conn: Connection, actor: str, action: str, campaign: str, target: str, reason: str = "",
            details: dict | None = None) -> None:
-    conn.execute(insert(m.audit_log).values(at=_now(), actor=actor, action=action, campaign=campaign,
+    conn.execute(insert(m.audit_log).values(at=m.now(), actor=actor, action=action, campaign=campaign,
                                             target=target, reason=reason or "",
                                             details=json.dumps(details or {}, sort_keys=True)))
 
@@ -121,7 +117,7 @@ def create_collection(store: Store, campaign: str, lp: str, *, protocol: str, as
         collect_id = conn.execute(insert(c_).values(
             lp_id=lp_id, import_id=import_id, protocol=protocol, assessment=assessment, context=context,
             hit_size=hit_size, redundancy=redundancy, seed=seed, timeout_seconds=timeout_seconds, status=OPEN,
-            crowd_key=secrets.token_urlsafe(18), code_pass=_code(), code_fail=_code(), created_at=_now(),
+            crowd_key=secrets.token_urlsafe(18), code_pass=_code(), code_fail=_code(), created_at=m.now(),
             created_by=created_by).returning(c_.c.id)).scalar_one()
         names = list(dict.fromkeys(items["hit"].astype(str)))
         sizes = counted.groupby("hit").size()
@@ -165,7 +161,7 @@ def _collection_import(conn, cid: int, what: str, created_by: str | None) -> int
     return conn.execute(insert(m.imports).values(
         campaign_id=cid, kind="judgments", file_name=f"collected in the service ({what})",
         sha256=hashlib.sha256(secrets.token_bytes(32)).hexdigest(), input_format=INPUT_FORMAT, rows=0,
-        created_at=_now(), created_by=created_by).returning(m.imports.c.id)).scalar_one()
+        created_at=m.now(), created_by=created_by).returning(m.imports.c.id)).scalar_one()
 
 
 def _locked_annotator(conn, annotator_id: int, *columns) -> Any:
@@ -272,7 +268,7 @@ def add_invitations(store: Store, collect_id: int, token_hashes: list[str], max_
         have = conn.execute(select(func.count()).select_from(a_).where(and_(
             a_.c.collect_id == collect_id, a_.c.origin == "invitation"))).scalar_one()
         names = [f"inv-{have + k + 1:04d}" for k in range(len(token_hashes))]
-        now = _now()
+        now = m.now()
         for name, token_hash in zip(names, token_hashes):
             conn.execute(insert(a_).values(collect_id=collect_id, name=name,
                                            worker_id=_worker_id(conn, info["campaign_id"], name),
@@ -290,7 +286,7 @@ def crowd_annotator(store: Store, collect_id: int, name: str, origin: str) -> di
         if found is None:
             conn.execute(insert_ignore(conn, a_).values(
                 collect_id=collect_id, name=name, worker_id=_worker_id(conn, info["campaign_id"], name),
-                origin=origin, created_at=_now()))
+                origin=origin, created_at=m.now()))
         elif found.origin == "invitation":
             raise InputError(f"worker id {name!r} belongs to an invited annotator; use your invitation link")
     return annotator(store, collect_id=collect_id, name=name)
@@ -329,7 +325,7 @@ def decide(store: Store, collect_id: int, name: str, decision: str | None, actor
     info = collection_by_id(store, collect_id)
     with write_transaction(store.engine) as conn:
         done = conn.execute(update(a_).where(and_(a_.c.collect_id == collect_id, a_.c.name == name)).values(
-            decision=decision, decided_by=actor, decided_at=_now()))
+            decision=decision, decided_by=actor, decided_at=m.now()))
         if done.rowcount != 1:
             raise InputError(f"no annotator {name!r} in this annotation campaign")
         if decision == "rejected":  # their HIT in progress goes back to the pool at once
@@ -344,26 +340,37 @@ def decide(store: Store, collect_id: int, name: str, decision: str | None, actor
 # --------------------------------------------------------------------------- HITs and answers
 
 
-def _assignment_row(conn: Connection, where) -> dict[str, Any] | None:
-    row = conn.execute(select(g_.c.id, g_.c.hit_id, g_.c.slot_id, g_.c.annotator_id, g_.c.status,
-                              g_.c.platform_assignment, g_.c.started_at, g_.c.completed_at, g_.c.qc_pass,
-                              g_.c.qc_p, h_.c.name.label("hit"), h_.c["items"].label("hit_items"))
-                       .join(h_, h_.c.id == g_.c.hit_id).where(where)
-                       .order_by(g_.c.id.desc())).mappings().first()
+_ASSIGNMENT = (select(g_.c.id, g_.c.hit_id, g_.c.slot_id, g_.c.annotator_id, g_.c.status, g_.c.platform_assignment,
+                      g_.c.started_at, g_.c.completed_at, g_.c.qc_pass, g_.c.qc_p, h_.c.name.label("hit"),
+                      h_.c["items"].label("hit_items"), h_.c.kind.label("hit_kind"))
+               .join(h_, h_.c.id == g_.c.hit_id).order_by(g_.c.id.desc()))
+#: an assignment by id; an annotator's newest active one, or newest at all (main: ``b_extra`` false)
+_ASSIGNMENT_BY = {
+    "id": _ASSIGNMENT.where(g_.c.id == bindparam("b_id")),
+    "active": _ASSIGNMENT.where(and_(g_.c.annotator_id == bindparam("b_annotator"), g_.c.status == ACTIVE,
+                                     g_.c.extra == bindparam("b_extra"))),
+    "newest": _ASSIGNMENT.where(and_(g_.c.annotator_id == bindparam("b_annotator"),
+                                     g_.c.extra == bindparam("b_extra"))),
+}
+
+
+def _assignment_row(conn: Connection, which: str, **params: Any) -> dict[str, Any] | None:
+    """One assignment with its HIT's name, counted items and kind (see :data:`_ASSIGNMENT_BY`)."""
+    row = conn.execute(_ASSIGNMENT_BY[which], params).mappings().first()
     return dict(row) if row is not None else None
 
 
 def assignment(store: Store, assignment_id: int) -> dict[str, Any] | None:
     with store.engine.connect() as conn:
-        return _assignment_row(conn, g_.c.id == assignment_id)
+        return _assignment_row(conn, "id", b_id=assignment_id)
 
 
 def latest_assignment(store: Store, annotator_id: int) -> dict[str, Any] | None:
     """The annotator's active assignment, else their newest one (None: never had a HIT)."""
     with store.engine.connect() as conn:
-        main = g_.c.extra == False  # noqa: E712 - tutorials and checks of cESA are held beside the task
-        return _assignment_row(conn, and_(g_.c.annotator_id == annotator_id, g_.c.status == ACTIVE, main)) \
-            or _assignment_row(conn, and_(g_.c.annotator_id == annotator_id, main))
+        # main assignments only: tutorials and checks of cESA are held beside the task
+        return _assignment_row(conn, "active", b_annotator=annotator_id, b_extra=False) \
+            or _assignment_row(conn, "newest", b_annotator=annotator_id, b_extra=False)
 
 
 def claim(store: Store, annotator_id: int, *, platform_assignment: str | None = None,
@@ -374,14 +381,13 @@ def claim(store: Store, annotator_id: int, *, platform_assignment: str | None = 
     campaign. A slot whose hold has run out goes to the next annotator who asks, and the previous
     holder's assignment becomes ``expired`` (their answers stay stored).
     """
-    now = now or _now()
+    now = now or m.now()
     with write_transaction(store.engine) as conn:
         ann = _locked_annotator(conn, annotator_id, a_.c.max_hits)
         status, timeout = conn.execute(select(c_.c.status, c_.c.timeout_seconds)
                                        .where(c_.c.id == ann.collect_id)).one()
         hold = now + timedelta(seconds=timeout)
-        active = _assignment_row(conn, and_(g_.c.annotator_id == annotator_id, g_.c.status == ACTIVE,
-                                            g_.c.extra == False))  # noqa: E712
+        active = _assignment_row(conn, "active", b_annotator=annotator_id, b_extra=False)
         if active is not None:
             kept = conn.execute(update(s_).where(and_(s_.c.id == active["slot_id"], s_.c.holder_id == annotator_id,
                                                       s_.c.done == False)).values(held_until=hold))  # noqa: E712
@@ -416,7 +422,7 @@ def claim(store: Store, annotator_id: int, *, platform_assignment: str | None = 
         new_id = conn.execute(insert(g_).values(
             hit_id=slot.hit_id, slot_id=slot.id, annotator_id=annotator_id, status=ACTIVE,
             platform_assignment=platform_assignment, started_at=now).returning(g_.c.id)).scalar_one()
-        return _assignment_row(conn, g_.c.id == new_id)
+        return _assignment_row(conn, "id", b_id=new_id)
 
 
 def hit_items(store: Store, hit_id: int) -> pd.DataFrame:
@@ -436,9 +442,12 @@ def hit_items(store: Store, hit_id: int) -> pd.DataFrame:
 def item(store: Store, item_id: int) -> dict[str, Any] | None:
     """One item with its HIT and annotation campaign ids (None when there is no such item)."""
     with store.engine.connect() as conn:
-        row = conn.execute(select(i_.c.id, i_.c.hit_id, i_.c.position, i_.c.item_type, i_.c.text, h_.c.collect_id)
-                           .join(h_, h_.c.id == i_.c.hit_id).where(i_.c.id == item_id)).mappings().first()
+        row = conn.execute(_ITEM, {"b_item": item_id}).mappings().first()
     return dict(row) if row is not None else None
+
+
+_ITEM = (select(i_.c.id, i_.c.hit_id, i_.c.position, i_.c.item_type, i_.c.text, h_.c.collect_id)
+         .join(h_, h_.c.id == i_.c.hit_id).where(i_.c.id == bindparam("b_item")))
 
 
 def answers(store: Store, assignment_id: int) -> pd.DataFrame:
@@ -449,74 +458,124 @@ def answers(store: Store, assignment_id: int) -> pd.DataFrame:
         return pd.DataFrame(conn.execute(q).all(), columns=["item_id", "raw", "spans", "started_at", "ended_at"])
 
 
+_ANSWER_ROWS = (select(r_.c.item_id, r_.c.raw, r_.c.spans).where(r_.c.assignment_id == bindparam("assignment_id"))
+                .order_by(r_.c.id))
+
+
+def answer_rows(store: Store, assignment_id: int) -> list[tuple[int, float, str | None]]:
+    """The answers of one assignment as plain rows ``(item_id, raw, spans as JSON text)``, in answer order."""
+    with store.engine.connect() as conn:
+        return [(int(r[0]), float(r[1]), r[2]) for r in conn.execute(_ANSWER_ROWS, {"assignment_id": assignment_id})]
+
+
+# the statements of an answer's transaction, built once (their SQL is compiled once per dialect and reused)
+_SUBMIT_ITEM = (select(i_.c.id, i_.c.hit_id, i_.c.position, i_.c.item_type, i_.c.system_id, i_.c.segment_id,
+                       h_.c.name.label("hit"), h_.c.collect_id, c_.c.import_id, c_.c.lp_id, c_.c.assessment,
+                       c_.c.timeout_seconds, a_.c.id.label("annotator"), a_.c.worker_id, a_.c.name, a_.c.decision,
+                       a_.c.collect_id.label("annotator_collect"))
+                .join(h_, h_.c.id == i_.c.hit_id).join(c_, c_.c.id == h_.c.collect_id)
+                .outerjoin(a_, a_.c.id == bindparam("b_annotator")).where(i_.c.id == bindparam("b_item")))
+_SUBMIT_ANNOTATOR = select(a_.c.id, a_.c.decision).where(a_.c.id == bindparam("b_annotator"))
+_SUBMIT_MINE = and_(g_.c.annotator_id == bindparam("b_annotator"), g_.c.hit_id == bindparam("b_hit"))
+_SUBMIT_SLOT = select(g_.c.slot_id).where(_SUBMIT_MINE)
+_SUBMIT_LOCK_SLOT = select(s_.c.id).where(s_.c.id == bindparam("b_slot")).with_for_update()
+_SUBMIT_ASSIGNMENT = {False: select(g_.c.id, g_.c.status, g_.c.slot_id).where(_SUBMIT_MINE)}
+_SUBMIT_ASSIGNMENT[True] = _SUBMIT_ASSIGNMENT[False].with_for_update()
+_SUBMIT_ALREADY = select(r_.c.id).where(and_(r_.c.assignment_id == bindparam("b_assignment"),
+                                             r_.c.item_id == bindparam("b_item")))
+_SUBMIT_JUDGMENT = insert(m.judgments).returning(m.judgments.c.id)
+_SUBMIT_LINK = update(r_).where(r_.c.id == bindparam("b_answer")).values(judgment_id=bindparam("b_judgment"))
+_SUBMIT_SPANS = insert(m.expert_annotations)
+_SUBMIT_HOLD = (update(s_).where(and_(s_.c.id == bindparam("b_slot"), s_.c.holder_id == bindparam("b_annotator")))
+                .values(held_until=bindparam("b_until")))
+_SUBMIT_COUNTS = select(
+    select(func.count()).select_from(r_).where(r_.c.assignment_id == bindparam("b_assignment")).scalar_subquery(),
+    select(func.count()).select_from(i_).where(i_.c.hit_id == bindparam("b_hit")).scalar_subquery())
+_SUBMIT_DONE = (update(g_).where(g_.c.id == bindparam("b_assignment"))
+                .values(status=DONE, completed_at=bindparam("b_when")))
+_SUBMIT_SLOT_DONE = update(s_).where(s_.c.id == bindparam("b_slot")).values(done=True)
+_INSERT_ANSWER: dict[str, Any] = {}
+
+
+def _insert_answer(conn: Connection):
+    """``INSERT … ON CONFLICT DO NOTHING RETURNING id`` of an answer, built once per dialect."""
+    name = conn.dialect.name
+    if name not in _INSERT_ANSWER:
+        _INSERT_ANSWER[name] = insert_ignore(conn, r_).returning(r_.c.id)
+    return _INSERT_ANSWER[name]
+
+
 def submit(store: Store, annotator_id: int, item_id: int, *, raw: float, spans: list[dict] | None,
            started_at: datetime, ended_at: datetime) -> dict[str, Any]:
     """Store one answer (and its judgment, and the ESA spans of a genuine output) in one transaction.
 
     Returns ``{"stored": bool, "complete": bool, "assignment_id"}``: ``stored`` False for a double
-    submit (the first answer stays); ``complete`` when this answer completes the HIT. Refuses an
+    submit (the first answer stays); ``complete`` when this answer completes the HIT; and, when a new answer
+    leaves the HIT open, ``assignment`` and ``answers`` as :func:`assignment` and :func:`answer_rows` read them
+    after it (the next item needs nothing more). Refuses an
     item that is not part of the annotator's HIT, and answers to a HIT whose slot went to another
     annotator after the timeout. ``spans``: ``{"start", "end", "severity"}`` with character offsets
     (end exclusive; both None for missing content), already validated.
     """
     with write_transaction(store.engine) as conn:
-        item = conn.execute(select(i_.c.id, i_.c.hit_id, i_.c.position, i_.c.item_type, i_.c.system_id,
-                                   i_.c.segment_id, h_.c.name.label("hit"), h_.c.collect_id)
-                            .join(h_, h_.c.id == i_.c.hit_id).where(i_.c.id == item_id)).first()
-        ann = conn.execute(select(a_.c.id, a_.c.collect_id, a_.c.worker_id, a_.c.name, a_.c.decision)
-                           .where(a_.c.id == annotator_id)).first()
-        if ann is None:
+        pg = conn.dialect.name == "postgresql"
+        item = conn.execute(_SUBMIT_ITEM, {"b_item": item_id, "b_annotator": annotator_id}).first()
+        ann = item if item is not None else conn.execute(_SUBMIT_ANNOTATOR, {"b_annotator": annotator_id}).first()
+        if ann is None or (item is not None and item.annotator is None):
             raise InputError("unknown annotator")
         if ann.decision == "rejected":
             raise InputError("the organisers have ended your participation in this campaign; nothing was stored")
-        if item is None or item.collect_id != ann.collect_id:
+        if item is None or item.collect_id != item.annotator_collect:
             raise InputError(f"item {item_id} is not part of a HIT assigned to you; nothing was stored")
-        mine = and_(g_.c.annotator_id == annotator_id, g_.c.hit_id == item.hit_id)
-        slot_id = conn.execute(select(g_.c.slot_id).where(mine)).scalar()
+        mine = {"b_annotator": annotator_id, "b_hit": item.hit_id}
+        slot_id = conn.execute(_SUBMIT_SLOT, mine).scalar()
         if slot_id is None:
             raise InputError(f"item {item_id} is not part of a HIT assigned to you; nothing was stored")
-        # locks in the order every writer takes them (slot, then assignment), so writers never deadlock
-        conn.execute(_for_update(select(s_.c.id).where(s_.c.id == slot_id), conn))
-        asg = conn.execute(_for_update(select(g_.c.id, g_.c.status, g_.c.slot_id).where(mine), conn)).first()
-        already = conn.execute(select(r_.c.id).where(and_(r_.c.assignment_id == asg.id,
-                                                          r_.c.item_id == item_id))).first()
-        if already is not None:
-            return {"stored": False, "complete": asg.status == DONE, "assignment_id": asg.id}
-        if asg.status == EXPIRED:
-            raise InputError("your time on this HIT ran out and it went to another annotator; nothing was stored")
+        # locks in the order every writer takes them (slot, then assignment), so writers never deadlock;
+        # SQLite's write lock, taken when the transaction began, already covers both
+        if pg:
+            conn.execute(_SUBMIT_LOCK_SLOT, {"b_slot": slot_id})
+        asg = conn.execute(_SUBMIT_ASSIGNMENT[pg], mine).first()
         if asg.status != ACTIVE:
+            already = conn.execute(_SUBMIT_ALREADY, {"b_assignment": asg.id, "b_item": item_id}).first()
+            if already is not None:
+                return {"stored": False, "complete": asg.status == DONE, "assignment_id": asg.id}
+            if asg.status == EXPIRED:
+                raise InputError("your time on this HIT ran out and it went to another annotator; nothing was stored")
             raise InputError("this HIT is complete; nothing was stored")
-        answer_id = conn.execute(insert_ignore(conn, r_).values(
-            assignment_id=asg.id, item_id=item_id, raw=float(raw),
-            spans=None if spans is None else json.dumps(spans, sort_keys=True),
-            started_at=started_at, ended_at=ended_at).returning(r_.c.id)).scalar()
-        if answer_id is None:  # stored by a concurrent submit in the meantime
+        # an answer given before is the conflict that stores nothing (a double submit)
+        answer_id = conn.execute(_insert_answer(conn), {
+            "assignment_id": asg.id, "item_id": item_id, "raw": float(raw),
+            "spans": None if spans is None else json.dumps(spans, sort_keys=True),
+            "started_at": started_at, "ended_at": ended_at}).scalar()
+        if answer_id is None:
             return {"stored": False, "complete": False, "assignment_id": asg.id}
-        info = conn.execute(select(c_.c.import_id, c_.c.lp_id, c_.c.assessment, c_.c.timeout_seconds)
-                            .where(c_.c.id == ann.collect_id)).one()
         if item.position is not None:
             seconds = max(0.0, (_utc(ended_at) - _utc(started_at)).total_seconds())
-            judgment_id = conn.execute(insert(m.judgments).values(
-                import_id=info.import_id, lp_id=info.lp_id, assessment=info.assessment, worker_id=ann.worker_id,
-                hit=item.hit, position=int(item.position), segment_id=item.segment_id, system_id=item.system_id,
-                item_type=item.item_type, raw=float(raw), z=None, seconds=seconds).returning(m.judgments.c.id)
-            ).scalar_one()
-            conn.execute(update(r_).where(r_.c.id == answer_id).values(judgment_id=judgment_id))
+            judgment_id = conn.execute(_SUBMIT_JUDGMENT, {
+                "import_id": item.import_id, "lp_id": item.lp_id, "assessment": item.assessment,
+                "worker_id": item.worker_id, "hit": item.hit, "position": int(item.position),
+                "segment_id": item.segment_id, "system_id": item.system_id, "item_type": item.item_type,
+                "raw": float(raw), "z": None, "seconds": seconds}).scalar_one()
+            conn.execute(_SUBMIT_LINK, {"b_answer": answer_id, "b_judgment": judgment_id})
             if spans and item.item_type in ("SYSTEM", "REPEAT"):
-                conn.execute(insert(m.expert_annotations), [{
-                    "import_id": info.import_id, "lp_id": info.lp_id, "assessment": "esa",
-                    "system_id": item.system_id, "segment_id": item.segment_id, "rater": ann.name, "category": None,
-                    "severity": s["severity"], "span_start": s["start"], "span_end": s["end"], "comment": None,
-                    "line": answer_id} for s in spans])
-        conn.execute(update(s_).where(and_(s_.c.id == asg.slot_id, s_.c.holder_id == annotator_id)).values(
-            held_until=_now() + timedelta(seconds=info.timeout_seconds)))
-        n_answers = conn.execute(select(func.count()).select_from(r_).where(r_.c.assignment_id == asg.id)).scalar_one()
-        n_items = conn.execute(select(func.count()).select_from(i_).where(i_.c.hit_id == item.hit_id)).scalar_one()
+                conn.execute(_SUBMIT_SPANS, [{
+                    "import_id": item.import_id, "lp_id": item.lp_id, "assessment": "esa",
+                    "system_id": item.system_id, "segment_id": item.segment_id, "rater": item.name,
+                    "category": None, "severity": sp["severity"], "span_start": sp["start"], "span_end": sp["end"],
+                    "comment": None, "line": answer_id} for sp in spans])
+        conn.execute(_SUBMIT_HOLD, {"b_slot": asg.slot_id, "b_annotator": annotator_id,
+                                    "b_until": m.now() + timedelta(seconds=item.timeout_seconds)})
+        n_answers, n_items = conn.execute(_SUBMIT_COUNTS, {"b_assignment": asg.id, "b_hit": item.hit_id}).one()
         complete = n_answers >= n_items
         if complete:
-            conn.execute(update(g_).where(g_.c.id == asg.id).values(status=DONE, completed_at=_now()))
-            conn.execute(update(s_).where(s_.c.id == asg.slot_id).values(done=True))
-    return {"stored": True, "complete": complete, "assignment_id": asg.id}
+            conn.execute(_SUBMIT_DONE, {"b_assignment": asg.id, "b_when": m.now()})
+            conn.execute(_SUBMIT_SLOT_DONE, {"b_slot": asg.slot_id})
+            return {"stored": True, "complete": True, "assignment_id": asg.id}
+        return {"stored": True, "complete": False, "assignment_id": asg.id,
+                "assignment": _assignment_row(conn, "id", b_id=asg.id),
+                "answers": [(int(r[0]), float(r[1]), r[2]) for r in conn.execute(_ANSWER_ROWS,
+                                                                                {"assignment_id": asg.id})]}
 
 
 def revise(store: Store, annotator_id: int, item_id: int, *, raw: float, spans: list[dict] | None,
@@ -688,7 +747,7 @@ def held_hits(store: Store, collect_id: int, now: datetime | None = None) -> pd.
     """HITs (pages) held now and why: annotator, hit, kind, held_until, answers (given in it so far), opened
     (when the annotator got it). A HIT is held from the moment its link is opened (the annotator's first
     item is shown) until it is done or the hold runs out; every stored answer renews the hold."""
-    now = now or _now()
+    now = now or m.now()
     answered = (select(r_.c.assignment_id, func.count(r_.c.id).label("n")).group_by(r_.c.assignment_id).subquery())
     q = (select(a_.c.name, h_.c.name, h_.c.kind, s_.c.held_until, func.coalesce(answered.c.n, 0), g_.c.started_at)
          .join(s_, s_.c.holder_id == a_.c.id).join(h_, h_.c.id == s_.c.hit_id)

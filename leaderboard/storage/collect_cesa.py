@@ -25,14 +25,14 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import and_, func, insert, select, update
+from sqlalchemy import and_, bindparam, func, insert, select, update
 
 from ..errors import InputError
 from . import models as m
 from .bulk import insert_frame
-from .collect import (ACTIVE, DONE, EXPIRED, OPEN, _assignment_row, _code, _collection_import,
-                      _for_update, _locked_annotator, _lp_for_collection, _now, _utc, a_, c_, g_, h_, i_, r_, s_,
-                      write_transaction)
+from .collect import (_SUBMIT_DONE, _SUBMIT_HOLD, _SUBMIT_JUDGMENT, _SUBMIT_LINK, _SUBMIT_SLOT_DONE, ACTIVE, DONE,
+                      EXPIRED, OPEN, _assignment_row, _code, _collection_import, _lp_for_collection, _utc, a_,
+                      c_, g_, h_, i_, r_, s_, write_transaction)
 from .store import Store
 
 k_ = m.collect_cells
@@ -88,7 +88,7 @@ def create_cesa(store: Store, campaign: str, lp: str, *, assignment: str, settin
             lp_id=lp_id, import_id=import_id, protocol="cesa", assessment=ASSESSMENT, context="source",
             hit_size=int(settings.get("hit_size", 0) or 0), redundancy=redundancy, seed=seed,
             timeout_seconds=timeout_seconds, status=OPEN, crowd_key=secrets.token_urlsafe(18), code_pass=_code(),
-            code_fail=_code(), created_at=_now(), created_by=created_by, assignment=assignment,
+            code_fail=_code(), created_at=m.now(), created_by=created_by, assignment=assignment,
             settings=json.dumps(settings, ensure_ascii=False, sort_keys=True)).returning(c_.c.id)).scalar_one()
         hits: list[tuple[str, str, int | None, list[dict]]] = []  # name, kind, doc index, rows
         if assignment == "fixed":
@@ -184,14 +184,24 @@ def page_answers(store: Store, assignment_id: int) -> pd.DataFrame:
     return frame
 
 
+_ANSWER_ROWS = (select(r_.c.item_id, r_.c.raw, r_.c.spans, r_.c.final)
+                .where(r_.c.assignment_id == bindparam("assignment_id")).order_by(r_.c.id))
+
+
+def answer_rows(store: Store, assignment_id: int) -> list[tuple[int, float, list, bool]]:
+    """The answers of an assignment as plain rows ``(item_id, raw, spans (parsed), final)``, in answer order."""
+    with store.engine.connect() as conn:
+        rows = conn.execute(_ANSWER_ROWS, {"assignment_id": assignment_id}).all()
+    return [(int(r[0]), float(r[1]), json.loads(r[2]) if isinstance(r[2], str) and r[2] else [], bool(r[3]))
+            for r in rows]
+
+
 def active_assignments(store: Store, annotator_id: int) -> dict[bool, dict | None]:
     """The annotator's active assignments: ``{False: main, True: tutorial or check}``."""
     with store.engine.connect() as conn:
         out = {}
         for extra in (False, True):
-            row = _assignment_row(conn, and_(g_.c.annotator_id == annotator_id, g_.c.status == ACTIVE,
-                                             g_.c.extra == extra))
-            out[extra] = row
+            out[extra] = _assignment_row(conn, "active", b_annotator=annotator_id, b_extra=extra)
     return out
 
 
@@ -264,6 +274,23 @@ def document_sizes(store: Store, collect_id: int) -> np.ndarray:
     return _DOC_SIZES[key]
 
 
+_PAGES_TABLE = (select(h_.c.id, m.judgments.c.worker_id, h_.c.doc_index, h_.c.random_item, m.systems.c.name,
+                       func.avg(m.judgments.c.raw), func.count(m.judgments.c.id), func.min(m.judgments.c.id))
+                .select_from(m.judgments)
+                .join(h_, and_(h_.c.name == m.judgments.c.hit, h_.c.collect_id == bindparam("b_collect")))
+                .join(m.systems, m.systems.c.id == m.judgments.c.system_id)
+                .where(and_(m.judgments.c.import_id == select(c_.c.import_id)
+                            .where(c_.c.id == bindparam("b_collect")).scalar_subquery(),
+                            m.judgments.c.id > bindparam("b_after"), h_.c.kind == "page"))
+                .group_by(h_.c.id, m.judgments.c.worker_id, h_.c.doc_index, h_.c.random_item, m.systems.c.name))
+_PAGES_DONE = (select(func.count()).select_from(g_).join(h_, h_.c.id == g_.c.hit_id)
+               .where(and_(h_.c.collect_id == bindparam("b_collect"), h_.c.kind == "page", g_.c.status == DONE)))
+_CHECK_LOGS = (select(a_.c.worker_id, g_.c.checks).join(g_, g_.c.annotator_id == a_.c.id)
+               .join(h_, h_.c.id == g_.c.hit_id)
+               .where(and_(a_.c.collect_id == bindparam("b_collect"), h_.c.kind == "check", g_.c.checks.is_not(None)))
+               .order_by(g_.c.id))
+
+
 def submitted_pages(store: Store, collect_id: int, after: int = 0) -> dict[str, Any]:
     """The page-level table of a dynamic campaign's submitted pages whose judgments have ids above ``after``:
     one row per page × model with ``page`` (the page HIT's id), ``worker_id``, ``doc`` (document index),
@@ -272,28 +299,22 @@ def submitted_pages(store: Store, collect_id: int, after: int = 0) -> dict[str, 
     submission). Also ``done``: the campaign's submitted dynamic pages now (read first, so the table holds at
     least those), and ``checks``: per worker, each attention check's first attempt (passed or not). One
     aggregate query for the table, driven by the judgments' primary key."""
-    info = select(c_.c.import_id).where(c_.c.id == collect_id).scalar_subquery()
-    table = (select(h_.c.id, m.judgments.c.worker_id, h_.c.doc_index, h_.c.random_item, m.systems.c.name,
-                    func.avg(m.judgments.c.raw), func.count(m.judgments.c.id), func.min(m.judgments.c.id))
-             .select_from(m.judgments)
-             .join(h_, and_(h_.c.name == m.judgments.c.hit, h_.c.collect_id == collect_id))
-             .join(m.systems, m.systems.c.id == m.judgments.c.system_id)
-             .where(and_(m.judgments.c.import_id == info, m.judgments.c.id > after, h_.c.kind == "page"))
-             .group_by(h_.c.id, m.judgments.c.worker_id, h_.c.doc_index, h_.c.random_item, m.systems.c.name))
+    params = {"b_collect": collect_id, "b_after": after}
     with store.engine.connect() as conn:
-        done = conn.execute(select(func.count()).select_from(g_).join(h_, h_.c.id == g_.c.hit_id).where(and_(
-            h_.c.collect_id == collect_id, h_.c.kind == "page", g_.c.status == DONE))).scalar_one()
-        rows = conn.execute(table).all()
-        checks = conn.execute(select(a_.c.worker_id, g_.c.checks).join(g_, g_.c.annotator_id == a_.c.id)
-                              .join(h_, h_.c.id == g_.c.hit_id)
-                              .where(and_(a_.c.collect_id == collect_id, h_.c.kind == "check",
-                                          g_.c.checks.is_not(None))).order_by(g_.c.id)).all()
-    frame = pd.DataFrame(rows, columns=["page", "worker_id", "doc", "random_item", "model", "score", "n", "order"])
+        done = conn.execute(_PAGES_DONE, params).scalar_one()
+        rows = conn.execute(_PAGES_TABLE, params).all()
+        checks = conn.execute(_CHECK_LOGS, params).all()
+    cols = list(zip(*rows)) if rows else [()] * 8
+    frame = pd.DataFrame({  # built from typed arrays: pandas' own conversions cost more than the query here
+        "page": np.array(cols[0], np.int64), "worker_id": np.array(cols[1], np.int64),
+        "doc": np.array(cols[2], np.int64), "random_item": np.array([bool(x) for x in cols[3]], bool),
+        "model": np.array(cols[4], object), "score": np.array(cols[5], float), "n": np.array(cols[6], np.int64),
+        "order": np.array(cols[7], np.int64)})
     first: dict[int, dict[str, bool]] = {}
     for worker, logged in checks:
         for c in json.loads(logged):
             first.setdefault(int(worker), {}).setdefault(str(c["item_id"]), bool(c["passed"]))
-    return {"table": frame.astype({"random_item": bool, "score": float}), "done": int(done),
+    return {"table": frame, "done": int(done),
             "checks": {w: list(v.values()) for w, v in first.items()}}
 
 
@@ -309,24 +330,36 @@ def annotator_pages(store: Store, annotator_id: int) -> dict[str, Any]:
 # --------------------------------------------------------------------------- handing out
 
 
+_NEW_ASSIGNMENT = insert(g_).returning(g_.c.id)
+#: the annotator's row with their campaign's status and timeout (locked on PostgreSQL)
+_ANNOTATOR = (select(a_.c.id, a_.c.collect_id, a_.c.decision, c_.c.status, c_.c.timeout_seconds)
+              .join(c_, c_.c.id == a_.c.collect_id).where(a_.c.id == bindparam("b_annotator")))
+_ANNOTATOR_LOCKED = _ANNOTATOR.with_for_update(of=a_)
+
+
 def _new_assignment(conn, hit_id: int, slot_id: int, annotator_id: int, extra: bool, now: datetime) -> dict:
-    new_id = conn.execute(insert(g_).values(hit_id=hit_id, slot_id=slot_id, annotator_id=annotator_id, status=ACTIVE,
-                                            started_at=now, extra=extra).returning(g_.c.id)).scalar_one()
-    return _assignment_row(conn, g_.c.id == new_id)
+    new_id = conn.execute(_NEW_ASSIGNMENT, {"hit_id": hit_id, "slot_id": slot_id, "annotator_id": annotator_id,
+                                            "status": ACTIVE, "started_at": now, "extra": extra}).scalar_one()
+    return _assignment_row(conn, "id", b_id=new_id)
 
 
 def _check_annotator(conn, annotator_id: int, *, new: bool) -> Any:
-    ann = _locked_annotator(conn, annotator_id)
-    if new:
-        status = conn.execute(select(c_.c.status).where(c_.c.id == ann.collect_id)).scalar_one()
-        if status != OPEN:
-            raise InputError("this annotation campaign is stopped: no new pages are handed out")
+    """The annotator's row (locked for the transaction) with their campaign's ``status`` and
+    ``timeout_seconds``; refuses an unknown or rejected annotator and, for ``new`` work, a stopped campaign."""
+    ann = conn.execute(_ANNOTATOR_LOCKED if conn.dialect.name == "postgresql" else _ANNOTATOR,
+                       {"b_annotator": annotator_id}).first()
+    if ann is None:
+        raise InputError("unknown annotator")
+    if ann.decision == "rejected":
+        raise InputError("the organisers have ended your participation in this campaign")
+    if new and ann.status != OPEN:
+        raise InputError("this annotation campaign is stopped: no new pages are handed out")
     return ann
 
 
 def claim_extra(store: Store, annotator_id: int, hit_id: int, *, now: datetime | None = None) -> dict | None:
     """Hold a tutorial or check HIT for the annotator (a slot of their own); None when they had it before."""
-    now = now or _now()
+    now = now or m.now()
     with write_transaction(store.engine) as conn:
         _check_annotator(conn, annotator_id, new=False)
         if conn.execute(select(g_.c.id).where(and_(g_.c.hit_id == hit_id, g_.c.annotator_id == annotator_id))).first():
@@ -342,7 +375,7 @@ def claim_extra(store: Store, annotator_id: int, hit_id: int, *, now: datetime |
 def take_over_page(store: Store, annotator_id: int, collect_id: int, *, now: datetime | None = None) -> dict | None:
     """A dynamic page whose holder let its time run out, for another annotator (its cells stay given); None if
     there is none they may take (not a document they had)."""
-    now = now or _now()
+    now = now or m.now()
     with write_transaction(store.engine) as conn:
         _check_annotator(conn, annotator_id, new=True)
         had = (select(h_.c.doc_index).join(g_, g_.c.hit_id == h_.c.id)
@@ -362,58 +395,73 @@ def take_over_page(store: Store, annotator_id: int, collect_id: int, *, now: dat
         return _new_assignment(conn, slot.hit_id, slot.id, annotator_id, False, now)
 
 
+_ACTIVE_MAIN = select(g_.c.id).where(and_(g_.c.annotator_id == bindparam("b_annotator"), g_.c.status == ACTIVE,
+                                           g_.c.extra == False))  # noqa: E712
+_TAKE_CELL = (update(k_).where(and_(k_.c.collect_id == bindparam("b_collect"), k_.c.doc_index == bindparam("b_doc"),
+                                    k_.c.model == bindparam("b_model"), k_.c.given < bindparam("b_cap")))
+              .values(given=k_.c.given + 1))
+_TEMPLATE_ITEMS = (select(i_).join(h_, h_.c.id == i_.c.hit_id)
+                   .where(and_(h_.c.collect_id == bindparam("b_collect"), h_.c.kind == "doc",
+                               h_.c.doc_index == bindparam("b_doc"))).order_by(i_.c.seq))
+_ASSIGNMENTS_HAD = select(func.count()).select_from(g_).where(g_.c.annotator_id == bindparam("b_annotator"))
+_NEW_HIT = insert(h_).returning(h_.c.id)
+_NEW_SLOT = insert(s_).returning(s_.c.id)
+
+
 def create_page(store: Store, annotator_id: int, collect_id: int, doc_index: int, models: list[str], *,
                 redundancy: int, random_item: bool = False, now: datetime | None = None) -> dict | None:
     """Give the annotator a page: document ``doc_index`` with ``models``, in one transaction. Each
     document × model cell is taken by a guarded increment (never beyond ``redundancy``); a model whose cell is
     full is left off the page, and when fewer than two remain nothing is written and None is returned (the
     caller decides again)."""
-    now = now or _now()
+    now = now or m.now()
     with write_transaction(store.engine) as conn:
-        _check_annotator(conn, annotator_id, new=True)
-        if conn.execute(select(g_.c.id).where(g_.c.annotator_id == annotator_id, g_.c.status == ACTIVE,
-                                              g_.c.extra == False)).first():  # noqa: E712
+        ann = _check_annotator(conn, annotator_id, new=True)
+        if conn.execute(_ACTIVE_MAIN, {"b_annotator": annotator_id}).first():
             return None
         taken_models = []
         for model in sorted(models):  # one lock order for every writer
-            taken = conn.execute(update(k_).where(and_(k_.c.collect_id == collect_id, k_.c.doc_index == doc_index,
-                                                       k_.c.model == model, k_.c.given < redundancy))
-                                 .values(given=k_.c.given + 1))
+            taken = conn.execute(_TAKE_CELL, {"b_collect": collect_id, "b_doc": doc_index, "b_model": model,
+                                              "b_cap": redundancy})
             if taken.rowcount == 1:
                 taken_models.append(model)
         if len(taken_models) < min(2, len(models)):  # a contrast needs two: decide again (nothing written)
             conn.rollback()
             return None
         models = taken_models
-        template = conn.execute(select(h_.c.id).where(and_(h_.c.collect_id == collect_id, h_.c.kind == "doc",
-                                                           h_.c.doc_index == doc_index))).scalar_one()
-        rows = conn.execute(select(i_).where(and_(i_.c.hit_id == template, i_.c.system.in_(models)))
-                            .order_by(i_.c.seq)).mappings().all()
-        n = conn.execute(select(func.count()).select_from(g_).where(g_.c.annotator_id == annotator_id)).scalar_one()
+        rows = [r for r in conn.execute(_TEMPLATE_ITEMS, {"b_collect": collect_id, "b_doc": doc_index}).mappings()
+                if r["system"] in models]
+        n = conn.execute(_ASSIGNMENTS_HAD, {"b_annotator": annotator_id}).scalar_one()
         name = f"P{annotator_id}-{doc_index + 1}-{n + 1}"
-        hit_id = conn.execute(insert(h_).values(collect_id=collect_id, name=name, items=len(rows), kind="page",
-                                                doc_index=doc_index, random_item=bool(random_item))
-                              .returning(h_.c.id)).scalar_one()
+        hit_id = conn.execute(_NEW_HIT, {"collect_id": collect_id, "name": name, "items": len(rows), "kind": "page",
+                                         "doc_index": doc_index, "random_item": bool(random_item)}).scalar_one()
         conn.execute(insert(i_), [{**{k: v for k, v in r.items() if k not in ("id", "hit_id")}, "hit_id": hit_id,
                                    "seq": q + 1, "position": q + 1} for q, r in enumerate(rows)])
-        timeout = conn.execute(select(c_.c.timeout_seconds).where(c_.c.id == collect_id)).scalar_one()
-        slot_id = conn.execute(insert(s_).values(hit_id=hit_id, slot=1, holder_id=annotator_id,
-                                                 held_until=now + timedelta(seconds=timeout), done=False)
-                               .returning(s_.c.id)).scalar_one()
+        slot_id = conn.execute(_NEW_SLOT, {"hit_id": hit_id, "slot": 1, "holder_id": annotator_id,
+                                           "held_until": now + timedelta(seconds=ann.timeout_seconds),
+                                           "done": False}).scalar_one()
         return _new_assignment(conn, hit_id, slot_id, annotator_id, False, now)
 
 
 # --------------------------------------------------------------------------- answers
 
 
+_MINE = (select(g_.c.id, g_.c.slot_id, g_.c.status, g_.c.hit_id, g_.c.checks)
+         .where(and_(g_.c.id == bindparam("b_assignment"), g_.c.annotator_id == bindparam("b_annotator"))))
+_MINE_LOCKED = _MINE.with_for_update()
+_LOCK_SLOT = select(s_.c.id).where(s_.c.id == bindparam("b_slot")).with_for_update()
+
+
 def _mine(conn, annotator_id: int, assignment_id: int):
-    asg = conn.execute(select(g_.c.id, g_.c.slot_id, g_.c.status, g_.c.hit_id, g_.c.checks)
-                       .where(and_(g_.c.id == assignment_id, g_.c.annotator_id == annotator_id))).first()
+    """The annotator's assignment ``assignment_id``, its slot and then itself locked (PostgreSQL; SQLite's write
+    lock covers both); refuses one that is not theirs or whose time ran out."""
+    params = {"b_assignment": assignment_id, "b_annotator": annotator_id}
+    asg = conn.execute(_MINE, params).first()
     if asg is None:
         raise InputError("this page is not assigned to you; nothing was stored")
-    conn.execute(_for_update(select(s_.c.id).where(s_.c.id == asg.slot_id), conn))  # slot, then assignment
-    asg = conn.execute(_for_update(select(g_.c.id, g_.c.slot_id, g_.c.status, g_.c.hit_id, g_.c.checks)
-                                   .where(g_.c.id == assignment_id), conn)).first()
+    if conn.dialect.name == "postgresql":
+        conn.execute(_LOCK_SLOT, {"b_slot": asg.slot_id})  # slot, then assignment
+        asg = conn.execute(_MINE_LOCKED, params).first()
     if asg.status == EXPIRED:
         raise InputError("your time on this page ran out and it went to another annotator; nothing was stored")
     return asg
@@ -448,8 +496,29 @@ def save_drafts(store: Store, annotator_id: int, assignment_id: int, answers: li
         timeout = conn.execute(select(c_.c.timeout_seconds).join(h_, h_.c.collect_id == c_.c.id)
                                .where(h_.c.id == asg.hit_id)).scalar_one()
         conn.execute(update(s_).where(and_(s_.c.id == asg.slot_id, s_.c.holder_id == annotator_id))
-                     .values(held_until=_now() + timedelta(seconds=timeout)))
+                     .values(held_until=m.now() + timedelta(seconds=timeout)))
     return written
+
+
+_FINAL_ANSWER = insert(r_).returning(r_.c.id)
+#: the annotator with their campaign's import, pair, assessment and timeout (``id``: the campaign's)
+_FINAL_ANNOTATOR = (select(a_.c.collect_id, a_.c.worker_id, a_.c.name, a_.c.decision, c_.c.import_id, c_.c.lp_id,
+                           c_.c.assessment, c_.c.redundancy, c_.c.id, c_.c.timeout_seconds)
+                    .join(c_, c_.c.id == a_.c.collect_id).where(a_.c.id == bindparam("b_annotator")))
+_FINAL_ITEMS = (select(i_.c.id, i_.c.position, i_.c.item_type, i_.c.system_id, i_.c.segment_id, i_.c.system,
+                       i_.c.pair_id, h_.c.name.label("hit"), h_.c.kind, h_.c.doc_index)
+                .join(h_, h_.c.id == i_.c.hit_id).where(i_.c.hit_id == bindparam("b_hit")))
+_FINAL_HAVE = select(r_.c.id, r_.c.item_id, r_.c.final, r_.c.started_at).where(
+    r_.c.assignment_id == bindparam("b_assignment"))
+_FINAL_CELL = (update(k_).where(and_(k_.c.collect_id == bindparam("b_collect"), k_.c.doc_index == bindparam("b_doc"),
+                                     k_.c.model == bindparam("b_model")))
+               .values(done=k_.c.done + 1, n=k_.c.n + bindparam("b_n"), total=k_.c.total + bindparam("b_total"),
+                       total_sq=k_.c.total_sq + bindparam("b_total_sq")))
+_FINAL_COUNT = select(func.count()).select_from(r_).where(and_(r_.c.assignment_id == bindparam("b_assignment"),
+                                                               r_.c.final == True))  # noqa: E712
+_FINALISE_ANSWER = (update(r_).where(r_.c.id == bindparam("b_answer"))
+                    .values(raw=bindparam("b_raw"), spans=bindparam("b_spans"), ended_at=bindparam("b_ended"),
+                            final=True, revisions=r_.c.revisions + bindparam("b_more")))
 
 
 def finalise_page(store: Store, annotator_id: int, assignment_id: int, page: str, answers: list[dict],
@@ -459,16 +528,12 @@ def finalise_page(store: Store, annotator_id: int, assignment_id: int, page: str
     the assignment. Returns ``{"stored", "complete", "assignment_id"}``; a repeated submit stores nothing."""
     with write_transaction(store.engine) as conn:
         asg = _mine(conn, annotator_id, assignment_id)
-        ann = conn.execute(select(a_.c.collect_id, a_.c.worker_id, a_.c.name, a_.c.decision)
-                           .where(a_.c.id == annotator_id)).one()
+        ann = info = conn.execute(_FINAL_ANNOTATOR, {"b_annotator": annotator_id}).one()
         if ann.decision == "rejected":
             raise InputError("the organisers have ended your participation in this campaign; nothing was stored")
-        items = conn.execute(select(i_.c.id, i_.c.position, i_.c.item_type, i_.c.system_id, i_.c.segment_id,
-                                    i_.c.system, i_.c.pair_id, h_.c.name.label("hit"), h_.c.kind, h_.c.doc_index)
-                             .join(h_, h_.c.id == i_.c.hit_id).where(i_.c.hit_id == asg.hit_id)).all()
+        items = conn.execute(_FINAL_ITEMS, {"b_hit": asg.hit_id}).all()
         mine = [it for it in items if it.pair_id == page]
-        have = {r.item_id: r for r in conn.execute(select(r_.c.id, r_.c.item_id, r_.c.final, r_.c.started_at)
-                                                   .where(r_.c.assignment_id == asg.id)).all()}
+        have = {r.item_id: r for r in conn.execute(_FINAL_HAVE, {"b_assignment": asg.id}).all()}
         if mine and all(have.get(it.id) is not None and have[it.id].final for it in mine):
             return {"stored": False, "complete": asg.status == DONE, "assignment_id": asg.id}
         if asg.status != ACTIVE:
@@ -476,8 +541,6 @@ def finalise_page(store: Store, annotator_id: int, assignment_id: int, page: str
         given = {a["item_id"]: a for a in answers}
         if set(given) != {it.id for it in mine}:
             raise InputError("a page is submitted with an answer for every translation on it; nothing was stored")
-        info = conn.execute(select(c_.c.import_id, c_.c.lp_id, c_.c.assessment, c_.c.redundancy, c_.c.id)
-                            .where(c_.c.id == ann.collect_id)).one()
         spans_rows = []
         for it in mine:
             a = given[it.id]
@@ -485,22 +548,21 @@ def finalise_page(store: Store, annotator_id: int, assignment_id: int, page: str
             spans = json.dumps(a["spans"], sort_keys=True, ensure_ascii=False)
             started = old.started_at if old is not None else a["started_at"]
             if old is None:
-                answer_id = conn.execute(insert(r_).values(
-                    assignment_id=asg.id, item_id=it.id, raw=a["raw"], spans=spans, started_at=a["started_at"],
-                    ended_at=a["ended_at"], final=True).returning(r_.c.id)).scalar_one()
+                answer_id = conn.execute(_FINAL_ANSWER, {
+                    "assignment_id": asg.id, "item_id": it.id, "raw": a["raw"], "spans": spans,
+                    "started_at": a["started_at"], "ended_at": a["ended_at"], "final": True}).scalar_one()
             else:
                 answer_id = old.id
-                conn.execute(update(r_).where(r_.c.id == old.id).values(
-                    raw=a["raw"], spans=spans, ended_at=a["ended_at"], final=True,
-                    revisions=r_.c.revisions + (1 if old.final is False else 0)))
+                conn.execute(_FINALISE_ANSWER, {"b_answer": old.id, "b_raw": a["raw"], "b_spans": spans,
+                                                "b_ended": a["ended_at"], "b_more": 1 if old.final is False else 0})
             if it.position is not None and it.kind in COUNTED_KINDS:
                 seconds = max(0.0, (_utc(a["ended_at"]) - _utc(started)).total_seconds())
-                judgment = conn.execute(insert(m.judgments).values(
-                    import_id=info.import_id, lp_id=info.lp_id, assessment=info.assessment,
-                    worker_id=ann.worker_id, hit=it.hit, position=int(it.position), segment_id=it.segment_id,
-                    system_id=it.system_id, item_type=it.item_type, raw=float(a["raw"]), z=None, seconds=seconds)
-                    .returning(m.judgments.c.id)).scalar_one()
-                conn.execute(update(r_).where(r_.c.id == answer_id).values(judgment_id=judgment))
+                judgment = conn.execute(_SUBMIT_JUDGMENT, {
+                    "import_id": info.import_id, "lp_id": info.lp_id, "assessment": info.assessment,
+                    "worker_id": ann.worker_id, "hit": it.hit, "position": int(it.position),
+                    "segment_id": it.segment_id, "system_id": it.system_id, "item_type": it.item_type,
+                    "raw": float(a["raw"]), "z": None, "seconds": seconds}).scalar_one()
+                conn.execute(_SUBMIT_LINK, {"b_answer": answer_id, "b_judgment": judgment})
                 spans_rows += [{"import_id": info.import_id, "lp_id": info.lp_id, "assessment": ASSESSMENT,
                                 "system_id": it.system_id, "segment_id": it.segment_id, "rater": ann.name,
                                 "category": None, "severity": s["severity"], "span_start": s.get("start"),
@@ -514,20 +576,17 @@ def finalise_page(store: Store, annotator_id: int, assignment_id: int, page: str
         if mine and mine[0].kind == "page":
             for model in sorted({it.system for it in mine}):
                 raws = [float(given[it.id]["raw"]) for it in mine if it.system == model and it.position is not None]
-                conn.execute(update(k_).where(and_(k_.c.collect_id == info.id, k_.c.doc_index == mine[0].doc_index,
-                                                   k_.c.model == model)).values(
-                    done=k_.c.done + 1, n=k_.c.n + len(raws), total=k_.c.total + sum(raws),
-                    total_sq=k_.c.total_sq + sum(r * r for r in raws)))
-        n_final = conn.execute(select(func.count()).select_from(r_).where(and_(
-            r_.c.assignment_id == asg.id, r_.c.final == True))).scalar_one()  # noqa: E712
+                conn.execute(_FINAL_CELL, {"b_collect": info.id, "b_doc": mine[0].doc_index, "b_model": model,
+                                           "b_n": len(raws), "b_total": float(sum(raws)),
+                                           "b_total_sq": float(sum(r * r for r in raws))})
+        n_final = conn.execute(_FINAL_COUNT, {"b_assignment": asg.id}).scalar_one()
         complete = n_final >= len(items)
         if complete:
-            conn.execute(update(g_).where(g_.c.id == asg.id).values(status=DONE, completed_at=_now()))
-            conn.execute(update(s_).where(s_.c.id == asg.slot_id).values(done=True))
+            conn.execute(_SUBMIT_DONE, {"b_assignment": asg.id, "b_when": m.now()})
+            conn.execute(_SUBMIT_SLOT_DONE, {"b_slot": asg.slot_id})
         else:
-            timeout = conn.execute(select(c_.c.timeout_seconds).where(c_.c.id == info.id)).scalar_one()
-            conn.execute(update(s_).where(and_(s_.c.id == asg.slot_id, s_.c.holder_id == annotator_id))
-                         .values(held_until=_now() + timedelta(seconds=timeout)))
+            conn.execute(_SUBMIT_HOLD, {"b_slot": asg.slot_id, "b_annotator": annotator_id,
+                                        "b_until": m.now() + timedelta(seconds=info.timeout_seconds)})
     return {"stored": True, "complete": complete, "assignment_id": asg.id}
 
 

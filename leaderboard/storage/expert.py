@@ -18,7 +18,7 @@ from ..errors import InputError
 from . import models as m
 from .bulk import insert_frame
 from .loader import insert_ignore
-from .store import Store, _now
+from .store import Store
 
 ANNOTATION_COLUMNS = ["lp", "assessment", "system", "segment", "doc", "rater", "category", "severity", "span_start",
                       "span_end", "comment", "line", "context"]
@@ -40,7 +40,7 @@ def _import(conn: Connection, cid: int, campaign: str, *, file_name: str, sha256
                          f"{seen.file_name}); nothing was written", file=file_name)
     return conn.execute(insert(m.imports).values(
         campaign_id=cid, kind="annotations", file_name=file_name, sha256=sha256, input_format=fmt, rows=rows,
-        created_at=_now(), created_by=created_by).returning(m.imports.c.id)).scalar_one()
+        created_at=m.now(), created_by=created_by).returning(m.imports.c.id)).scalar_one()
 
 
 def save_mqm(store: Store, campaign: str, errors: pd.DataFrame, *, file_name: str, sha256: str | None = None,

@@ -23,10 +23,6 @@ from . import models as m
 RETRACT = "retract-import"
 
 
-def _now() -> datetime:
-    return datetime.now(timezone.utc)
-
-
 def _utc(value: datetime | None) -> datetime | None:
     """SQLite hands back naive datetimes (stored as UTC); PostgreSQL aware ones."""
     if value is None:
@@ -128,7 +124,7 @@ def retract_import(store, campaign: str, import_id: int, *, actor: str, reason: 
                    "input_format": imp.input_format, "rows": imp.rows, "rows_deleted": int(deleted),
                    "contents": parts, "imported_at": _utc(imp.created_at).isoformat(),
                    "imported_by": imp.created_by}
-        entry = {"at": _now(), "actor": actor, "action": RETRACT, "campaign": campaign,
+        entry = {"at": m.now(), "actor": actor, "action": RETRACT, "campaign": campaign,
                  "target": f"import #{imp.id}", "reason": reason or "", "details": json.dumps(details, sort_keys=True)}
         entry_id = conn.execute(insert(m.audit_log).values(**entry).returning(m.audit_log.c.id)).scalar_one()
     return {"id": entry_id, **entry, "at": entry["at"].isoformat(), "details": details}

@@ -36,7 +36,6 @@ from __future__ import annotations
 import contextlib
 import json
 import zlib
-from datetime import datetime, timezone
 from typing import Any, Callable, Iterator
 
 import numpy as np
@@ -61,10 +60,6 @@ SQLITE_LOAD_CACHE_KIB = 512 * 1024
 MAX_INDEX_MEMORY_MIB = 1024
 
 
-def _now() -> datetime:
-    return datetime.now(timezone.utc)
-
-
 def insert_ignore(conn: Connection, table: Table):
     """``INSERT ... ON CONFLICT DO NOTHING`` for the connection's dialect."""
     if conn.dialect.name == "postgresql":
@@ -86,7 +81,7 @@ def campaign_id_for_write(conn: Connection, name: str) -> int:
     """The id of campaign ``name``, created when missing; holds the campaign's write lock from here on."""
     check_name(name, "campaign name")
     lock_campaign(conn, name)
-    conn.execute(insert_ignore(conn, m.campaigns).values(name=name, description="", created_at=_now()))
+    conn.execute(insert_ignore(conn, m.campaigns).values(name=name, description="", created_at=m.now()))
     return conn.execute(select(m.campaigns.c.id).where(m.campaigns.c.name == name)).scalar_one()
 
 
@@ -233,7 +228,7 @@ def store_judgments(conn: Connection, frame: pd.DataFrame, *, file_name: str, in
                              file=file_name)
         import_id = conn.execute(insert(m.imports).values(
             campaign_id=cid, kind="judgments", file_name=file_name, sha256=sha256,
-            input_format=input_format, rows=len(part), created_at=_now(), created_by=created_by,
+            input_format=input_format, rows=len(part), created_at=m.now(), created_by=created_by,
         ).returning(m.imports.c.id)).scalar_one()
         lp_codes, lps = _text_codes(part["lp"])
         rank = np.empty(len(lps), dtype=np.int64)

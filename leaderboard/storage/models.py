@@ -6,10 +6,18 @@ and judgments reference them by id, so a million judgments stay small and joins 
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 from sqlalchemy import (
     Boolean, Column, DateTime, Float, ForeignKey, Index, Integer, LargeBinary, MetaData, String, Table, Text,
     UniqueConstraint, false, true,
 )
+
+
+def now() -> datetime:
+    """The time the ``DateTime(timezone=True)`` columns are written with: aware, in UTC."""
+    return datetime.now(timezone.utc)
+
 
 metadata = MetaData(naming_convention={
     "ix": "ix_%(column_0_label)s",

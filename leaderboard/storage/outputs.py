@@ -26,10 +26,6 @@ TEAM_ROLE = "team"
 NO_PASSWORD = "!token-sign-in-only"
 
 
-def _now() -> datetime:
-    return datetime.now(timezone.utc)
-
-
 def as_utc(value: datetime | None) -> datetime | None:
     """Datetimes read back from SQLite are naive: they were written in UTC."""
     if value is None or pd.isna(value):
@@ -85,7 +81,7 @@ class OutputStore:
             tid = conn.execute(insert(m.testsets).values(
                 lp_id=lp_id, name=name, segments=n, starts_at=starts_at, deadline=deadline,
                 public_before_deadline=public_before_deadline, max_submissions=max_submissions,
-                created_at=_now(), created_by=created_by, bleu_tokenize=bleu_tokenize)
+                created_at=m.now(), created_by=created_by, bleu_tokenize=bleu_tokenize)
                 .returning(m.testsets.c.id)).scalar_one()
             rows = pd.DataFrame({"testset_id": tid, "kind": "source", "name": "source",
                                  "line": np.arange(1, n + 1), "text": list(source),
@@ -205,8 +201,8 @@ class OutputStore:
                 raise InputError(f"the name {name!r} is taken (by a {taken.role.replace('-', ' ')} account)",
                                  column="name")
             uid = conn.execute(insert(m.users).values(name=name, password_hash=NO_PASSWORD, role=TEAM_ROLE,
-                                                      created_at=_now()).returning(m.users.c.id)).scalar_one()
-            now = _now()
+                                                      created_at=m.now()).returning(m.users.c.id)).scalar_one()
+            now = m.now()
             return conn.execute(insert(m.teams).values(
                 user_id=uid, contact=contact, institution=institution, description=description,
                 verified=verified, verified_by=verified_by if verified else None,
@@ -241,7 +237,7 @@ class OutputStore:
             raise InputError(f"no team named {name!r}")
         with self.engine.begin() as conn:
             conn.execute(update(m.teams).where(m.teams.c.id == team["id"]).values(
-                verified=verified, verified_by=by if verified else None, verified_at=_now() if verified else None))
+                verified=verified, verified_by=by if verified else None, verified_at=m.now() if verified else None))
 
     # ---- submissions ------------------------------------------------------------------------
     def add_submission(self, testset_id: int, team_id: int, *, system: str, file_name: str, sha256: str,
@@ -268,7 +264,7 @@ class OutputStore:
                                  file=file_name, column="system")
             sid = conn.execute(insert(s).values(
                 testset_id=testset_id, team_id=team_id, system=system, file_name=file_name, sha256=sha256,
-                created_at=_now(), created_by=created_by, is_primary=False, withdrawn=False,
+                created_at=m.now(), created_by=created_by, is_primary=False, withdrawn=False,
                 constrained=constrained, open_source=open_source, bleu=scores.get("bleu"),
                 chrf=scores.get("chrf"), scores=json.dumps(scores),
                 signatures=json.dumps(dict(scored.get("signatures") or {})), flags=json.dumps(dict(flags)),

@@ -34,10 +34,6 @@ def _hash(session_id: str) -> str:
     return hashlib.sha256(session_id.encode("utf-8")).hexdigest()
 
 
-def _now() -> datetime:
-    return datetime.now(timezone.utc)
-
-
 def _utc(value: datetime) -> datetime:
     return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value
 
@@ -46,7 +42,7 @@ def create_session(store, user_name: str, hours: float | None = None) -> tuple[s
     """A new session for ``user_name``: (the id to give the browser, its expiry time). Expired
     sessions of every user are deleted on the way."""
     session_id = secrets.token_urlsafe(32)
-    now = _now()
+    now = m.now()
     expires = now + timedelta(hours=hours or session_hours())
     with store.engine.begin() as conn:
         uid = conn.execute(select(m.users.c.id).where(m.users.c.name == user_name)).scalar()
@@ -66,7 +62,7 @@ def session_user(store, session_id: str) -> dict | None:
     with store.engine.connect() as conn:
         row = conn.execute(select(u.c.name, u.c.role, s.c.expires_at).join(s, s.c.user_id == u.c.id)
                            .where(and_(s.c.token_hash == _hash(session_id), s.c.revoked.is_(False)))).first()
-    if row is None or _utc(row.expires_at) <= _now():
+    if row is None or _utc(row.expires_at) <= m.now():
         return None
     return {"name": row.name, "role": row.role}
 

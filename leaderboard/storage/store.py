@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-from datetime import datetime, timezone
 from typing import Any, Callable
 
 import numpy as np
@@ -24,10 +23,6 @@ from . import models as m
 from .bulk import insert_frame
 from .db import get_engine
 from .loader import campaign_id_for_write, dimension_ids, lp_id_for_write, sqlite_foreign_keys_off, store_judgments
-
-
-def _now() -> datetime:
-    return datetime.now(timezone.utc)
 
 
 def frame_hash(frame: pd.DataFrame) -> str:
@@ -79,7 +74,7 @@ class Store:
                 if self.campaign_row_id(conn, name) is not None:
                     raise InputError(f"campaign {name!r} already exists")
                 return conn.execute(insert(m.campaigns).values(
-                    name=name, description=description, created_at=_now(),
+                    name=name, description=description, created_at=m.now(),
                     segments_are_lines=bool(segments_are_lines)).returning(m.campaigns.c.id)).scalar_one()
         except self.integrity_errors:  # created by another process in the meantime
             raise InputError(f"campaign {name!r} already exists") from None
@@ -276,7 +271,7 @@ class Store:
                     sha = hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
                     import_id = conn.execute(insert(m.imports).values(
                         campaign_id=cid, kind="texts", file_name=file_name, sha256=sha, input_format=kind,
-                        rows=len(lines), created_at=_now(), created_by=created_by)
+                        rows=len(lines), created_at=m.now(), created_by=created_by)
                         .returning(m.imports.c.id)).scalar_one()
                     rows = pd.DataFrame({"import_id": import_id, "lp_id": lp_id, "kind": kind, "name": name,
                                          "line": np.arange(1, len(lines) + 1), "text": lines})
@@ -330,7 +325,7 @@ class Store:
                 sha = hashlib.sha256(pd.util.hash_pandas_object(body, index=False).to_numpy().tobytes()).hexdigest()
                 sid = conn.execute(insert(m.metric_submissions).values(
                     campaign_id=cid, metric=str(metric), level=level, higher_is_better=higher_is_better,
-                    owner=owner, public=public, created_at=_now(), sha256=sha)
+                    owner=owner, public=public, created_at=m.now(), sha256=sha)
                     .returning(m.metric_submissions.c.id)).scalar_one()
                 insert_frame(conn, "metric_scores", body.assign(submission_id=sid)[
                     ["submission_id", "lp", "system", "segment", "score"]])
@@ -403,12 +398,12 @@ class Store:
                 sid = conn.execute(insert(snap).values(
                     campaign_id=cid, lp=lp, assessment=assessment, version=version,
                     signature=str(ranking.get("signature", "")), data_hash=data_hash, payload=payload,
-                    payload_hash=payload_hash(payload), note=note, published_at=_now(), published_by=publisher)
+                    payload_hash=payload_hash(payload), note=note, published_at=m.now(), published_by=publisher)
                     .returning(snap.c.id)).scalar_one()
                 if texts:
                     conn.execute(insert(m.snapshot_artifacts), [
                         {"snapshot_id": sid, "name": name, "payload": text, "payload_hash": payload_hash(text),
-                         "created_at": _now()} for name, text in texts.items()])
+                         "created_at": m.now()} for name, text in texts.items()])
                 versions.append(version)
         return versions
 
@@ -456,7 +451,7 @@ class Store:
             try:
                 with conn.begin_nested():
                     conn.execute(insert(a).values(snapshot_id=sid, name=name, payload=text,
-                                                  payload_hash=payload_hash(text), created_at=_now()))
+                                                  payload_hash=payload_hash(text), created_at=m.now()))
             except IntegrityError:  # another process stored it first
                 return False
         return True
@@ -503,7 +498,7 @@ class Store:
         try:
             with self.engine.begin() as conn:
                 conn.execute(insert(m.users).values(name=name, password_hash=password_hash, role=role,
-                                                    created_at=_now()))
+                                                    created_at=m.now()))
         except self.integrity_errors:
             raise InputError(f"user {name!r} already exists") from None
 
@@ -528,7 +523,7 @@ class Store:
             if uid is None:
                 raise InputError(f"no user named {name!r}")
             conn.execute(insert(m.upload_tokens).values(user_id=uid, token_hash=token_hash, label=label,
-                                                        created_at=_now()))
+                                                        created_at=m.now()))
 
     def token_user(self, token_hash: str) -> dict | None:
         """The user (name, role) owning a live upload token with this hash, else None."""

@@ -1,7 +1,7 @@
 """Store judgment files: every format (DA judgments, Appraise ESA with its error spans, Pearmut logs with
 their spans and texts, MQM annotations), every file validated before anything is written, then one
 transaction. ``mtlb ingest`` and the Organiser page's upload both call :func:`read_files` and
-:func:`store_read`."""
+:func:`store_read`; ``mtlb texts`` and its upload, :func:`read_texts` and :func:`store_texts`."""
 
 from __future__ import annotations
 
@@ -186,7 +186,25 @@ def store_read(store: Any, read: ReadFiles, *, created_by: str | None = None,
     return result
 
 
-def store_files(store: Any, files: Sequence[InputFile], *, created_by: str | None = None,
-                progress: Callable[[int], None] | None = None, **options: Any) -> dict[str, Any]:
-    """:func:`read_files` then :func:`store_read`: validate every file, then store them in one transaction."""
-    return store_read(store, read_files(files, **options), created_by=created_by, progress=progress)
+
+def read_texts(files: Sequence[InputFile], *,
+               progress: Callable[[int, str], None] | None = None) -> list[tuple[Any, list[str], str]]:
+    """Read and check a test set's sources, references and system outputs (WMT file names): names,
+    encoding, equal line counts per language pair. ``(name parts, lines, file name)`` per file, for
+    :func:`store_texts`; ``progress(done, name)`` after each file."""
+    from ..ingest.texts import check_aligned, parse_text_name, read_lines
+    parsed = []
+    for i, f in enumerate(files):
+        parsed.append((parse_text_name(f.name), read_lines(f.path, name=f.name), f.name))
+        if progress is not None:
+            progress(i + 1, f.name)
+    check_aligned(parsed)
+    return parsed
+
+
+def store_texts(store: Any, campaign: str, parsed: list[tuple[Any, list[str], str]], *,
+                created_by: str | None = None) -> list[dict[str, Any]]:
+    """Store what :func:`read_texts` read in one transaction: one ``{"lp", "kind", "name", "lines"}`` per file."""
+    store.load_texts(campaign, [(info.lp, info.kind, info.name, lines, Path(name).name)
+                                for info, lines, name in parsed], created_by=created_by)
+    return [{"lp": info.lp, "kind": info.kind, "name": info.name, "lines": len(lines)} for info, lines, _ in parsed]

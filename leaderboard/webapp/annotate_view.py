@@ -81,15 +81,6 @@ def _preview() -> None:
                               "shown at the end."))
 
 
-def _client_time(value: Any, fallback: datetime) -> datetime:
-    """A time the browser measured (ms since the epoch), when it is plausible; else the server's."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        when = datetime.fromtimestamp(value / 1000, tz=timezone.utc)
-        if abs((when - fallback).total_seconds()) < 86400:
-            return when
-    return fallback
-
-
 def _on_answer() -> None:
     """Store the answers the browser sent: each queued answer not stored yet, in order (a repeat stores nothing)."""
     value = st.session_state.get(KEY)
@@ -110,9 +101,9 @@ def _on_answer() -> None:
             if rev in revised:
                 continue
             try:  # an answered segment of the current document, changed before the document was submitted
+                ended = service.client_time(answer.get("ended"), datetime.now(timezone.utc))
                 task = service.revise_answer(state.get_store(), person, answer.get("item"), answer.get("score"),
-                                             answer.get("spans"), ended_at=_client_time(answer.get("ended"),
-                                                                                         datetime.now(timezone.utc)))
+                                             answer.get("spans"), ended_at=ended)
             except InputError as exc:
                 st.session_state["_ann_error"] = str(exc)
                 st.session_state.pop("_ann_task", None)
@@ -125,8 +116,8 @@ def _on_answer() -> None:
             continue
         previous = task
         now = datetime.now(timezone.utc)
-        ended = _client_time(answer.get("ended"), now)
-        started = min(_client_time(answer.get("started"), ended), ended)
+        ended = service.client_time(answer.get("ended"), now)
+        started = min(service.client_time(answer.get("started"), ended), ended)
         try:
             task = service.submit_answer(state.get_store(), person, answer.get("item"), answer.get("score"),
                                          answer.get("spans"), started_at=started, ended_at=ended)

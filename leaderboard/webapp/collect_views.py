@@ -14,11 +14,11 @@ import streamlit as st
 
 from ..collect import campaigns as collect_campaigns
 from ..collect.links import crowd_link, invitation_links
-from ..collect.quality import check_annotator
 from ..collect.allocation_api import DEFAULT_RULE, RULES
 from ..collect.status import hold_reason, overview
 from ..errors import InputError
 from ..storage import collect as db
+from ..usecases.collect import reset_hit
 from . import common, state
 from .markdown import md_escape
 
@@ -166,9 +166,7 @@ def _decisions(user: dict, info: dict, people: pd.DataFrame) -> None:
         pick = st.selectbox("HIT", range(len(theirs)), format_func=lambda i: options[i], key="collect_reset_hit")
         if st.button("Reset this HIT: delete its answers and free it", key="collect_reset"):
             hit = str(theirs["hit"].iloc[pick])
-            counts = db.reset_assignment(store, info["id"], name, hit, user["name"])
-            who = db.annotator(store, collect_id=info["id"], name=name)
-            check_annotator(store, who["id"])
+            counts = reset_hit(store, info["id"], name, hit, user["name"])
             state.invalidate()
             st.success(md_escape(f"Reset {hit} of {name}: {counts['answers']} answers deleted."))
 

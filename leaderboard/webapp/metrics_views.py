@@ -104,16 +104,11 @@ def evaluate(url: str, campaign: str, lp: str, assessment: str, version: int, to
         except InputError as exc:
             base_sys, base_seg, signatures = pd.DataFrame(columns=me.LONG_COLUMNS), pd.DataFrame(), {}
             notes.append(f"Baselines unavailable: {exc}")
-    if stored is not None:
-        pass
-    elif base_sys.empty and not notes:
-        notes.append("No system outputs and references are stored for this language pair, so the BLEU and chrF "
-                     "baselines cannot be computed.")
-    elif not base_sys.empty:
-        scored = set(base_sys["system"])
-        without = [s for s in judged if s not in scored]
-        notes.append(f"BLEU and chrF are computed for the {len(scored)} of {len(judged)} ranked systems with a stored "
-                     "output" + (f" (none for {', '.join(without)})." if without else "."))
+        if not base_sys.empty:
+            notes.append(me.baselines_note(judged, base_sys))
+        elif not notes:
+            notes.append("No system outputs and references are stored for this language pair, so the BLEU and "
+                         "chrF baselines cannot be computed.")
     system_parts.append(base_sys)
     if not base_seg.empty:
         segment_parts.append(base_seg)

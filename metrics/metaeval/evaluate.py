@@ -178,12 +178,3 @@ def method(draws: int, early_stop: int | None) -> dict:
                             "swap cells of the z-scored metrics and recompute the statistic on each hybrid",
             "clusters": "metrics by (−score, name); a new cluster opens when a member of the current one beats "
                         "the metric with p ≤ alpha"}
-
-
-def meta_evaluate(human: np.ndarray, metrics: Mapping[str, np.ndarray], *, lp: str = "", **options) -> dict[str, Any]:
-    """One language pair (systems × segments arrays, higher = better, NaN = unrated): its result with
-    ``global_ranking`` / ``global_pvalues`` over its own tasks and the run's settings added."""
-    kinds = options.pop("kinds", {})
-    out = evaluate([PairInput(lp, human, metrics, kinds)], **options)
-    pair = out.pop("lps")[0]
-    return {**pair, **out}

@@ -146,8 +146,8 @@ def _segment_ids(url: str, campaign: str, frame: pd.DataFrame, token: str) -> di
 
 
 def _upload(view: common.View, user: dict, token: str) -> None:
-    from leaderboard.storage.marks import human_marks
-    from metrics.submissions import human_system_scores, read_submission, validate_submission, with_campaign_names
+    from leaderboard.usecases.metric_scores import store_metric_scores
+    from metrics.submissions import human_system_scores, read_submission
     url = state.store_url()
     upload = st.file_uploader(f"Metric scores (WMT TSV or CSV with metric,lp,system,[segment],score; at most "
                               f"{MAX_UPLOAD_MB} MB)", key="metric_file", max_upload_size=MAX_UPLOAD_MB)
@@ -163,16 +163,11 @@ def _upload(view: common.View, user: dict, token: str) -> None:
         frame.attrs["file"] = upload.name
         judgments = state.judgments(url, view.campaign, None, None, token)
         higher = direction == "better translations"
-        summary = validate_submission(frame, _campaign_systems(url, view.campaign, token),
-                                      segments=_segment_ids(url, view.campaign, frame, token),
-                                      higher_is_better=higher, human=human_system_scores(judgments),
-                                      file=upload.name, human_systems=human_marks(state.get_store(), view.campaign),
-                                      earlier=problems)
-        level = frame.attrs.get("level", "system")
-        frame = with_campaign_names(frame, summary["names"])
-        ids = state.get_store().save_metric_submissions(
-            view.campaign, frame[["metric", "lp", "system", "segment", "score"]], level=level,
-            higher_is_better=higher, owner=user["name"], public=False)
+        summary, ids = store_metric_scores(
+            state.get_store(), view.campaign, frame, _campaign_systems(url, view.campaign, token),
+            level=frame.attrs.get("level", "system"), higher_is_better=higher, human=human_system_scores(judgments),
+            segments=_segment_ids(url, view.campaign, frame, token), file=upload.name, earlier=problems,
+            owner=user["name"])
     except InputError as exc:
         common.show_input_error(exc.with_file(upload.name), errors)
         return

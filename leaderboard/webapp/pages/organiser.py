@@ -207,7 +207,9 @@ def _judgments_tab(user: dict) -> None:
 
 
 def _texts_tab(user: dict) -> None:
-    from leaderboard.ingest.texts import check_aligned, parse_text_name, read_lines
+    from contextlib import ExitStack
+
+    from leaderboard.usecases.store_files import InputFile, read_texts, store_texts
 
     campaign = _target_campaign("tx_campaign")
     st.caption("Files named `<testset>.<lp>.<src|ref|hyp>.<name>.<lang>` (optionally .gz), e.g. "
@@ -219,22 +221,19 @@ def _texts_tab(user: dict) -> None:
         return
     progress = st.progress(0.0, text="Validating…")
     try:
-        parsed = []
-        for i, up in enumerate(files):
-            info = parse_text_name(up.name)
-            with uploaded_path(up) as path:
-                parsed.append((info, read_lines(path, name=up.name), up.name))
-            progress.progress((i + 1) / (len(files) + 1), text=f"Read {up.name}")
-        check_aligned(parsed)
-        stored = state.get_store().load_texts(campaign, [(i.lp, i.kind, i.name, lines, name)
-                                                         for i, lines, name in parsed], created_by=user["name"])
+        with ExitStack() as stack:
+            uploads = [InputFile(stack.enter_context(uploaded_path(up)), up.name) for up in files]
+            parsed = read_texts(uploads, progress=lambda done, name: progress.progress(
+                done / (len(files) + 1), text=f"Read {name}"))
+        stored = store_texts(state.get_store(), campaign, parsed, created_by=user["name"])
     except InputError as exc:
         progress.empty()
         common.show_input_error(exc, errors)
         return
     progress.progress(1.0, text="Stored.")
     state.invalidate()
-    st.success(f"Stored {stored:,} lines from {len(parsed)} file(s) into {md_escape(campaign)}.")
+    st.success(f"Stored {sum(f['lines'] for f in stored):,} lines from {len(stored)} file(s) into "
+               f"{md_escape(campaign)}.")
 
 
 def _ranking_options() -> tuple[list[str], list[str]]:
@@ -512,33 +511,18 @@ def _hits_tab(user: dict) -> None:
 
 def build_batch(hyps, ref, lp: str, assessment: str, n_hits: int | None, seed: int, campaign: str) -> dict:
     """Build a batch from uploads; returns the files' bytes, the manifest and the first HIT's items."""
-    import io
-    import json
-    import zipfile
-
-    from leaderboard.hits.builder import build_hits, read_sources
-    from leaderboard.hits.export import write_batch
+    from leaderboard.hits.builder import read_sources
+    from leaderboard.usecases.hits import batch_files
 
     with uploads_in_folder(list(hyps) + [ref]) as (folder, names):
         paths = [str(folder / Path(h.name).name) for h in hyps]
         try:
             sources = read_sources(paths, str(folder / Path(ref.name).name), lp)
-            hits = build_hits(sources, assessment, n_hits, seed)
         except InputError as exc:
             if exc.file in names:  # name the upload, not the temporary copy
                 exc.file = names[exc.file]
             raise
-        out = folder / "batch"
-        manifest = write_batch(hits, out, lp=lp, assessment=assessment, campaign=campaign, seed=seed)
-        buf = io.BytesIO()
-        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-            for page in sorted((out / "html").glob("*.html")):
-                zf.write(page, f"html/{page.name}")
-            zf.writestr("batch.json", json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
-        first = hits[hits["hit"] == hits["hit"].iloc[0]]
-        return {"manifest": manifest, "hits.csv": (out / "hits.csv").read_bytes(),
-                "mturk-upload.csv": (out / "mturk-upload.csv").read_bytes(), "html.zip": buf.getvalue(),
-                "first_hit": first.reset_index(drop=True)}
+    return batch_files(sources, lp=lp, assessment=assessment, n_hits=n_hits, seed=seed, campaign=campaign)
 
 
 def _submissions_tab(user: dict) -> None:

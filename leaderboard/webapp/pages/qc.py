@@ -3,8 +3,6 @@ then, on request, a re-test of the stored workers (docs/method/quality-control.m
 
 from __future__ import annotations
 
-import numbers
-
 import pandas as pd
 import streamlit as st
 
@@ -19,29 +17,17 @@ def qc_methods() -> list[str]:
 
 
 def summary_frame(summary: dict) -> pd.DataFrame:
-    """Kept / removed counts of workers and judgments from a qc_summary dict (whatever names it uses)."""
-    rows = []
-    for what in ("workers", "judgments", "hits"):
-        kept = next((summary[k] for k in (f"{what}_kept", f"kept_{what}") if k in summary), None)
-        total = next((summary[k] for k in (f"{what}_total", f"total_{what}", f"{what}_all", what)
-                      if k in summary and isinstance(summary[k], numbers.Number)), None)
-        removed = next((summary[k] for k in (f"{what}_removed", f"removed_{what}") if k in summary), None)
-        if kept is None:
-            continue
-        if removed is None and total is not None:
-            removed = total - kept
-        rows.append({"what": what, "kept": kept, "removed": removed if removed is not None else 0})
+    """Kept / removed counts of workers and judgments from a :func:`leaderboard.human.qc.qc_summary` dict."""
+    rows = [{"what": what, "kept": summary[f"{what}_kept"],
+             "removed": summary[f"{what}_total"] - summary[f"{what}_kept"]}
+            for what in ("workers", "judgments") if f"{what}_kept" in summary]
     return pd.DataFrame(rows, columns=["what", "kept", "removed"])
 
 
 def qc_label_text(label: str) -> str:
-    """A sentence for the signature's ``qc`` field."""
-    if label == "release":
-        return "the organisers' quality control (qc:release)"
-    if label == "none":
-        return "no worker quality control (qc:none)"
-    method, _, alpha = label.partition("@")
-    return f"the {method} worker test at p < {alpha or '0.05'} (qc:{label})"
+    """The spec's ``qc`` field in words (the phrase of the ranking's caption), then the field itself."""
+    from leaderboard.publish.render import qc_phrase
+    return f"{qc_phrase(label)} (qc:{label})"
 
 
 def render() -> None:
@@ -75,9 +61,8 @@ def _published_qc(view: common.View, info: dict) -> None:
     lps = ", ".join(stored["lps"])
     if label == "release":
         st.markdown(md_escape(
-            f"The ranking used {qc_label_text(label)}. The stored data are a WMT release, which holds only the "
-            f"judgments of the workers who passed the organisers' quality control, so nothing was filtered "
-            f"again: all {stored['lp_workers']:,} workers and their {stored['lp_judgments']:,} judgments of "
+            f"The ranking used {qc_label_text(label)}, so nothing was filtered again: all "
+            f"{stored['lp_workers']:,} workers and their {stored['lp_judgments']:,} judgments of "
             f"{view.lp} (every item type, quality-control items included) are kept."))
         key_figures.show([
             Figure("Workers in the ranking", f"{stored['lp_workers']:,}", help="all passed the organisers' QC"),

@@ -198,19 +198,10 @@ def _hits() -> None:
 
 def build_primary_batch(campaign: str, lp: str, assessment: str, n_hits: int | None, seed: int) -> dict:
     """A HIT batch from the primary submissions (what ``mtlb hits build --from-primaries`` writes)."""
-    import tempfile
-
-    from leaderboard.hits.builder import build_hits
-    from leaderboard.hits.export import write_batch
     from leaderboard.outputs.service import primary_sources
-    sources = primary_sources(state.get_store(), campaign, lp)
-    hits = build_hits(sources, assessment, n_hits, seed)
-    with tempfile.TemporaryDirectory(prefix="mtlb-hits-") as folder:
-        out = Path(folder) / "batch"
-        manifest = write_batch(hits, out, lp=lp, assessment=assessment, campaign=campaign, seed=seed,
-                               html_pages=False)
-        return {"manifest": manifest, "hits.csv": (out / "hits.csv").read_bytes(),
-                "mturk-upload.csv": (out / "mturk-upload.csv").read_bytes()}
+    from leaderboard.usecases.hits import batch_files
+    return batch_files(primary_sources(state.get_store(), campaign, lp), lp=lp, assessment=assessment,
+                       n_hits=n_hits, seed=seed, campaign=campaign, html_pages=False)
 
 
 if __name__ == "__main__":
