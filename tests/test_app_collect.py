@@ -5,23 +5,39 @@ from __future__ import annotations
 import pytest
 
 from collecting import write_testset
+from stores import copy_store
 from test_app_pages import ORGANISER, fresh_store, run_app, unmd
 
 LP = "de-en"
 
 
-@pytest.fixture()
-def collecting(tmp_path, monkeypatch):
-    store = fresh_store(tmp_path, monkeypatch)
+@pytest.fixture(scope="module")
+def collected(tmp_path_factory):
+    """A store with the organiser olga and the DA campaign "pilot" worked through by three simulated
+    annotators (one a random clicker), made once for the module; each test gets a copy (``collecting``)."""
+    from conftest import forget_engines
     from leaderboard.accounts.auth import create_user
     from leaderboard.collect import campaigns
     from leaderboard.collect.simulate import simulate
+    from leaderboard.storage import Store
+    folder = tmp_path_factory.mktemp("collected")
+    url = f"sqlite:///{folder / 'mtlb.sqlite'}"
+    store = Store(url)
     create_user(store, "olga", "organiser-pass", "organiser")
-    paths = write_testset(tmp_path / "ts", n_lines=60, seed=6)
+    paths = write_testset(folder / "ts", n_lines=60, seed=6)
     sources = campaigns.sources_from_files([str(p) for p in paths["hyps"]], str(paths["ref"]), LP)
     campaigns.create(store, "pilot", LP, sources, protocol="da", hits=3, hit_size=100, seed=2)
     kinds = simulate(store, "pilot", LP, 3, random_share=0.34, seed=1)["kinds"]
-    return {"store": store, "kinds": kinds}
+    forget_engines(url)
+    return {"path": folder / "mtlb.sqlite", "kinds": kinds}
+
+
+@pytest.fixture()
+def collecting(collected, tmp_path, monkeypatch):
+    """The app's store (MTLB_DATA_DIR) is a copy of ``collected``, for this test alone."""
+    copy_store(collected["path"], tmp_path)
+    store = fresh_store(tmp_path, monkeypatch)
+    return {"store": store, "kinds": collected["kinds"]}
 
 
 def _tab(at):

@@ -30,7 +30,7 @@ def _run(capsys, *argv: str) -> dict:
 
 
 def _corrupt(lines: list[str], share: float, rng: np.random.Generator) -> list[str]:
-    pool = " ".join(lines).split()
+    pool = np.asarray(" ".join(lines).split())  # an array: rng.choice converts a list anew on every draw
     out = []
     for line in lines:
         words = line.split()

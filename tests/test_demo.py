@@ -10,9 +10,16 @@ from leaderboard.publish.demo import DEMO_CAMPAIGN, SIMULATED_CAMPAIGN, WMT21_CA
 from leaderboard.human.qc import filter_judgments, qc_summary
 from leaderboard.storage import Store
 
-# each test loads the demo campaigns: in one test process (with tests/test_demo_accounts.py), where every
-# load after the first reuses sacrebleu's statistics of the demo's outputs
+# the tests that load the demo do so in one test process (with tests/test_demo_accounts.py), where every
+# load after the first reuses sacrebleu's statistics of the demo's outputs; the tests that only read the
+# published demo read a copy of the one store conftest's demo_template loads (ensure_demo) once
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("demo")]
+
+
+def demo_copy(demo_template, folder) -> Store:
+    """A store of its own holding the demo as ``ensure_demo`` loads and publishes it."""
+    from stores import copy_store
+    return Store(f"sqlite:///{copy_store(demo_template, folder)}")
 
 
 def test_demo_loads_once_and_publishes(sqlite_url):
@@ -31,9 +38,8 @@ def test_demo_loads_once_and_publishes(sqlite_url):
     assert len(texts[texts["kind"] == "hypothesis"]["name"].unique()) == 11
 
 
-def test_demo_ranking_equals_the_published_wmt22_table(sqlite_url, shared):
-    store = Store(sqlite_url)
-    ensure_demo(store)
+def test_demo_ranking_equals_the_published_wmt22_table(demo_template, tmp_path, shared):
+    store = demo_copy(demo_template, tmp_path)
     ranking = store.snapshot(DEMO_CAMPAIGN, "cs-en", "adequacy")["ranking"]
     published = pd.read_csv(shared / "wmt22-toen-da" / "ad-sys-scores-cs-en.csv", sep=r"\s+").set_index("SYS")
     mine = pd.DataFrame(ranking["systems"]).set_index("system")
@@ -52,9 +58,8 @@ def test_an_older_demo_store_gets_the_second_year(sqlite_url):
     assert added["campaigns"] == [WMT21_CAMPAIGN]
 
 
-def test_demo_wmt21_ranking_equals_the_published_table(sqlite_url, shared):
-    store = Store(sqlite_url)
-    ensure_demo(store)
+def test_demo_wmt21_ranking_equals_the_published_table(demo_template, tmp_path, shared):
+    store = demo_copy(demo_template, tmp_path)
     ranking = store.snapshot(WMT21_CAMPAIGN, "cs-en", "adequacy")["ranking"]
     published = pd.read_csv(shared / "wmt21-toen-da" / "ad-sys-scores-cs-en.csv", sep=r"\s+").set_index("SYS")
     mine = pd.DataFrame(ranking["systems"]).set_index("system")
@@ -65,7 +70,7 @@ def test_demo_wmt21_ranking_equals_the_published_table(sqlite_url, shared):
     assert "qc:release" in ranking["signature"]
 
 
-def test_across_years_opens_on_a_calibrated_comparison_of_the_two_wmt_years(tmp_path, monkeypatch):
+def test_across_years_opens_on_a_calibrated_comparison_of_the_two_wmt_years(demo_template, tmp_path, monkeypatch):
     """First visit of Across years on the demo: WMT21 → WMT22 cs-en, calibrated by a system of both years,
     with the gain (docs/method/longitudinal.md#the-gain) computed from the two published rankings."""
     from pathlib import Path
@@ -75,8 +80,8 @@ def test_across_years_opens_on_a_calibrated_comparison_of_the_two_wmt_years(tmp_
     monkeypatch.setenv("MTLB_NO_DEMO", "1")
     monkeypatch.delenv("DATABASE_URL", raising=False)
     from leaderboard.storage import default_url
+    demo_copy(demo_template, tmp_path)  # the app's file under MTLB_DATA_DIR
     store = Store(default_url())
-    ensure_demo(store)
     root = Path(__file__).resolve().parents[1]
     at = AppTest.from_file(str(root / "app.py"), default_timeout=120)
     at.run()
@@ -106,9 +111,8 @@ def test_across_years_opens_on_a_calibrated_comparison_of_the_two_wmt_years(tmp_
     assert len(at.get("plotly_chart")) == 3  # best per year, the gain scatter (Graham et al. 2014, Fig. 1), gain bars
 
 
-def test_simulated_demo_qc_removes_random_clickers(sqlite_url):
-    store = Store(sqlite_url)
-    ensure_demo(store)
+def test_simulated_demo_qc_removes_random_clickers(demo_template, tmp_path):
+    store = demo_copy(demo_template, tmp_path)
     frame = store.judgments(SIMULATED_CAMPAIGN)
     _, report = filter_judgments(frame)
     summary = qc_summary(report)

@@ -17,6 +17,7 @@ from leaderboard.publish.demo import DEMO_CAMPAIGN, SIMULATED_CAMPAIGN, WMT21_CA
 from leaderboard.storage import Store
 from leaderboard.storage import models as m
 from leaderboard.webapp.markdown import md_escape
+from stores import copy_store
 from test_app_pages import fresh_store, run_app
 
 pytestmark = pytest.mark.xdist_group("demo")  # with tests/test_demo.py: the demo's statistics computed once
@@ -42,8 +43,11 @@ def listed_users(url: str, capsys) -> list[dict]:
 
 
 @pytest.mark.slow
-def test_mtlb_demo_prints_accounts_that_open_this_store_only(tmp_path, capsys):
-    url = f"sqlite:///{tmp_path / 'demo.sqlite'}"
+def test_mtlb_demo_prints_accounts_that_open_this_store_only(demo_template, tmp_path, capsys):
+    # a store holding the demo as `mtlb demo` loads it (conftest's demo_template, loaded once: tests/test_demo.py
+    # checks loading it) and no account yet: `mtlb demo` makes the accounts for it
+    url = f"sqlite:///{copy_store(demo_template, tmp_path / 'demo')}"
+    assert not any(u["demo"] for u in listed_users(url, capsys))
     assert main(["demo", "--database-url", url]) == 0
     out = capsys.readouterr().out
     accounts = printed_accounts(out)

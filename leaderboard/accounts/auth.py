@@ -11,6 +11,7 @@ same address (an office, a proxy); an unknown address is no key at all (never on
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import secrets
 import threading
@@ -36,8 +37,13 @@ ROLES: tuple[str, ...] = ("organiser", "metric-developer")
 MIN_PASSWORD_LENGTH = 8
 
 _hasher = PasswordHasher()
-# verifying against this hash for unknown users keeps the response time the same as for known ones
-_DUMMY_HASH = _hasher.hash("not a real password, only for timing")
+
+
+@functools.cache
+def _dummy_hash() -> str:
+    """The hash verified for unknown users, so that they take as long as known ones; made on first use
+    (at import it cost every process that loads this module a full argon2 hash)."""
+    return _hasher.hash("not a real password, only for timing")
 
 
 def hash_password(password: str) -> str:
@@ -149,7 +155,7 @@ def authenticate(store, name: str, password: str, *, client: str = "",
     keys = (throttle_key("user", name.strip().lower()),) + ((throttle_key(CLIENT_KEY, client),) if client else ())
     throttle.check(*keys)
     user = store.user(name.strip()) if name.strip() else None
-    ok = verify_password(user["password_hash"] if user else _DUMMY_HASH, password) and user is not None
+    ok = verify_password(user["password_hash"] if user else _dummy_hash(), password) and user is not None
     if not ok:
         throttle.failure(*keys)
         return None

@@ -54,8 +54,8 @@ _cache_lock = threading.Lock()
 _cache: dict = {"key": None, "metrics": {}}
 
 
-def _references_key(references: Mapping[str, Sequence[str]], lp: str, bleu_tokenize: str | None) -> str:
-    digest = hashlib.sha256(f"{lp}\t{bleu_tokenize}".encode())
+def _references_key(references: Mapping[str, Sequence[str]], lp: str) -> str:
+    digest = hashlib.sha256(lp.encode())
     for name, lines in references.items():
         digest.update(f"\0{name}\0{len(lines)}\0".encode())
         digest.update("\n".join(lines).encode("utf-8", "surrogatepass"))
@@ -63,13 +63,16 @@ def _references_key(references: Mapping[str, Sequence[str]], lp: str, bleu_token
 
 
 def _cached_metric(key: str, metric: str, suffix: str, lp: str, refs: list[list[str]], bleu_tokenize: str | None):
-    """The metric object for these references, made once per test set (the last one scored against)."""
+    """The metric object for these references, made once per test set (the last one scored against) and,
+    for BLEU, per tokeniser: changing a test set's BLEU tokeniser leaves its chrF and TER objects (and
+    so their cached reference n-grams) as they are."""
+    tokeniser = effective_tokeniser(lp, bleu_tokenize) if metric == "bleu" else None
     with _cache_lock:
         if _cache["key"] != key:
             _cache["key"], _cache["metrics"] = key, {}
-        found = _cache["metrics"].get((metric, suffix))
+        found = _cache["metrics"].get((metric, suffix, tokeniser))
         if found is None:
-            found = _cache["metrics"][(metric, suffix)] = metric_for(metric, lp, refs, bleu_tokenize)
+            found = _cache["metrics"][(metric, suffix, tokeniser)] = metric_for(metric, lp, refs, bleu_tokenize)
         return found
 
 
@@ -91,7 +94,7 @@ def score_output(hypothesis: Sequence[str], references: Mapping[str, Sequence[st
     sets: list[tuple[str, list[list[str]]]] = [("", [list(references[n]) for n in names])]
     if len(names) > 1:
         sets += [(f"-{n}", [list(references[n])]) for n in names]
-    key = _references_key(references, lp, bleu_tokenize)
+    key = _references_key(references, lp)
     digests = {suffix: text_digest(*refs) for suffix, refs in sets}
     hyp_digest = text_digest(hyp)
     for metric in METRICS + (("ter",) if ter else ()):
