@@ -154,6 +154,10 @@ class Store:
                 # SQLite: per-row foreign-key checks off, the loader checks each parent once (not
                 # with ``also``, whose rows the loader does not check)
                 with sqlite_foreign_keys_off(conn) if also is None else contextlib.nullcontext(), conn.begin():
+                    if conn.dialect.name == "sqlite":
+                        # the write lock from the start: a transaction that read first and then asks to
+                        # write can be refused at once ("database is locked") when another load commits
+                        conn.exec_driver_sql("BEGIN IMMEDIATE")
                     return store_judgments(conn, frame, file_name=file_name, input_format=input_format,
                                            sha256=sha256 or frame_hash(frame), created_by=created_by,
                                            progress=progress, also=also)
