@@ -46,6 +46,9 @@ def _q(values: list[float]) -> dict:
             "max": round(v[-1], 4)}
 
 
+_SCHEMAS: list[str] = []  # made by this run, dropped at its end
+
+
 def _pg_schema() -> str:
     import uuid
 
@@ -55,7 +58,22 @@ def _pg_schema() -> str:
     with engine.begin() as conn:
         conn.execute(text(f'CREATE SCHEMA "{schema}"'))
     engine.dispose()
+    _SCHEMAS.append(schema)
     return f"{PG}?options=-csearch_path%3D{schema}"
+
+
+def _drop_schemas() -> None:
+    """Drop the schemas this run made in the shared PostgreSQL database (the pooled connections left are
+    idle; a lock still held makes the drop give up after 10 s rather than wait)."""
+    if not _SCHEMAS:
+        return
+    from sqlalchemy import create_engine, text
+    engine = create_engine(PG)
+    with engine.begin() as conn:
+        conn.execute(text("SET LOCAL lock_timeout = '10s'"))
+        for schema in _SCHEMAS:
+            conn.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+    engine.dispose()
 
 
 def _url(backend: str, folder: Path, name: str) -> str:
@@ -430,6 +448,7 @@ def main() -> None:
                                                                args.duration, folder)
         if args.browser:
             result["browser"] = bench_browser(folder)
+    _drop_schemas()
     result["load_average"] = [round(x, 1) for x in __import__("os").getloadavg()]
     print(json.dumps(result, indent=2))
 
