@@ -10,6 +10,7 @@ deleted at any time and is never required: a missing, unreadable or damaged file
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import tempfile
@@ -48,11 +49,12 @@ def save(key: tuple[str, ...], stats: np.ndarray) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".part")
+    except OSError:
+        return
+    try:
         with os.fdopen(fd, "wb") as out:
             np.save(out, stats, allow_pickle=False)
         os.replace(tmp, path)
     except (OSError, ValueError):
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except (OSError, UnboundLocalError):
-            pass

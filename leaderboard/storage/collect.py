@@ -37,7 +37,7 @@ from sqlalchemy import Connection, Engine, and_, bindparam, case, delete, func, 
 from ..errors import InputError
 from . import models as m
 from .bulk import insert_frame
-from .loader import campaign_id_for_write, insert_ignore, lp_id_for_write
+from .loader import campaign_id_for_write, insert_ignore, lp_id_for_write, take_write_lock
 from .store import Store
 
 ITEM_COLUMNS = ("hit", "seq", "position", "item_type", "system", "segment", "doc", "pair_id", "text", "source",
@@ -67,8 +67,7 @@ def _utc(value: datetime | None) -> datetime | None:
 def write_transaction(engine: Engine) -> Iterator[Connection]:
     """One transaction that holds the database's write lock from its start on SQLite (``BEGIN IMMEDIATE``)."""
     with engine.connect() as conn:
-        if conn.dialect.name == "sqlite":
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
+        take_write_lock(conn)
         try:
             yield conn
         except BaseException:

@@ -69,6 +69,14 @@ def insert_ignore(conn: Connection, table: Table):
     return dialect_insert(table).on_conflict_do_nothing()
 
 
+def take_write_lock(conn: Connection) -> None:
+    """On SQLite, start the transaction with the database's write lock (``BEGIN IMMEDIATE``): a deferred
+    transaction that must turn a read into a write can be refused at once ("database is locked")
+    instead of waiting for another writer. Other dialects lock rows and keys as they go."""
+    if conn.dialect.name == "sqlite":
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
 def lock_campaign(conn: Connection, name: str) -> None:
     """On PostgreSQL, wait for the campaign's advisory lock (released at commit or rollback)."""
     if conn.dialect.name == "postgresql":

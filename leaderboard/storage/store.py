@@ -22,7 +22,8 @@ from ..schema import COLUMNS, normalise_dtypes
 from . import models as m
 from .bulk import insert_frame
 from .db import get_engine
-from .loader import campaign_id_for_write, dimension_ids, lp_id_for_write, sqlite_foreign_keys_off, store_judgments
+from .loader import (campaign_id_for_write, dimension_ids, lp_id_for_write, sqlite_foreign_keys_off, store_judgments,
+                     take_write_lock)
 
 
 def frame_hash(frame: pd.DataFrame) -> str:
@@ -154,10 +155,7 @@ class Store:
                 # SQLite: per-row foreign-key checks off, the loader checks each parent once (not
                 # with ``also``, whose rows the loader does not check)
                 with sqlite_foreign_keys_off(conn) if also is None else contextlib.nullcontext(), conn.begin():
-                    if conn.dialect.name == "sqlite":
-                        # the write lock from the start: a transaction that read first and then asks to
-                        # write can be refused at once ("database is locked") when another load commits
-                        conn.exec_driver_sql("BEGIN IMMEDIATE")
+                    take_write_lock(conn)
                     return store_judgments(conn, frame, file_name=file_name, input_format=input_format,
                                            sha256=sha256 or frame_hash(frame), created_by=created_by,
                                            progress=progress, also=also)
