@@ -37,18 +37,47 @@ def make_metric(name: str, *, segment: bool = False, references: Sequence[Sequen
     """A sacrebleu metric object with default settings (``segment`` → sentence-level BLEU settings).
 
     ``tokenize`` names BLEU's tokeniser (default 13a); see :func:`bleu_tokeniser` for the WMT
-    choice by target language.
+    choice by target language. ``references`` are counted for the signature at once, as sacrebleu
+    counts them, but pre-processed only when statistics must be computed (:func:`with_references`):
+    when every statistic is in the cache, their n-grams are never extracted.
     """
     key = name.lower()
     if key == "bleu":
-        return BLEU(effective_order=segment, references=references, tokenize=tokenize)
-    if key == "chrf":
-        return CHRF(references=references)
-    if key == "chrf++":
-        return CHRF(word_order=2, references=references)
-    if key == "ter":
-        return TER(references=references)
-    raise InputError(f"unknown metric {name!r} (choose from {', '.join(METRICS)})", column="metric")
+        obj = BLEU(effective_order=segment, tokenize=tokenize)
+    elif key == "chrf":
+        obj = CHRF()
+    elif key == "chrf++":
+        obj = CHRF(word_order=2)
+    elif key == "ter":
+        obj = TER()
+    else:
+        raise InputError(f"unknown metric {name!r} (choose from {', '.join(METRICS)})", column="metric")
+    if references is not None:
+        obj.num_refs = reference_count(references)
+        obj._mtlb_pending_references = references
+    return obj
+
+
+def reference_count(references: Sequence[Sequence[str]]) -> int:
+    """References per segment as sacrebleu's signature counts them (missing ones, None, dropped): the
+    one count, or -1 when it varies (sacrebleu prints ``nrefs:var``)."""
+    counts = {sum(line is not None for line in segment) for segment in zip(*references)}
+    return counts.pop() if len(counts) == 1 else -1
+
+
+_references_lock = threading.Lock()
+
+
+def with_references(metric_obj):
+    """``metric_obj`` with its references pre-processed (sacrebleu's reference cache), done once per
+    object even when threads share it."""
+    if "_mtlb_pending_references" in metric_obj.__dict__:
+        with _references_lock:  # the mark goes only once the cache is there: no thread sees neither
+            pending = metric_obj.__dict__.get("_mtlb_pending_references")
+            if pending is not None:
+                metric_obj._ref_cache = metric_obj._cache_references(pending)
+                del metric_obj._mtlb_pending_references
+    return metric_obj
 
 
 def text_digest(*streams: Sequence[str]) -> str:
@@ -81,7 +110,7 @@ def corpus_statistics(metric_obj, references_key: str, hypotheses: Sequence[str]
     found = _cached_stats(key)
     if found is not None:
         return found.tolist()
-    stats = metric_obj._extract_corpus_statistics(list(hypotheses), None)
+    stats = with_references(metric_obj)._extract_corpus_statistics(list(hypotheses), None)
     _keep_stats(key, stats)
     return stats
 
@@ -205,6 +234,8 @@ def statistics_by_reference(configs: Sequence[tuple[object, str]], hypotheses: S
     if all(f is not None for f in found):
         return [f.tolist() for f in found]
     hyps = list(hypotheses)
+    for obj, _ in configs:
+        with_references(obj)
     if not _shares_work(configs, len(hyps)):
         return [corpus_statistics(obj, ref_key, hyps, hypotheses_key=hyp_key) for obj, ref_key in configs]
     _warn_if_tokenised(configs[0][0], hyps)

@@ -194,8 +194,11 @@ def mirror_checkout(tmp: Path) -> Path:
 
 
 def command_env(served: Path, tmp: Path) -> dict[str, str]:
-    """The environment of the README's commands: ``served`` is the store the app would serve."""
-    env = {k: v for k, v in os.environ.items() if not (k.startswith("MTLB_") or k == "DATABASE_URL")}
+    """The environment of the README's commands: ``served`` is the store the app would serve. No project
+    setting carries over but the run's statistics folder, a saving only (sacrebleu's segment statistics
+    are the same numbers whoever computed them; migrations still replay)."""
+    env = {k: v for k, v in os.environ.items()
+           if not (k.startswith("MTLB_") or k == "DATABASE_URL") or k == "MTLB_STATS_CACHE"}
     env.update(MTLB_DATA_DIR=str(served), MTLB_PASSWORD=PASSWORD, PYTHONUNBUFFERED="1",
                MTLB_SHARED_DATA=str(tmp / "no-shared-data"),
                PATH=os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")]))

@@ -44,10 +44,24 @@ def test_a_second_process_reads_the_statistics_back(folder):
             "def refuse(*a, **k):\n    raise AssertionError('computed again')\n"
             "CHRF._extract_corpus_statistics = refuse\n"
             f"print(json.dumps(s.score_systems({HYPS!r}, {REFS!r}, 'chrf')['systems']))\n")
+    # nor pre-process the references: their n-grams are only needed to compute statistics
+    code = code.replace("CHRF._extract_corpus_statistics = refuse\n",
+                        "CHRF._extract_corpus_statistics = refuse\nCHRF._cache_references = refuse\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env={**os.environ, STATS_CACHE_ENV: str(folder)})
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == pytest.approx(first, abs=1e-12)
+
+
+@pytest.mark.parametrize("metric, make", [("bleu", BLEU), ("chrf", CHRF), ("chrf++", lambda **k: CHRF(word_order=2, **k))])
+def test_signatures_count_references_as_sacrebleu_does(metric, make):
+    """References are read lazily, yet the signature counts them as sacrebleu's own object does: two,
+    one, or a varying number (a missing reference is None; sacrebleu prints nrefs:var)."""
+    varying = [REFS[0], [REFS[1][0], None, REFS[1][2]]]
+    for refs in (REFS, REFS[:1], varying):
+        ours = scoring.make_metric(metric, references=refs)
+        assert ours.get_signature().format() == make(references=refs).get_signature().format()
+        assert ours._ref_cache is None  # nothing extracted yet
 
 
 def test_a_damaged_file_is_computed_again(folder, monkeypatch):
