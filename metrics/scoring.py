@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
+import weakref
 from collections import OrderedDict
 from typing import Mapping, Sequence
 
@@ -54,7 +55,7 @@ def make_metric(name: str, *, segment: bool = False, references: Sequence[Sequen
         raise InputError(f"unknown metric {name!r} (choose from {', '.join(METRICS)})", column="metric")
     if references is not None:
         obj.num_refs = reference_count(references)
-        obj._mtlb_pending_references = references
+        _pending_references[obj] = references
     return obj
 
 
@@ -65,18 +66,20 @@ def reference_count(references: Sequence[Sequence[str]]) -> int:
     return counts.pop() if len(counts) == 1 else -1
 
 
+#: metric objects whose references are not pre-processed yet (by object identity)
+_pending_references: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _references_lock = threading.Lock()
 
 
 def with_references(metric_obj):
     """``metric_obj`` with its references pre-processed (sacrebleu's reference cache), done once per
     object even when threads share it."""
-    if "_mtlb_pending_references" in metric_obj.__dict__:
-        with _references_lock:  # the mark goes only once the cache is there: no thread sees neither
-            pending = metric_obj.__dict__.get("_mtlb_pending_references")
+    if metric_obj in _pending_references:
+        with _references_lock:  # the entry goes only once the cache is there: no thread sees neither
+            pending = _pending_references.get(metric_obj)
             if pending is not None:
                 metric_obj._ref_cache = metric_obj._cache_references(pending)
-                del metric_obj._mtlb_pending_references
+                del _pending_references[metric_obj]
     return metric_obj
 
 

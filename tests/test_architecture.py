@@ -260,7 +260,7 @@ def test_one_storage_style_no_sql_outside_storage_and_no_private_members_from_ou
     metric internals, which the project's scorers document)."""
     third_party = {"_extract_corpus_statistics", "_aggregate_and_compute", "_compute_score_from_stats",
                    "_ref_cache", "_preprocess_segment", "_compute_segment_statistics", "_get_match_statistics",
-                   "_compute_f_score", "_remove_punctuation", "_force", "_SubParsersAction"}
+                   "_compute_f_score", "_remove_punctuation", "_force", "_cache_references", "_SubParsersAction"}
     problems = []
     for module, path in module_names().items():
         tree = ast.parse(path.read_text(encoding="utf-8"))

@@ -277,6 +277,44 @@ def test_pearmut_reads_a_written_log_to_its_own_numbers(shared, tmp_path, name):
     assert json.loads(done.stdout) == expected(shared, name)["pearmut_results_export"]
 
 
+@pytest.mark.skipif(not PEARMUT_SRC, reason="set MTLB_PEARMUT_SRC to an unpacked pearmut 1.1.6 wheel to run")
+def test_pearmut_reads_a_campaign_collected_here(shared, tmp_path, capsys):
+    """A dynamic cESA campaign run here (the sample Pearmut definition, four simulated annotators, one
+    annotation per model and item) and written by `mtlb collect export --format pearmut`: Pearmut 1.1.6's
+    own results export reads the log and finds every model with the items and mean score the store holds,
+    in the order `mtlb rank --protocol wmt26` ranks them."""
+    from leaderboard.cli import main
+    from leaderboard.storage import Store
+    db = ["--database-url", f"sqlite:///{tmp_path / 's.sqlite'}"]
+    assert main(["collect", "create", "--campaign", "c", "--lp", LP, "--protocol", "cesa", "--pearmut",
+                 str(shared / "pearmut" / "dynamic" / "campaign.json"), *db]) == 0
+    assert main(["collect", "simulate", "--campaign", "c", "--lp", LP, "--annotators", "4", "--seed", "2", *db]) == 0
+    root = tmp_path / "pearmut"
+    assert main(["collect", "export", "--campaign", "c", "--lp", LP, "--format", "pearmut", "--out",
+                 str(root / "data" / "annotations"), *db]) == 0
+    capsys.readouterr()
+    assert main(["rank", str(root / "data" / "annotations" / "c.jsonl"), "--input-format", "pearmut", "--lp", LP,
+                 "--protocol", "wmt26", "--json"]) == 0
+    ranked = json.loads(capsys.readouterr().out)["systems"]
+    stored = Store(db[1]).judgments("c")
+    assert stored.groupby(["system", "segment"]).size().max() == 1
+    code = ("import json; from pearmut import results_export as r; "
+            "print(json.dumps(r.compute_model_scores('c')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PEARMUT_ROOT": str(root), "PYTHONPATH": PEARMUT_SRC})
+    assert done.returncode == 0, done.stderr
+    theirs = json.loads(done.stdout)
+    ours = stored.groupby("system")["raw"].agg(["mean", "size"])
+    assert sorted(r["model"] for r in theirs) == sorted(ours.index)
+    for row in theirs:
+        assert row["count"] == ours.loc[row["model"], "size"]
+        assert row["score"] == pytest.approx(ours.loc[row["model"], "mean"], abs=1e-9)
+    # both sort by mean score; the WMT26 ranking reports the same means and item counts
+    assert [r["model"] for r in theirs] == [r["system"] for r in ranked]
+    assert [r["score"] for r in theirs] == pytest.approx([r["ave"] for r in ranked], abs=1e-9)
+    assert [r["count"] for r in theirs] == [r["n"] for r in ranked]
+
+
 def test_detected_and_read_as_judgments(shared):
     path = sample(shared, "dynamic")
     assert detect_format(path) == "pearmut"
