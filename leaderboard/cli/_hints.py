@@ -50,6 +50,7 @@ HINTS: dict[str, str] = {
     "no_workers": "(--good, --lenient, --harsh, --random)",
     "bad_assignments": "(--assignments)",
     "no_batch": "(build the batch with `mtlb hits build`)",
+    "no_systems": "(give --systems-from FILE)",
 }
 
 

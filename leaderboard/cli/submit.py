@@ -26,27 +26,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the campaign's systems (and human scores) from a `mtlb rank --json` output, a WMT "
                         "ad-sys-scores file (needs --lp) or a judgments file, instead of the store")
     p.add_argument("--segments-from", metavar="FILE",
-                   help="an aligned text file of the test set (source or reference): segment ids are 1..lines")
+                   help="an aligned text file of the test set (source or reference): segment ids are 1..lines "
+                        "(with --campaign, default: the lines of the campaign's stored test set, as the Metrics "
+                        "page checks them)")
     add_json_flag(p)
     p.set_defaults(func=run)
-
-
-def _campaign_from_store(store, campaign: str, lp: str | None):
-    """Systems per lp from the stored judgments; pairs without judgments take the systems of the
-    test set's automatic leaderboard (so scores for AutoRank can be stored before any human judgment)."""
-    from metrics.submissions import human_system_scores
-    from ..outputs.autorank import board_systems
-    judgments = store.judgments(campaign, lp)
-    boards = board_systems(store, campaign, lp)
-    if judgments.empty:
-        if not boards:
-            raise InputError(f"campaign {campaign!r} has no stored judgments and no test set submissions"
-                             + (f" for {lp}" if lp else "") + "; give --systems-from")
-        return boards, None
-    systems = judgments.loc[judgments["item_type"] == "SYSTEM"].groupby("lp", observed=True)["system"].unique()
-    human = human_system_scores(judgments)
-    found = {str(k): set(map(str, v)) for k, v in systems.items()}
-    return {**boards, **found}, (human if len(human) else None)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -78,8 +62,9 @@ def run(args: argparse.Namespace) -> int:
             systems, human = read_human_systems(args.systems_from, args.lp)
         elif args.campaign:
             from ..storage import Store
+            from ..usecases.metric_scores import campaign_systems
             store = Store(args.database_url)
-            systems, human = _campaign_from_store(store, args.campaign, args.lp)
+            systems, human = campaign_systems(store, args.campaign, args.lp)
         else:
             raise InputError("give --campaign (a stored campaign) or --systems-from FILE to check the systems "
                              "against")
@@ -96,9 +81,10 @@ def run(args: argparse.Namespace) -> int:
 
     stored: list[int] = []
     if args.campaign:
-        from ..storage import Store
-        from ..usecases.metric_scores import store_metric_scores
-        summary, stored = store_metric_scores(store or Store(args.database_url), args.campaign, frame, systems,
+        from ..usecases.metric_scores import store_metric_scores, stored_segment_ids
+        if segments is None:
+            segments = stored_segment_ids(store, args.campaign, frame)
+        summary, stored = store_metric_scores(store, args.campaign, frame, systems,
                                               level=level, higher_is_better=higher, human=human,
                                               segments=segments, file=label, earlier=problems)
     else:

@@ -15,6 +15,7 @@ HINTS: dict[str, str] = {
     "missing_z": "(standardise per worker)",
     "no_testset": "(organisers release one on the Test sets page)",
     "no_texts": "(store them on the Upload texts tab first)",
+    "no_systems": "(store human judgments, or a test set with primary submissions, first)",
 }
 
 

@@ -119,36 +119,9 @@ def _span_tasks(view: common.View, token: str) -> None:
                  f"mteval-{slug}", f"{done_task.lower()} chart")
 
 
-def _campaign_systems(url: str, campaign: str, token: str) -> dict[str, set[str]]:
-    frame = state.judgments(url, campaign, None, None, token)
-    out = {lp: set(part["system"].astype(str)) for lp, part in frame.groupby("lp", observed=True)}
-    snaps = state.snapshots(url)
-    for lp in snaps.loc[(snaps["campaign"] == campaign) & (snaps["assessment"] == "mqm"), "lp"].unique():
-        out.setdefault(lp, set()).update(state.mqm_errors(url, campaign, lp, token)["system"].astype(str))
-    # pairs nobody has judged yet: the systems of the test set's automatic leaderboard (scores for AutoRank)
-    from leaderboard.outputs.autorank import board_systems
-    for lp, names in board_systems(state.get_store(), campaign).items():
-        out.setdefault(lp, names)
-    return out
-
-
-def _segment_ids(url: str, campaign: str, frame: pd.DataFrame, token: str) -> dict[str, set[str]] | None:
-    """Line numbers of the stored test set per language pair of a segment-level upload (None: not known)."""
-    if not frame["segment"].notna().any():
-        return None
-    out = {}
-    for lp in frame["lp"].astype(str).unique():
-        texts = state.texts(url, campaign, lp, token)
-        if texts.empty:
-            return None  # no stored test set: every system must score the same ids instead
-        out[lp] = {str(i) for i in texts["line"].unique()}
-    return out
-
-
 def _upload(view: common.View, user: dict, token: str) -> None:
-    from leaderboard.usecases.metric_scores import store_metric_scores
-    from metrics.submissions import human_system_scores, read_submission
-    url = state.store_url()
+    from leaderboard.usecases.metric_scores import campaign_systems, store_metric_scores, stored_segment_ids
+    from metrics.submissions import read_submission
     upload = st.file_uploader(f"Metric scores (WMT TSV or CSV with metric,lp,system,[segment],score; at most "
                               f"{MAX_UPLOAD_MB} MB)", key="metric_file", max_upload_size=MAX_UPLOAD_MB)
     direction = st.radio("Higher scores mean", ["better translations", "worse translations"], horizontal=True,
@@ -161,13 +134,13 @@ def _upload(view: common.View, user: dict, token: str) -> None:
         with uploaded_path(upload) as path:
             frame = read_submission(path, name=upload.name, problems=problems)
         frame.attrs["file"] = upload.name
-        judgments = state.judgments(url, view.campaign, None, None, token)
         higher = direction == "better translations"
+        store = state.get_store()
+        systems, human = campaign_systems(store, view.campaign)
         summary, ids = store_metric_scores(
-            state.get_store(), view.campaign, frame, _campaign_systems(url, view.campaign, token),
-            level=frame.attrs.get("level", "system"), higher_is_better=higher, human=human_system_scores(judgments),
-            segments=_segment_ids(url, view.campaign, frame, token), file=upload.name, earlier=problems,
-            owner=user["name"])
+            store, view.campaign, frame, systems, level=frame.attrs.get("level", "system"), higher_is_better=higher,
+            human=human, segments=stored_segment_ids(store, view.campaign, frame), file=upload.name,
+            earlier=problems, owner=user["name"])
     except InputError as exc:
         common.show_input_error(exc.with_file(upload.name), errors)
         return
