@@ -480,7 +480,7 @@ def test_race_keeps_the_leader_from_an_annotator_who_failed_a_check(shared, sqli
     assert page.kind == "check"
     assert not cesa.allocation_state(store, careless, set()).annotator_flagged
     page = cesa.submit_page(store, careless, page.assignment_id, _answers(page, score=60))
-    hist = cesa.cdb.history(store, careless.id)
+    hist = cesa.cdb.annotator_assignments(store, careless.id)
     assert cesa.allocation_state(store, careless, set()).annotator_flagged
     assert not cesa.allocation_state(store, careful, set()).annotator_flagged
     seen = 0
