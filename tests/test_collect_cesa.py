@@ -41,12 +41,12 @@ def _rules(store, page):
     """model -> rule of the page's checked segments, keyed by (segment number, label)."""
     from leaderboard.storage import collect as db
     from leaderboard.storage import collect_cesa as cdb
-    items = cdb.page_items(store, int(db.assignment(store, page.assignment_id)["hit_id"])).set_index("id")
+    items = {r["id"]: r for r in cdb.page_items(store, int(db.assignment(store, page.assignment_id)["hit_id"]))}
     out = {}
     for n, seg in enumerate(page.segments, 1):
-        rules = items.loc[seg["translations"][0]["item"], "meta"].get("rules") or {}
+        rules = items[seg["translations"][0]["item"]]["meta"].get("rules") or {}
         for t in seg["translations"]:
-            model = items.loc[t["item"], "system"]
+            model = items[t["item"]]["system"]
             out[(n, t["label"])] = (model, rules.get(model), t)
     return out
 

@@ -121,11 +121,6 @@ def _order(annotator: Annotator, segment: str, n: int) -> list[int]:
     return [int(i) for i in rng.permutation(n)]
 
 
-@lru_cache(maxsize=2048)
-def _items(store: Store, hit_id: int) -> pd.DataFrame:
-    return cdb.page_items(store, hit_id)  # a HIT's items never change
-
-
 @dataclass(frozen=True)
 class _Layout:
     """A HIT's pages as plain rows, made once per HIT (its items never change): per page key its item ids, its
@@ -139,31 +134,29 @@ class _Layout:
 
 @lru_cache(maxsize=2048)
 def _layout(store: Store, hit_id: int) -> _Layout:
-    items = _items(store, hit_id)
     pages: dict[str, dict[str, list]] = {}
     docs: dict[str, str] = {}
-    for row in zip(items["page"], items["segment"], items["id"], items["text"], items["system"], items["source"],
-                   items["note"], items["meta"], items["doc"]):
-        page, segment = row[0], row[1]
-        docs.setdefault(page, str(row[8]))
-        pages.setdefault(page, {}).setdefault(segment, []).append(row)
+    for item in cdb.page_items(store, hit_id):
+        docs.setdefault(item["page"], str(item["doc"]))
+        pages.setdefault(item["page"], {}).setdefault(item["segment"], []).append(item)
     segments = {}
     for page, by_segment in pages.items():
         out = []
         for segment, rows in by_segment.items():
             first = rows[0]
-            note = first[6] if isinstance(first[6], str) and first[6] else None
-            out.append((str(segment), first[5], note, bool(first[7].get("rules")),
-                        tuple((int(r[2]), r[3], r[4]) for r in rows)))
+            note = first["note"] if isinstance(first["note"], str) and first["note"] else None
+            out.append((str(segment), first["source"], note, bool(first["meta"].get("rules")),
+                        tuple((int(r["id"]), r["text"], r["system"]) for r in rows)))
         segments[page] = tuple(out)
     return _Layout(tuple(pages), {p: frozenset(t[0] for seg in segs for t in seg[4]) for p, segs in segments.items()},
                    docs, segments)
 
 
-def _page_view(store: Store, annotator: Annotator, assignment: dict, kind: str) -> Page | None:
-    """The first page of an assignment with an answer still open (None: all final)."""
+def _page_view(store: Store, annotator: Annotator, assignment: dict, kind: str, new: bool = False) -> Page | None:
+    """The first page of an assignment with an answer still open (None: all final); ``new``: an assignment just
+    made (it has no answer yet)."""
     layout = _layout(store, int(assignment["hit_id"]))
-    given = {r[0]: r for r in cdb.answer_rows(store, int(assignment["id"]))}
+    given = {} if new else {r[0]: r for r in cdb.answer_rows(store, int(assignment["id"]))}
     final = {item for item, r in given.items() if r[3]}
     page = next((p for p in layout.pages if not layout.ids[p] <= final), None)
     if page is None:
@@ -215,31 +208,30 @@ def _complete(store: Store, annotator: Annotator, assignment_id: int | None = No
 
 
 @lru_cache(maxsize=256)
-def _extra_hits(store: Store, collect_id: int) -> pd.DataFrame:
-    """The campaign's tutorial and check HITs (made with the campaign, never changed)."""
+def _extra_hits(store: Store, collect_id: int) -> tuple[tuple[int, str], ...]:
+    """The campaign's tutorial and check HITs ``(id, kind)`` in order (made with the campaign, never changed)."""
     hits = cdb.hit_kinds(store, collect_id)
-    return hits[hits["kind"].isin(["tutorial", "check"])].reset_index(drop=True)
+    return tuple((int(i), str(k)) for i, k in zip(hits["id"], hits["kind"]) if k in ("tutorial", "check"))
 
 
 def _extra(store: Store, annotator: Annotator, kind: str, hist: list[dict], exclude_doc: str | None = None):
     """Hold the next tutorial (in order) or a random attention check the annotator has not had."""
     hits = _extra_hits(store, int(annotator.collect["id"]))
     mine = {r["hit_id"] for r in hist}
-    todo = hits[(hits["kind"] == kind) & ~hits["id"].isin(mine)]
-    if todo.empty:
+    todo = [i for i, k in hits if k == kind and i not in mine]
+    if not todo:
         return None
     if kind == "check":
         rng = np.random.default_rng([int(annotator.collect["seed"]), int(annotator.id), len(hist), 7])
-        ids = list(todo["id"])
-        for hit_id in [ids[i] for i in rng.permutation(len(ids))]:
-            origin = _items(store, int(hit_id))["segment"]
+        for hit_id in [todo[i] for i in rng.permutation(len(todo))]:
+            origin = [r["segment"] for r in cdb.page_items(store, hit_id)]
             if exclude_doc is not None and any(str(exclude_doc) in str(s) for s in origin):
                 continue
-            held = cdb.claim_extra(store, annotator.id, int(hit_id))
+            held = cdb.claim_extra(store, annotator.id, hit_id)
             if held is not None:
                 return held
         return None
-    return cdb.claim_extra(store, annotator.id, int(todo["id"].iloc[0]))
+    return cdb.claim_extra(store, annotator.id, todo[0])
 
 
 def _roll_check(annotator: Annotator, hist: list[dict]) -> bool:
@@ -407,7 +399,7 @@ def _check_first(store: Store, annotator: Annotator, page: Page, hist: list[dict
     if _roll_check(annotator, hist):
         check = _extra(store, annotator, "check", hist, exclude_doc=page.doc)
         if check is not None:
-            return _page_view(store, annotator, check, "check")
+            return _page_view(store, annotator, check, "check", new=True)
     return page
 
 
@@ -426,7 +418,7 @@ def _next_page(store: Store, annotator: Annotator, new_hit: bool = False) -> Pag
             return page
     welcome = _extra(store, annotator, "tutorial", hist)
     if welcome is not None:
-        return _page_view(store, annotator, welcome, "tutorial")
+        return _page_view(store, annotator, welcome, "tutorial", new=True)
     main = _newest(hist, False)
     s = settings(annotator)
     dynamic = annotator.collect.get("assignment") == "dynamic"
@@ -456,7 +448,7 @@ def _next_page(store: Store, annotator: Annotator, new_hit: bool = False) -> Pag
     if held is None:
         return _complete(store, annotator) if mine["done"] else \
             Page("none", message="There is nothing left to annotate in this campaign. Thank you!")
-    page = _page_view(store, annotator, held, "page")
+    page = _page_view(store, annotator, held, "page", new=True)
     return _check_first(store, annotator, page) if page else _next_page(store, annotator)
 
 
@@ -535,10 +527,10 @@ def submit_page(store: Store, annotator: Annotator, assignment_id: Any, answers:
         logged, warnings = [], []
         if page.kind in ("tutorial", "check"):
             held = next(r for r in cdb.annotator_assignments(store, annotator.id) if r["id"] == page.assignment_id)
-            items = _items(store, int(held["hit_id"])).set_index("id")
+            items = {r["id"]: r for r in cdb.page_items(store, int(held["hit_id"]))}
             previous = held["checks"]
             for n, seg in enumerate(page.segments, 1):
-                rules = items.loc[seg["translations"][0]["item"], "meta"].get("rules")
+                rules = items[seg["translations"][0]["item"]]["meta"].get("rules")
                 if not rules:
                     continue
                 answers_by_model = {t["_model"]: {"score": by_item[t["item"]]["raw"],

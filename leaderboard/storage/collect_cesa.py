@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -160,18 +161,44 @@ def hit_kind(store: Store, hit_id: int) -> str:
         return str(conn.execute(select(h_.c.kind).where(h_.c.id == hit_id)).scalar_one())
 
 
-def page_items(store: Store, hit_id: int) -> pd.DataFrame:
-    """A HIT's items in display order with their page key (``pair_id``) and meta (parsed)."""
-    q = (select(i_.c.id, i_.c.seq, i_.c.position, i_.c.item_type, i_.c.system, i_.c.segment, i_.c.doc,
-                i_.c.pair_id, i_.c.text, i_.c.source, i_.c.note, i_.c.meta).where(i_.c.hit_id == hit_id)
-         .order_by(i_.c.seq))
-    with connect(store) as conn:
-        rows = conn.execute(q).all()
-    frame = pd.DataFrame(rows, columns=["id", "seq", "position", "item_type", "system", "segment", "doc", "page",
-                                        "text", "source", "note", "meta"])
-    frame["position"] = frame["position"].astype("Int64")
-    frame["meta"] = frame["meta"].map(lambda t: json.loads(t) if isinstance(t, str) and t else {})
-    return frame
+class _Kept:
+    """Rows that never change once written, kept per process by key (the oldest dropped past ``size``)."""
+
+    def __init__(self, size: int) -> None:
+        self.size, self.rows, self.lock = size, {}, threading.Lock()
+
+    def get(self, key: tuple) -> Any:
+        return self.rows.get(key)
+
+    def put(self, key: tuple, value: Any) -> Any:
+        with self.lock:
+            self.rows[key] = value
+            while len(self.rows) > self.size:
+                del self.rows[next(iter(self.rows))]
+        return value
+
+
+_PAGE_ITEMS = (select(i_.c.id, i_.c.seq, i_.c.position, i_.c.item_type, i_.c.system, i_.c.segment, i_.c.doc,
+                      i_.c.pair_id.label("page"), i_.c.text, i_.c.source, i_.c.note, i_.c.meta)
+               .where(i_.c.hit_id == bindparam("b_hit")).order_by(i_.c.seq))
+_HIT_ITEMS = _Kept(4096)
+
+
+def _page_item(row: Any) -> dict[str, Any]:
+    return {**row, "meta": json.loads(row["meta"]) if isinstance(row["meta"], str) and row["meta"] else {}}
+
+
+def page_items(store: Store, hit_id: int) -> tuple[dict[str, Any], ...]:
+    """A HIT's items in display order: id, seq, position, item_type, system, segment, doc, page (its page key),
+    text, source, note, meta (parsed). Read once per process (a HIT's items never change; a page made here is
+    known from its making): read them, do not change them."""
+    key = (str(store.engine.url), hit_id)
+    kept = _HIT_ITEMS.get(key)
+    if kept is None:
+        with connect(store) as conn:
+            kept = _HIT_ITEMS.put(key, tuple(_page_item(r) for r in conn.execute(_PAGE_ITEMS, {"b_hit": hit_id})
+                                             .mappings()))
+    return kept
 
 
 def page_answers(store: Store, assignment_id: int) -> pd.DataFrame:
@@ -391,6 +418,8 @@ _TAKE_CELL = (update(k_).where(and_(k_.c.collect_id == bindparam("b_collect"), k
 _TEMPLATE_ITEMS = (select(i_).join(h_, h_.c.id == i_.c.hit_id)
                    .where(and_(h_.c.collect_id == bindparam("b_collect"), h_.c.kind == "doc",
                                h_.c.doc_index == bindparam("b_doc"))).order_by(i_.c.seq))
+_TEMPLATES = _Kept(4096)
+_NEW_ITEMS = insert(i_).returning(i_.c.id, sort_by_parameter_order=True)
 _NEW_HIT = insert(h_).returning(h_.c.id)
 _NEW_SLOT = insert(s_).returning(s_.c.id)
 
@@ -415,18 +444,24 @@ def create_page(store: Store, annotator_id: int, collect_id: int, doc_index: int
         if len(taken_models) < min(2, len(models)):  # a contrast needs two: decide again (nothing written)
             conn.rollback()
             return None
-        models = taken_models
-        rows = [r for r in conn.execute(_TEMPLATE_ITEMS, {"b_collect": collect_id, "b_doc": doc_index}).mappings()
-                if r["system"] in models]
+        key = (str(store.engine.url), collect_id, doc_index)  # a document's template never changes
+        template = _TEMPLATES.get(key) or _TEMPLATES.put(key, tuple(
+            dict(r) for r in conn.execute(_TEMPLATE_ITEMS, {"b_collect": collect_id, "b_doc": doc_index}).mappings()))
         name = f"P{annotator_id}-{doc_index + 1}-{ann.had + 1}"
+        rows = [{**{k: v for k, v in r.items() if k not in ("id", "hit_id")}, "seq": q + 1, "position": q + 1}
+                for q, r in enumerate(r for r in template if r["system"] in taken_models)]
         hit_id = conn.execute(_NEW_HIT, {"collect_id": collect_id, "name": name, "items": len(rows), "kind": "page",
                                          "doc_index": doc_index, "random_item": bool(random_item)}).scalar_one()
-        conn.execute(insert(i_), [{**{k: v for k, v in r.items() if k not in ("id", "hit_id")}, "hit_id": hit_id,
-                                   "seq": q + 1, "position": q + 1} for q, r in enumerate(rows)])
+        ids = conn.execute(_NEW_ITEMS, [{**r, "hit_id": hit_id} for r in rows]).scalars().all()
         slot_id = conn.execute(_NEW_SLOT, {"hit_id": hit_id, "slot": 1, "holder_id": annotator_id,
                                            "held_until": now + timedelta(seconds=ann.timeout_seconds),
                                            "done": False}).scalar_one()
-        return _new_assignment(conn, hit_id, slot_id, annotator_id, False, now)
+        held = _new_assignment(conn, hit_id, slot_id, annotator_id, False, now)
+    # the page's items as page_items reads them, kept once they are committed
+    _HIT_ITEMS.put((str(store.engine.url), hit_id), tuple(_page_item({**{c: r[c] for c in (
+        "seq", "position", "item_type", "system", "segment", "doc", "text", "source", "note", "meta")},
+        "id": i, "page": r["pair_id"]}) for i, r in zip(ids, rows)))
+    return held
 
 
 # --------------------------------------------------------------------------- answers
