@@ -122,8 +122,8 @@ def write_transaction(engine: Engine) -> Iterator[Connection]:
         yield shared.conn
         return
     with contextlib.nullcontext(shared.conn) if shared is not None else engine.connect() as conn:
-        if conn.in_transaction():
-            conn.rollback()  # reads only: nothing to keep
+        if conn.in_transaction() and conn.dialect.name == "sqlite":
+            conn.rollback()  # reads only: BEGIN IMMEDIATE starts the write (PostgreSQL's read committed goes on)
         take_write_lock(conn)
         if shared is not None:
             shared.writing = True

@@ -351,10 +351,17 @@ _ANNOTATOR = (select(a_.c.id, a_.c.collect_id, a_.c.decision, c_.c.status, c_.c.
 _ANNOTATOR_LOCKED = _ANNOTATOR.with_for_update(of=a_)
 
 
-def _new_assignment(conn, hit_id: int, slot_id: int, annotator_id: int, extra: bool, now: datetime) -> dict:
+def _new_assignment(conn, hit_id: int, slot_id: int, annotator_id: int, extra: bool, now: datetime,
+                    hit: tuple[str, int, str] | None = None) -> dict:
+    """A new active assignment, as :func:`.collect.assignment` reads one; ``hit``: the name, counted items and kind
+    of a HIT the caller has just made (the row is then not read back)."""
     new_id = conn.execute(_NEW_ASSIGNMENT, {"hit_id": hit_id, "slot_id": slot_id, "annotator_id": annotator_id,
                                             "status": ACTIVE, "started_at": now, "extra": extra}).scalar_one()
-    return _assignment_row(conn, "id", b_id=new_id)
+    if hit is None:
+        return _assignment_row(conn, "id", b_id=new_id)
+    return {"id": new_id, "hit_id": hit_id, "slot_id": slot_id, "annotator_id": annotator_id, "status": ACTIVE,
+            "platform_assignment": None, "started_at": now, "completed_at": None, "qc_pass": None, "qc_p": None,
+            "hit": hit[0], "hit_items": hit[1], "hit_kind": hit[2]}
 
 
 def _check_annotator(conn, annotator_id: int, *, new: bool) -> Any:
@@ -456,7 +463,7 @@ def create_page(store: Store, annotator_id: int, collect_id: int, doc_index: int
         slot_id = conn.execute(_NEW_SLOT, {"hit_id": hit_id, "slot": 1, "holder_id": annotator_id,
                                            "held_until": now + timedelta(seconds=ann.timeout_seconds),
                                            "done": False}).scalar_one()
-        held = _new_assignment(conn, hit_id, slot_id, annotator_id, False, now)
+        held = _new_assignment(conn, hit_id, slot_id, annotator_id, False, now, (name, len(rows), "page"))
     # the page's items as page_items reads them, kept once they are committed
     _HIT_ITEMS.put((str(store.engine.url), hit_id), tuple(_page_item({**{c: r[c] for c in (
         "seq", "position", "item_type", "system", "segment", "doc", "text", "source", "note", "meta")},
