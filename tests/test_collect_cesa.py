@@ -633,3 +633,48 @@ def test_a_race_campaign_under_fifty_simulated_annotators_gives_no_slot_twice(re
     assert shown.max() <= 2 and len(shown) > 0
     assert 0 < done["pages"] <= int(cells["given"].sum())
     engine.dispose()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_a_submit_and_its_next_page_run_on_one_connection(request, tmp_path, shared, backend):
+    """Submit → next page checks out one pooled connection (each checkout pays a liveness round trip and a rollback
+    on return) and runs a bounded number of statements, whatever the page holds: a guard against reads creeping
+    back into the request one connection at a time."""
+    from sqlalchemy import event
+
+    from leaderboard.collect import cesa
+    from leaderboard.collect.campaigns import create_cesa
+    url = f"sqlite:///{tmp_path / 's.sqlite'}" if backend == "sqlite" else request.getfixturevalue("pg_url")
+    _, plan = _pearmut(shared, "dynamic")
+    plan.welcome, plan.checks = [], []
+    plan.settings.update(check_prob=0.0, docs_per_user=None, max_annotators=None, checks=0)
+    store = _store(url)
+    create_cesa(store, "pm", LP, plan, seed=1, redundancy=2)
+    person, = _people(store, "pm", 1)
+    page = cesa.next_page(store, person)
+    counts = {"checkouts": 0, "statements": 0}
+
+    def checkout(*_):
+        counts["checkouts"] += 1
+
+    def statement(*_):
+        counts["statements"] += 1
+    event.listen(store.engine.pool, "checkout", checkout)
+    event.listen(store.engine, "before_cursor_execute", statement)
+    seen = []
+    try:
+        for _ in range(4):
+            assert page.state == "page"
+            submitted = len(page.item_ids)
+            counts.update(checkouts=0, statements=0)
+            page = cesa.submit_page(store, person, page.assignment_id, _answers(page))
+            seen.append((counts["checkouts"], counts["statements"], submitted, len(page.item_ids)))
+    finally:
+        event.remove(store.engine.pool, "checkout", checkout)
+        event.remove(store.engine, "before_cursor_execute", statement)
+    for checkouts, statements, submitted, shown in seen:
+        assert checkouts == 1
+        # PostgreSQL stores a page's judgments, answers and new items in one statement each; SQLite in one per row
+        # (SQLAlchemy's RETURNING in row order): 24 statements there for any page (44 before one connection)
+        per_row = 0 if backend == "postgres" else 2 * submitted + shown - 3
+        assert statements <= 25 + per_row, seen
