@@ -84,8 +84,9 @@ def _shared(engine: Engine) -> _Shared | None:
 def one_connection(store: Store) -> Iterator[None]:
     """Serve one request on one pooled connection: the collection storage functions called inside (in this thread)
     read and write on it instead of checking out a connection each (every checkout pays a liveness ping and a
-    rollback on return). Reads between writes share a transaction that a write transaction first ends; nested
-    calls join the outer one."""
+    rollback on return; the one checkout still does, so a dropped server connection is replaced). On PostgreSQL
+    the reads before a write run in its transaction (read committed: each statement sees the latest commits); on
+    SQLite a write still starts its own (``BEGIN IMMEDIATE``). Nested calls join the outer one."""
     if _shared(store.engine) is not None:
         yield
         return
@@ -116,7 +117,7 @@ def connect(store: Store) -> Iterator[Connection]:
 @contextmanager
 def write_transaction(engine: Engine) -> Iterator[Connection]:
     """One transaction that holds the database's write lock from its start on SQLite (``BEGIN IMMEDIATE``); on
-    the request's connection when there is one (its reads' transaction ended first; a nested one joins)."""
+    the request's connection when there is one (:func:`one_connection`; a nested one joins the open one)."""
     shared = _shared(engine)
     if shared is not None and shared.writing:
         yield shared.conn

@@ -31,9 +31,9 @@ from sqlalchemy import and_, bindparam, func, insert, select, update
 from ..errors import InputError
 from . import models as m
 from .bulk import insert_frame
-from .collect import (_ASSIGNMENT, _SUBMIT_DONE, _SUBMIT_HOLD, _SUBMIT_SLOT_DONE,
-                      ACTIVE, DONE, EXPIRED, OPEN, _assignment_row, _code, _collection_import, _lp_for_collection,
-                      _utc, a_, c_, connect, g_, h_, i_, r_, s_, write_transaction)
+from .collect import (_ASSIGNMENT, _SUBMIT_DONE, _SUBMIT_HOLD, _SUBMIT_SLOT_DONE, ACTIVE, DONE, EXPIRED, OPEN,
+                      _assignment_row, _code, _collection_import, _lp_for_collection, _utc, a_, c_, connect, g_, h_,
+                      i_, r_, s_, write_transaction)
 from .store import Store
 
 k_ = m.collect_cells
@@ -192,7 +192,7 @@ def page_items(store: Store, hit_id: int) -> tuple[dict[str, Any], ...]:
     """A HIT's items in display order: id, seq, position, item_type, system, segment, doc, page (its page key),
     text, source, note, meta (parsed). Read once per process (a HIT's items never change; a page made here is
     known from its making): read them, do not change them."""
-    key = (str(store.engine.url), hit_id)
+    key = (store.engine, hit_id)
     kept = _HIT_ITEMS.get(key)
     if kept is None:
         with connect(store) as conn:
@@ -451,7 +451,7 @@ def create_page(store: Store, annotator_id: int, collect_id: int, doc_index: int
         if len(taken_models) < min(2, len(models)):  # a contrast needs two: decide again (nothing written)
             conn.rollback()
             return None
-        key = (str(store.engine.url), collect_id, doc_index)  # a document's template never changes
+        key = (store.engine, collect_id, doc_index)  # a document's template never changes
         template = _TEMPLATES.get(key) or _TEMPLATES.put(key, tuple(
             dict(r) for r in conn.execute(_TEMPLATE_ITEMS, {"b_collect": collect_id, "b_doc": doc_index}).mappings()))
         name = f"P{annotator_id}-{doc_index + 1}-{ann.had + 1}"
@@ -465,7 +465,7 @@ def create_page(store: Store, annotator_id: int, collect_id: int, doc_index: int
                                            "done": False}).scalar_one()
         held = _new_assignment(conn, hit_id, slot_id, annotator_id, False, now, (name, len(rows), "page"))
     # the page's items as page_items reads them, kept once they are committed
-    _HIT_ITEMS.put((str(store.engine.url), hit_id), tuple(_page_item({**{c: r[c] for c in (
+    _HIT_ITEMS.put((store.engine, hit_id), tuple(_page_item({**{c: r[c] for c in (
         "seq", "position", "item_type", "system", "segment", "doc", "text", "source", "note", "meta")},
         "id": i, "page": r["pair_id"]}) for i, r in zip(ids, rows)))
     return held
