@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+from datetime import timedelta
 from pathlib import Path
 
 import numpy as np
@@ -678,3 +679,40 @@ def test_a_submit_and_its_next_page_run_on_one_connection(request, tmp_path, sha
         # (SQLAlchemy's RETURNING in row order): 24 statements there for any page (44 before one connection)
         per_row = 0 if backend == "postgres" else 2 * submitted + shown - 3
         assert statements <= 25 + per_row, seen
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_a_page_whose_time_ran_out_goes_to_the_next_annotator(request, tmp_path, shared, backend):
+    """A dynamic page whose holder let the time run out is taken over whole by the next annotator who asks (its
+    cells stay given, not taken again); the first holder can no longer submit it, and the page counts once."""
+    from sqlalchemy import func, select, update
+
+    from leaderboard.collect import cesa
+    from leaderboard.collect.campaigns import create_cesa
+    from leaderboard.errors import InputError
+    from leaderboard.storage import collect_cesa as cdb
+    from leaderboard.storage import models as m
+    from leaderboard.storage.collect import collection
+    url = f"sqlite:///{tmp_path / 's.sqlite'}" if backend == "sqlite" else request.getfixturevalue("pg_url")
+    _, plan = _pearmut(shared, "dynamic")
+    plan.welcome, plan.checks = [], []
+    plan.settings.update(check_prob=0.0, docs_per_user=None, max_annotators=None, checks=0)
+    store = _store(url)
+    create_cesa(store, "pm", LP, plan, seed=1, redundancy=2)
+    collect_id = collection(store, "pm", LP)["id"]
+    late, next_one = _people(store, "pm", 2)
+    held = cesa.next_page(store, late)
+    given = cdb.cells_progress(store, collect_id)["given"]
+    with store.engine.begin() as conn:
+        conn.execute(update(m.collect_slots).where(m.collect_slots.c.holder_id == late.id)
+                     .values(held_until=m.now() - timedelta(seconds=1)))
+    taken = cesa.next_page(store, next_one)
+    assert (taken.hit, taken.doc, sorted(taken.item_ids)) == (held.hit, held.doc, sorted(held.item_ids))
+    assert taken.assignment_id != held.assignment_id
+    assert cdb.cells_progress(store, collect_id)["given"] == given
+    with pytest.raises(InputError, match="no longer yours"):
+        cesa.submit_page(store, late, held.assignment_id, _answers(held))
+    cesa.submit_page(store, next_one, taken.assignment_id, _answers(taken))
+    with store.engine.connect() as conn:
+        stored = conn.execute(select(func.count()).select_from(m.judgments)).scalar_one()
+    assert stored == len(taken.item_ids)
