@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+from datetime import timedelta
 from pathlib import Path
 
 import numpy as np
@@ -41,12 +42,12 @@ def _rules(store, page):
     """model -> rule of the page's checked segments, keyed by (segment number, label)."""
     from leaderboard.storage import collect as db
     from leaderboard.storage import collect_cesa as cdb
-    items = cdb.page_items(store, int(db.assignment(store, page.assignment_id)["hit_id"])).set_index("id")
+    items = {r["id"]: r for r in cdb.page_items(store, int(db.assignment(store, page.assignment_id)["hit_id"]))}
     out = {}
     for n, seg in enumerate(page.segments, 1):
-        rules = items.loc[seg["translations"][0]["item"], "meta"].get("rules") or {}
+        rules = items[seg["translations"][0]["item"]]["meta"].get("rules") or {}
         for t in seg["translations"]:
-            model = items.loc[t["item"], "system"]
+            model = items[t["item"]]["system"]
             out[(n, t["label"])] = (model, rules.get(model), t)
     return out
 
@@ -480,7 +481,7 @@ def test_race_keeps_the_leader_from_an_annotator_who_failed_a_check(shared, sqli
     assert page.kind == "check"
     assert not cesa.allocation_state(store, careless, set()).annotator_flagged
     page = cesa.submit_page(store, careless, page.assignment_id, _answers(page, score=60))
-    hist = cesa.cdb.history(store, careless.id)
+    hist = cesa.cdb.annotator_assignments(store, careless.id)
     assert cesa.allocation_state(store, careless, set()).annotator_flagged
     assert not cesa.allocation_state(store, careful, set()).annotator_flagged
     seen = 0
@@ -633,3 +634,85 @@ def test_a_race_campaign_under_fifty_simulated_annotators_gives_no_slot_twice(re
     assert shown.max() <= 2 and len(shown) > 0
     assert 0 < done["pages"] <= int(cells["given"].sum())
     engine.dispose()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_a_submit_and_its_next_page_run_on_one_connection(request, tmp_path, shared, backend):
+    """Submit → next page checks out one pooled connection (each checkout pays a liveness round trip and a rollback
+    on return) and runs a bounded number of statements, whatever the page holds: a guard against reads creeping
+    back into the request one connection at a time."""
+    from sqlalchemy import event
+
+    from leaderboard.collect import cesa
+    from leaderboard.collect.campaigns import create_cesa
+    url = f"sqlite:///{tmp_path / 's.sqlite'}" if backend == "sqlite" else request.getfixturevalue("pg_url")
+    _, plan = _pearmut(shared, "dynamic")
+    plan.welcome, plan.checks = [], []
+    plan.settings.update(check_prob=0.0, docs_per_user=None, max_annotators=None, checks=0)
+    store = _store(url)
+    create_cesa(store, "pm", LP, plan, seed=1, redundancy=2)
+    person, = _people(store, "pm", 1)
+    page = cesa.next_page(store, person)
+    counts = {"checkouts": 0, "statements": 0}
+
+    def checkout(*_):
+        counts["checkouts"] += 1
+
+    def statement(*_):
+        counts["statements"] += 1
+    event.listen(store.engine.pool, "checkout", checkout)
+    event.listen(store.engine, "before_cursor_execute", statement)
+    seen = []
+    try:
+        for _ in range(4):
+            assert page.state == "page"
+            submitted = len(page.item_ids)
+            counts.update(checkouts=0, statements=0)
+            page = cesa.submit_page(store, person, page.assignment_id, _answers(page))
+            seen.append((counts["checkouts"], counts["statements"], submitted, len(page.item_ids)))
+    finally:
+        event.remove(store.engine.pool, "checkout", checkout)
+        event.remove(store.engine, "before_cursor_execute", statement)
+    for checkouts, statements, submitted, shown in seen:
+        assert checkouts == 1
+        # PostgreSQL stores a page's judgments, answers and new items in one statement each; SQLite in one per row
+        # (SQLAlchemy's RETURNING in row order): 24 statements there for any page (44 before one connection)
+        per_row = 0 if backend == "postgres" else 2 * submitted + shown - 3
+        assert statements <= 25 + per_row, seen
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_a_page_whose_time_ran_out_goes_to_the_next_annotator(request, tmp_path, shared, backend):
+    """A dynamic page whose holder let the time run out is taken over whole by the next annotator who asks (its
+    cells stay given, not taken again); the first holder can no longer submit it, and the page counts once."""
+    from sqlalchemy import func, select, update
+
+    from leaderboard.collect import cesa
+    from leaderboard.collect.campaigns import create_cesa
+    from leaderboard.errors import InputError
+    from leaderboard.storage import collect_cesa as cdb
+    from leaderboard.storage import models as m
+    from leaderboard.storage.collect import collection
+    url = f"sqlite:///{tmp_path / 's.sqlite'}" if backend == "sqlite" else request.getfixturevalue("pg_url")
+    _, plan = _pearmut(shared, "dynamic")
+    plan.welcome, plan.checks = [], []
+    plan.settings.update(check_prob=0.0, docs_per_user=None, max_annotators=None, checks=0)
+    store = _store(url)
+    create_cesa(store, "pm", LP, plan, seed=1, redundancy=2)
+    collect_id = collection(store, "pm", LP)["id"]
+    late, next_one = _people(store, "pm", 2)
+    held = cesa.next_page(store, late)
+    given = cdb.cells_progress(store, collect_id)["given"]
+    with store.engine.begin() as conn:
+        conn.execute(update(m.collect_slots).where(m.collect_slots.c.holder_id == late.id)
+                     .values(held_until=m.now() - timedelta(seconds=1)))
+    taken = cesa.next_page(store, next_one)
+    assert (taken.hit, taken.doc, sorted(taken.item_ids)) == (held.hit, held.doc, sorted(held.item_ids))
+    assert taken.assignment_id != held.assignment_id
+    assert cdb.cells_progress(store, collect_id)["given"] == given
+    with pytest.raises(InputError, match="no longer yours"):
+        cesa.submit_page(store, late, held.assignment_id, _answers(held))
+    cesa.submit_page(store, next_one, taken.assignment_id, _answers(taken))
+    with store.engine.connect() as conn:
+        stored = conn.execute(select(func.count()).select_from(m.judgments)).scalar_one()
+    assert stored == len(taken.item_ids)

@@ -88,7 +88,20 @@ def _parsed_settings(text: str) -> dict:
 
 def pages_done(store: Store, annotator: Annotator) -> int:
     """Documents the annotator has submitted (dynamic pages)."""
-    return cdb.annotator_pages(store, annotator.id)["done"]
+    return _pages(cdb.annotator_assignments(store, annotator.id))["done"]
+
+
+def _pages(hist: list[dict]) -> dict[str, Any]:
+    """How many main pages (dynamic) the annotator was given and submitted, and the documents they had."""
+    pages = [r for r in hist if r["hit_kind"] == "page"]
+    return {"pages": len(pages), "done": sum(r["status"] == db.DONE for r in pages),
+            "docs": {int(r["doc_index"]) for r in pages}}
+
+
+def _newest(hist: list[dict], extra: bool, status: str | None = db.ACTIVE) -> dict | None:
+    """The annotator's newest assignment (main when ``extra`` is false, else a tutorial or check) of ``status``
+    (None: any)."""
+    return next((r for r in reversed(hist) if bool(r["extra"]) == extra and status in (None, r["status"])), None)
 
 
 def settings_of(info: dict) -> dict:
@@ -108,11 +121,6 @@ def _order(annotator: Annotator, segment: str, n: int) -> list[int]:
     return [int(i) for i in rng.permutation(n)]
 
 
-@lru_cache(maxsize=2048)
-def _items(store: Store, hit_id: int) -> pd.DataFrame:
-    return cdb.page_items(store, hit_id)  # a HIT's items never change
-
-
 @dataclass(frozen=True)
 class _Layout:
     """A HIT's pages as plain rows, made once per HIT (its items never change): per page key its item ids, its
@@ -126,31 +134,29 @@ class _Layout:
 
 @lru_cache(maxsize=2048)
 def _layout(store: Store, hit_id: int) -> _Layout:
-    items = _items(store, hit_id)
     pages: dict[str, dict[str, list]] = {}
     docs: dict[str, str] = {}
-    for row in zip(items["page"], items["segment"], items["id"], items["text"], items["system"], items["source"],
-                   items["note"], items["meta"], items["doc"]):
-        page, segment = row[0], row[1]
-        docs.setdefault(page, str(row[8]))
-        pages.setdefault(page, {}).setdefault(segment, []).append(row)
+    for item in cdb.page_items(store, hit_id):
+        docs.setdefault(item["page"], str(item["doc"]))
+        pages.setdefault(item["page"], {}).setdefault(item["segment"], []).append(item)
     segments = {}
     for page, by_segment in pages.items():
         out = []
         for segment, rows in by_segment.items():
             first = rows[0]
-            note = first[6] if isinstance(first[6], str) and first[6] else None
-            out.append((str(segment), first[5], note, bool(first[7].get("rules")),
-                        tuple((int(r[2]), r[3], r[4]) for r in rows)))
+            note = first["note"] if isinstance(first["note"], str) and first["note"] else None
+            out.append((str(segment), first["source"], note, bool(first["meta"].get("rules")),
+                        tuple((int(r["id"]), r["text"], r["system"]) for r in rows)))
         segments[page] = tuple(out)
     return _Layout(tuple(pages), {p: frozenset(t[0] for seg in segs for t in seg[4]) for p, segs in segments.items()},
                    docs, segments)
 
 
-def _page_view(store: Store, annotator: Annotator, assignment: dict, kind: str) -> Page | None:
-    """The first page of an assignment with an answer still open (None: all final)."""
+def _page_view(store: Store, annotator: Annotator, assignment: dict, kind: str, new: bool = False) -> Page | None:
+    """The first page of an assignment with an answer still open (None: all final); ``new``: an assignment just
+    made (it has no answer yet)."""
     layout = _layout(store, int(assignment["hit_id"]))
-    given = {r[0]: r for r in cdb.answer_rows(store, int(assignment["id"]))}
+    given = {} if new else {r[0]: r for r in cdb.answer_rows(store, int(assignment["id"]))}
     final = {item for item, r in given.items() if r[3]}
     page = next((p for p in layout.pages if not layout.ids[p] <= final), None)
     if page is None:
@@ -174,18 +180,18 @@ def _page_view(store: Store, annotator: Annotator, assignment: dict, kind: str) 
                 number=number, total=len(layout.pages) if kind == "task" else None)
 
 
-def _check_results(hist: pd.DataFrame) -> list[bool]:
-    """Each attention check's first attempt in the annotator's history: passed or not."""
+def _check_results(hist: list[dict]) -> list[bool]:
+    """Each attention check's first attempt in the annotator's assignments: passed or not."""
     first: dict[str, bool] = {}
-    for checks in hist.loc[hist["kind"] == "check", "checks"]:
-        for c in checks:
+    for row in hist:
+        for c in row["checks"] if row["hit_kind"] == "check" else ():
             first.setdefault(c["item_id"], bool(c["passed"]))
     return list(first.values())
 
 
 def _verdict(store: Store, annotator: Annotator) -> tuple[bool, str, list[bool]]:
     """Pass / fail on the attention checks (each check's first attempt), with a reason."""
-    results = _check_results(cdb.history(store, annotator.id))
+    results = _check_results(cdb.annotator_assignments(store, annotator.id))
     threshold = settings(annotator).get("threshold", 0)
     ok = verdict(results, threshold)
     failed = sum(not r for r in results)
@@ -202,34 +208,33 @@ def _complete(store: Store, annotator: Annotator, assignment_id: int | None = No
 
 
 @lru_cache(maxsize=256)
-def _extra_hits(store: Store, collect_id: int) -> pd.DataFrame:
-    """The campaign's tutorial and check HITs (made with the campaign, never changed)."""
+def _extra_hits(store: Store, collect_id: int) -> tuple[tuple[int, str], ...]:
+    """The campaign's tutorial and check HITs ``(id, kind)`` in order (made with the campaign, never changed)."""
     hits = cdb.hit_kinds(store, collect_id)
-    return hits[hits["kind"].isin(["tutorial", "check"])].reset_index(drop=True)
+    return tuple((int(i), str(k)) for i, k in zip(hits["id"], hits["kind"]) if k in ("tutorial", "check"))
 
 
-def _extra(store: Store, annotator: Annotator, kind: str, hist: pd.DataFrame, exclude_doc: str | None = None):
+def _extra(store: Store, annotator: Annotator, kind: str, hist: list[dict], exclude_doc: str | None = None):
     """Hold the next tutorial (in order) or a random attention check the annotator has not had."""
     hits = _extra_hits(store, int(annotator.collect["id"]))
-    mine = set(hist["hit_id"])
-    todo = hits[(hits["kind"] == kind) & ~hits["id"].isin(mine)]
-    if todo.empty:
+    mine = {r["hit_id"] for r in hist}
+    todo = [i for i, k in hits if k == kind and i not in mine]
+    if not todo:
         return None
     if kind == "check":
         rng = np.random.default_rng([int(annotator.collect["seed"]), int(annotator.id), len(hist), 7])
-        ids = list(todo["id"])
-        for hit_id in [ids[i] for i in rng.permutation(len(ids))]:
-            origin = _items(store, int(hit_id))["segment"]
+        for hit_id in [todo[i] for i in rng.permutation(len(todo))]:
+            origin = [r["segment"] for r in cdb.page_items(store, hit_id)]
             if exclude_doc is not None and any(str(exclude_doc) in str(s) for s in origin):
                 continue
-            held = cdb.claim_extra(store, annotator.id, int(hit_id))
+            held = cdb.claim_extra(store, annotator.id, hit_id)
             if held is not None:
                 return held
         return None
-    return cdb.claim_extra(store, annotator.id, int(todo["id"].iloc[0]))
+    return cdb.claim_extra(store, annotator.id, todo[0])
 
 
-def _roll_check(annotator: Annotator, hist: pd.DataFrame) -> bool:
+def _roll_check(annotator: Annotator, hist: list[dict]) -> bool:
     p = float(settings(annotator).get("check_prob", 0) or 0)
     rng = np.random.default_rng([int(annotator.collect["seed"]), int(annotator.id), len(hist), 3])
     return p > 0 and rng.random() < p
@@ -352,7 +357,7 @@ def allocation_state(store: Store, annotator: Annotator, had: set[int], pairs: b
 
 def annotator_flagged(store: Store, annotator: Annotator) -> bool:
     """Whether the annotator has failed an attention check so far (first attempts)."""
-    return not all(_check_results(cdb.history(store, annotator.id)))
+    return not all(_check_results(cdb.annotator_assignments(store, annotator.id)))
 
 
 def _decide(store: Store, annotator: Annotator, mine: dict[str, Any] | None = None,
@@ -360,7 +365,7 @@ def _decide(store: Store, annotator: Annotator, mine: dict[str, Any] | None = No
     """A new dynamic page for the annotator (None: nothing left for them). ``mine`` (their pages) and
     ``flagged`` (their check verdict): as the caller read them, else read here."""
     s = settings(annotator)
-    mine = cdb.annotator_pages(store, annotator.id) if mine is None else mine
+    mine = _pages(cdb.annotator_assignments(store, annotator.id)) if mine is None else mine
     rule = _rule(annotator)
     k = int(s.get("models_per_item", 3))
     # the annotator's own history does not change while they wait for a page: read it once, not per attempt
@@ -383,34 +388,38 @@ def _decide(store: Store, annotator: Annotator, mine: dict[str, Any] | None = No
     return None
 
 
-def _check_first(store: Store, annotator: Annotator, page: Page, hist: pd.DataFrame | None = None) -> Page:
+def _check_first(store: Store, annotator: Annotator, page: Page, hist: list[dict] | None = None) -> Page:
     """Before a page nothing has been answered on yet, with the campaign's probability, an attention check the
     annotator has not had (never one built from this page's document). ``hist``: the annotator's history now
     (read here when None, and only when the campaign shows checks)."""
     started = any(t["given"] for seg in page.segments for t in seg["translations"])
     if started or not float(settings(annotator).get("check_prob", 0) or 0) > 0:
         return page
-    hist = cdb.history(store, annotator.id) if hist is None else hist
+    hist = cdb.annotator_assignments(store, annotator.id) if hist is None else hist
     if _roll_check(annotator, hist):
         check = _extra(store, annotator, "check", hist, exclude_doc=page.doc)
         if check is not None:
-            return _page_view(store, annotator, check, "check")
+            return _page_view(store, annotator, check, "check", new=True)
     return page
 
 
 def next_page(store: Store, annotator: Annotator, *, new_hit: bool = False) -> Page:
-    """The annotator's page now (see the module's description)."""
-    active = cdb.active_assignments(store, annotator.id)
-    hist = cdb.history(store, annotator.id)
-    if active[True] is not None:
-        kind = str(active[True]["hit_kind"])
-        page = _page_view(store, annotator, active[True], kind)
+    """The annotator's page now (see the module's description), read and handed out on one connection."""
+    with db.one_connection(store):
+        return _next_page(store, annotator, new_hit)
+
+
+def _next_page(store: Store, annotator: Annotator, new_hit: bool = False) -> Page:
+    hist = cdb.annotator_assignments(store, annotator.id)
+    extra = _newest(hist, True)
+    if extra is not None:
+        page = _page_view(store, annotator, extra, str(extra["hit_kind"]))
         if page is not None:
             return page
     welcome = _extra(store, annotator, "tutorial", hist)
     if welcome is not None:
-        return _page_view(store, annotator, welcome, "tutorial")
-    main = active[False]
+        return _page_view(store, annotator, welcome, "tutorial", new=True)
+    main = _newest(hist, False)
     s = settings(annotator)
     dynamic = annotator.collect.get("assignment") == "dynamic"
     if main is not None:
@@ -418,7 +427,7 @@ def next_page(store: Store, annotator: Annotator, *, new_hit: bool = False) -> P
         if page is not None:
             return _check_first(store, annotator, page, hist)
     if not dynamic:
-        latest = db.latest_assignment(store, annotator.id)
+        latest = main or _newest(hist, False, None)
         if latest is not None and latest["status"] == db.DONE and not new_hit:
             return _complete(store, annotator, latest["id"])
         held = db.claim(store, annotator.id, platform_assignment=annotator.platform_assignment)
@@ -427,8 +436,8 @@ def next_page(store: Store, annotator: Annotator, *, new_hit: bool = False) -> P
                 Page("none", message="There is no HIT left for you in this campaign: every HIT is done or being done "
                                      "by others. Thank you!")
         page = _page_view(store, annotator, held, "task")
-        return _check_first(store, annotator, page) if page else next_page(store, annotator)
-    mine = cdb.annotator_pages(store, annotator.id)
+        return _check_first(store, annotator, page) if page else _next_page(store, annotator)
+    mine = _pages(hist)
     cap = s.get("docs_per_user")
     if cap is not None and mine["pages"] >= cap:
         return _complete(store, annotator)
@@ -439,8 +448,8 @@ def next_page(store: Store, annotator: Annotator, *, new_hit: bool = False) -> P
     if held is None:
         return _complete(store, annotator) if mine["done"] else \
             Page("none", message="There is nothing left to annotate in this campaign. Thank you!")
-    page = _page_view(store, annotator, held, "page")
-    return _check_first(store, annotator, page) if page else next_page(store, annotator)
+    page = _page_view(store, annotator, held, "page", new=True)
+    return _check_first(store, annotator, page) if page else _next_page(store, annotator)
 
 
 # --------------------------------------------------------------------------- answers
@@ -501,48 +510,50 @@ def _current(store: Store, annotator: Annotator, assignment_id: Any) -> Page:
 
 def save_drafts(store: Store, annotator: Annotator, assignment_id: Any, answers: Any) -> int:
     """Store the scores given so far on the current page (each changeable until the page is submitted)."""
-    page = _current(store, annotator, assignment_id)
-    valid = _validated(annotator, page, answers, complete=False)
-    return cdb.save_drafts(store, annotator.id, page.assignment_id, valid) if valid else 0
+    with db.one_connection(store):
+        page = _current(store, annotator, assignment_id)
+        valid = _validated(annotator, page, answers, complete=False)
+        return cdb.save_drafts(store, annotator.id, page.assignment_id, valid) if valid else 0
 
 
 def submit_page(store: Store, annotator: Annotator, assignment_id: Any, answers: Any) -> Page:
     """Submit the current page (every translation scored); returns the next page, or the same page with the
     warnings of loud checks that failed (its answers kept as drafts)."""
-    page = _current(store, annotator, assignment_id)
-    valid = _validated(annotator, page, answers, complete=True)
-    special = list(settings(annotator).get("special_tokens") or [])
-    by_item = {a["item_id"]: a for a in valid}
-    logged, warnings = [], []
-    if page.kind in ("tutorial", "check"):
-        items = _items(store, int(db.assignment(store, page.assignment_id)["hit_id"])).set_index("id")
-        hist = cdb.history(store, annotator.id)
-        previous = hist.set_index("id").loc[page.assignment_id, "checks"]
-        for n, seg in enumerate(page.segments, 1):
-            rules = items.loc[seg["translations"][0]["item"], "meta"].get("rules")
-            if not rules:
-                continue
-            answers_by_model = {t["_model"]: {"score": by_item[t["item"]]["raw"], "spans": by_item[t["item"]]["spans"]}
-                                for t in seg["translations"]}
-            texts = {t["_model"]: t["text"] for t in seg["translations"]}
-            result = evaluate(rules, answers_by_model, texts, special)
-            attempt = 1 + sum(1 for c in previous if c["item_id"] == seg["segment"])
-            logged.append({"item_id": seg["segment"], "passed": result["passed"], "loud": result["loud"],
-                           "attempt": attempt})
-            label = {t["_model"]: t["label"] for t in seg["translations"]}
-            warnings += [{"segment": n, "label": label[model], "text": _shown_names(text, label)}
-                         for model, text in result["warnings"]]
-    if warnings:
-        cdb.save_drafts(store, annotator.id, page.assignment_id, valid)
-        cdb.log_checks(store, annotator.id, page.assignment_id, logged)
-        page.warnings = warnings
-        page.segments = _page_view(store, annotator, db.assignment(store, page.assignment_id), page.kind).segments
-        page.stored = False
-        return page
-    result = cdb.finalise_page(store, annotator.id, page.assignment_id, page.page, valid, logged)
-    after = next_page(store, annotator)
-    after.stored = result["stored"]
-    return after
+    with db.one_connection(store):
+        page = _current(store, annotator, assignment_id)
+        valid = _validated(annotator, page, answers, complete=True)
+        special = list(settings(annotator).get("special_tokens") or [])
+        by_item = {a["item_id"]: a for a in valid}
+        logged, warnings = [], []
+        if page.kind in ("tutorial", "check"):
+            held = next(r for r in cdb.annotator_assignments(store, annotator.id) if r["id"] == page.assignment_id)
+            items = {r["id"]: r for r in cdb.page_items(store, int(held["hit_id"]))}
+            previous = held["checks"]
+            for n, seg in enumerate(page.segments, 1):
+                rules = items[seg["translations"][0]["item"]]["meta"].get("rules")
+                if not rules:
+                    continue
+                answers_by_model = {t["_model"]: {"score": by_item[t["item"]]["raw"],
+                                                  "spans": by_item[t["item"]]["spans"]} for t in seg["translations"]}
+                texts = {t["_model"]: t["text"] for t in seg["translations"]}
+                result = evaluate(rules, answers_by_model, texts, special)
+                attempt = 1 + sum(1 for c in previous if c["item_id"] == seg["segment"])
+                logged.append({"item_id": seg["segment"], "passed": result["passed"], "loud": result["loud"],
+                               "attempt": attempt})
+                label = {t["_model"]: t["label"] for t in seg["translations"]}
+                warnings += [{"segment": n, "label": label[model], "text": _shown_names(text, label)}
+                             for model, text in result["warnings"]]
+        if warnings:
+            cdb.save_drafts(store, annotator.id, page.assignment_id, valid)
+            cdb.log_checks(store, annotator.id, page.assignment_id, logged)
+            page.warnings = warnings
+            page.segments = _page_view(store, annotator, held, page.kind).segments
+            page.stored = False
+            return page
+        result = cdb.finalise_page(store, annotator.id, page.assignment_id, page.page, valid, logged)
+        after = next_page(store, annotator)
+        after.stored = result["stored"]
+        return after
 
 
 def _shown_names(text: str, labels: dict[str, str]) -> str:

@@ -66,11 +66,11 @@ def _follow(store: Store, page: cesa.Page, answers: list[dict]) -> list[dict]:
     given that score plus 10 (the other lowered when there is no room)."""
     from ..storage import collect_cesa as cdb
     from ..storage.collect import assignment
-    items = cdb.page_items(store, int(assignment(store, page.assignment_id)["hit_id"])).set_index("id")
+    items = {r["id"]: r for r in cdb.page_items(store, int(assignment(store, page.assignment_id)["hit_id"]))}
     scores = {a["item"]: a for a in answers}
     for seg in page.segments:
-        rules = items.loc[seg["translations"][0]["item"], "meta"].get("rules") or {}
-        by_model = {items.loc[t["item"], "system"]: t for t in seg["translations"]}
+        rules = items[seg["translations"][0]["item"]]["meta"].get("rules") or {}
+        by_model = {items[t["item"]]["system"]: t for t in seg["translations"]}
         for model, rule in rules.items():
             t = by_model[model]
             mine = scores[t["item"]]

@@ -23,10 +23,12 @@ Concurrency rules live in the database, not in Python checks:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import secrets
 from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import datetime, timedelta, timezone
 from typing import Any, Iterator
 
@@ -63,17 +65,79 @@ def _utc(value: datetime | None) -> datetime | None:
     return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value
 
 
+class _Shared:
+    """The connection a request runs on (:func:`one_connection`) and whether a write transaction is open on it."""
+
+    def __init__(self, engine: Engine, conn: Connection) -> None:
+        self.engine, self.conn, self.writing = engine, conn, False
+
+
+_SHARED: ContextVar[_Shared | None] = ContextVar("mtlb_collect_connection", default=None)
+
+
+def _shared(engine: Engine) -> _Shared | None:
+    shared = _SHARED.get()
+    return shared if shared is not None and shared.engine is engine else None
+
+
+@contextmanager
+def one_connection(store: Store) -> Iterator[None]:
+    """Serve one request on one pooled connection: the collection storage functions called inside (in this thread)
+    read and write on it instead of checking out a connection each (every checkout pays a liveness ping and a
+    rollback on return; the one checkout still does, so a dropped server connection is replaced). On PostgreSQL
+    the reads before a write run in its transaction (read committed: each statement sees the latest commits); on
+    SQLite a write still starts its own (``BEGIN IMMEDIATE``). Nested calls join the outer one."""
+    if _shared(store.engine) is not None:
+        yield
+        return
+    with store.engine.connect() as conn:
+        token = _SHARED.set(_Shared(store.engine, conn))
+        try:
+            yield
+        finally:
+            _SHARED.reset(token)
+
+
+@contextmanager
+def connect(store: Store) -> Iterator[Connection]:
+    """A connection to read on: the request's (:func:`one_connection`), else one of its own."""
+    shared = _shared(store.engine)
+    if shared is None:
+        with store.engine.connect() as conn:
+            yield conn
+        return
+    try:
+        yield shared.conn
+    except BaseException:
+        if not shared.writing:  # a failed read must not leave the request's transaction aborted
+            shared.conn.rollback()
+        raise
+
+
 @contextmanager
 def write_transaction(engine: Engine) -> Iterator[Connection]:
-    """One transaction that holds the database's write lock from its start on SQLite (``BEGIN IMMEDIATE``)."""
-    with engine.connect() as conn:
+    """One transaction that holds the database's write lock from its start on SQLite (``BEGIN IMMEDIATE``); on
+    the request's connection when there is one (:func:`one_connection`; a nested one joins the open one)."""
+    shared = _shared(engine)
+    if shared is not None and shared.writing:
+        yield shared.conn
+        return
+    with contextlib.nullcontext(shared.conn) if shared is not None else engine.connect() as conn:
+        if conn.in_transaction() and conn.dialect.name == "sqlite":
+            conn.rollback()  # reads only: BEGIN IMMEDIATE starts the write (PostgreSQL's read committed goes on)
         take_write_lock(conn)
+        if shared is not None:
+            shared.writing = True
         try:
             yield conn
         except BaseException:
             conn.rollback()
             raise
-        conn.commit()
+        else:
+            conn.commit()
+        finally:
+            if shared is not None:
+                shared.writing = False
 
 
 def _for_update(query, conn: Connection, **kw):
@@ -195,7 +259,7 @@ def _collect_query():
 
 def collection(store: Store, campaign: str, lp: str) -> dict[str, Any]:
     """The annotation campaign of (campaign, lp); a clear error for an unknown campaign, pair or none."""
-    with store.engine.connect() as conn:
+    with connect(store) as conn:
         row = conn.execute(_collect_query().where(and_(m.campaigns.c.name == campaign,
                                                        m.language_pairs.c.lp == lp))).mappings().first()
         if row is None:
@@ -211,13 +275,13 @@ def collection(store: Store, campaign: str, lp: str) -> dict[str, Any]:
 
 
 def collection_by_id(store: Store, collect_id: int) -> dict[str, Any]:
-    with store.engine.connect() as conn:
+    with connect(store) as conn:
         return dict(conn.execute(_collect_query().where(c_.c.id == collect_id)).mappings().one())
 
 
 def collection_by_crowd_key(store: Store, key: str) -> dict[str, Any] | None:
     """The annotation campaign a crowd link points at, or None for an unknown key."""
-    with store.engine.connect() as conn:
+    with connect(store) as conn:
         row = conn.execute(_collect_query().where(c_.c.crowd_key == key)).mappings().first()
     return dict(row) if row is not None else None
 
@@ -232,7 +296,7 @@ def collections(store: Store) -> pd.DataFrame:
          .group_by(m.campaigns.c.name, m.language_pairs.c.lp, c_.c.protocol, c_.c.assessment, c_.c.status,
                    c_.c.redundancy)
          .order_by(m.campaigns.c.name, m.language_pairs.c.lp))
-    with store.engine.connect() as conn:
+    with connect(store) as conn:
         rows = conn.execute(q).all()
     return pd.DataFrame(rows, columns=["campaign", "lp", "protocol", "assessment", "status", "redundancy", "hits"])
 
@@ -293,7 +357,7 @@ def crowd_annotator(store: Store, collect_id: int, name: str, origin: str) -> di
 
 def annotator_count(store: Store, collect_id: int) -> int:
     """Annotators of an annotation campaign (invited or arrived)."""
-    with store.engine.connect() as conn:
+    with connect(store) as conn:
         return int(conn.execute(select(func.count()).select_from(a_).where(a_.c.collect_id == collect_id)).scalar_one())
 
 
@@ -311,7 +375,7 @@ def annotator(store: Store, *, token_hash: str | None = None, collect_id: int | 
         q = q.where(a_.c.id == annotator_id)
     else:
         q = q.where(and_(a_.c.collect_id == collect_id, a_.c.name == name))
-    with store.engine.connect() as conn:
+    with connect(store) as conn:
         row = conn.execute(q).mappings().first()
     return dict(row) if row is not None else None
 
@@ -360,13 +424,13 @@ def _assignment_row(conn: Connection, which: str, **params: Any) -> dict[str, An
 
 
 def assignment(store: Store, assignment_id: int) -> dict[str, Any] | None:
-    with store.engine.connect() as conn:
+    with connect(store) as conn:
         return _assignment_row(conn, "id", b_id=assignment_id)
 
 
 def latest_assignment(store: Store, annotator_id: int) -> dict[str, Any] | None:
     """The annotator's active assignment, else their newest one (None: never had a HIT)."""
-    with store.engine.connect() as conn:
+    with connect(store) as conn:
         # main assignments only: tutorials and checks of cESA are held beside the task
         return _assignment_row(conn, "active", b_annotator=annotator_id, b_extra=False) \
             or _assignment_row(conn, "newest", b_annotator=annotator_id, b_extra=False)
@@ -430,7 +494,7 @@ def hit_items(store: Store, hit_id: int) -> pd.DataFrame:
     q = (select(i_.c.id, i_.c.seq, i_.c.position, i_.c.item_type, i_.c.system, i_.c.segment, i_.c.doc,
                 i_.c.pair_id, i_.c.text, i_.c.source, i_.c.reference, i_.c.note)
          .where(i_.c.hit_id == hit_id).order_by(i_.c.seq))
-    with store.engine.connect() as conn:
+    with connect(store) as conn:
         rows = conn.execute(q).all()
     frame = pd.DataFrame(rows, columns=["id", "seq", "position", "item_type", "system", "segment", "doc", "pair_id",
                                         "text", "source", "reference", "note"])
@@ -440,7 +504,7 @@ def hit_items(store: Store, hit_id: int) -> pd.DataFrame:
 
 def item(store: Store, item_id: int) -> dict[str, Any] | None:
     """One item with its HIT and annotation campaign ids (None when there is no such item)."""
-    with store.engine.connect() as conn:
+    with connect(store) as conn:
         row = conn.execute(_ITEM, {"b_item": item_id}).mappings().first()
     return dict(row) if row is not None else None
 
@@ -453,7 +517,7 @@ def answers(store: Store, assignment_id: int) -> pd.DataFrame:
     """The answers of one assignment: item_id, raw, spans (JSON text), started_at, ended_at."""
     q = (select(r_.c.item_id, r_.c.raw, r_.c.spans, r_.c.started_at, r_.c.ended_at)
          .where(r_.c.assignment_id == assignment_id).order_by(r_.c.id))
-    with store.engine.connect() as conn:
+    with connect(store) as conn:
         return pd.DataFrame(conn.execute(q).all(), columns=["item_id", "raw", "spans", "started_at", "ended_at"])
 
 
@@ -463,7 +527,7 @@ _ANSWER_ROWS = (select(r_.c.item_id, r_.c.raw, r_.c.spans).where(r_.c.assignment
 
 def answer_rows(store: Store, assignment_id: int) -> list[tuple[int, float, str | None]]:
     """The answers of one assignment as plain rows ``(item_id, raw, spans as JSON text)``, in answer order."""
-    with store.engine.connect() as conn:
+    with connect(store) as conn:
         return [(int(r[0]), float(r[1]), r[2]) for r in conn.execute(_ANSWER_ROWS, {"assignment_id": assignment_id})]
 
 
@@ -636,7 +700,7 @@ def annotator_judgments(store: Store, annotator_id: int) -> pd.DataFrame:
          .join(m.language_pairs, m.language_pairs.c.id == j.c.lp_id)
          .join(m.segments, m.segments.c.id == j.c.segment_id).join(m.systems, m.systems.c.id == j.c.system_id)
          .where(a_.c.id == annotator_id).order_by(j.c.id))
-    with store.engine.connect() as conn:
+    with connect(store) as conn:
         rows = conn.execute(q).all()
         campaign = conn.execute(select(m.campaigns.c.name).join(m.language_pairs,
                                                                 m.language_pairs.c.campaign_id == m.campaigns.c.id)
@@ -695,7 +759,7 @@ def reset_assignment(store: Store, collect_id: int, name: str, hit: str, actor: 
 
 def progress(store: Store, collect_id: int) -> dict[str, Any]:
     """Slots (HIT x redundancy) in all and done, and HITs with every slot done."""
-    with store.engine.connect() as conn:
+    with connect(store) as conn:
         total, done = conn.execute(select(func.count(s_.c.id), func.coalesce(func.sum(
             case((s_.c.done, 1), else_=0)), 0)).join(h_, h_.c.id == s_.c.hit_id)
             .where(and_(h_.c.collect_id == collect_id, h_.c.kind.in_(("task", "page"))))).one()
@@ -707,7 +771,7 @@ def progress(store: Store, collect_id: int) -> dict[str, Any]:
 def annotator_table(store: Store, collect_id: int) -> pd.DataFrame:
     """One row per annotator: name, origin, decision, qc_pass, qc_p, qc_reason, hits_done, hits_active,
     items_done (counted items answered), seconds_per_item (median over their answers)."""
-    with store.engine.connect() as conn:
+    with connect(store) as conn:
         people = pd.DataFrame(conn.execute(select(a_.c.id, a_.c.name, a_.c.origin, a_.c.decision, a_.c.qc_pass,
                                                   a_.c.qc_p, a_.c.qc_reason, a_.c.created_at)
                                            .where(a_.c.collect_id == collect_id).order_by(a_.c.id)).all(),
@@ -754,7 +818,7 @@ def held_hits(store: Store, collect_id: int, now: datetime | None = None) -> pd.
          .outerjoin(answered, answered.c.assignment_id == g_.c.id)
          .where(and_(a_.c.collect_id == collect_id, s_.c.done == False, s_.c.held_until >= now))  # noqa: E712
          .order_by(s_.c.held_until))
-    with store.engine.connect() as conn:
+    with connect(store) as conn:
         rows = conn.execute(q).all()
     frame = pd.DataFrame(rows, columns=["annotator", "hit", "kind", "held_until", "answers", "opened"])
     return frame[frame["kind"].isin(["task", "page"])].drop_duplicates("annotator").reset_index(drop=True)
@@ -766,13 +830,13 @@ def system_counts(store: Store, collect_id: int) -> pd.DataFrame:
     q = (select(m.systems.c.name, j.c.item_type, func.count(j.c.id)).join(m.systems, m.systems.c.id == j.c.system_id)
          .join(c_, c_.c.import_id == j.c.import_id).where(c_.c.id == collect_id)
          .group_by(m.systems.c.name, j.c.item_type).order_by(m.systems.c.name, j.c.item_type))
-    with store.engine.connect() as conn:
+    with connect(store) as conn:
         return pd.DataFrame(conn.execute(q).all(), columns=["system", "item_type", "judgments"])
 
 
 def hit_table(store: Store, collect_id: int) -> pd.DataFrame:
     """One row per HIT: hit, items, slots, slots_done, holders (active annotators)."""
-    with store.engine.connect() as conn:
+    with connect(store) as conn:
         rows = conn.execute(select(h_.c.name, h_.c["items"], func.count(s_.c.id),
                                    func.coalesce(func.sum(case((s_.c.done, 1), else_=0)), 0))
                             .join(s_, s_.c.hit_id == h_.c.id).where(h_.c.collect_id == collect_id)
@@ -790,7 +854,7 @@ def assignments(store: Store, collect_id: int) -> pd.DataFrame:
          .join(a_, a_.c.id == g_.c.annotator_id).join(h_, h_.c.id == g_.c.hit_id)
          .outerjoin(answered, answered.c.assignment_id == g_.c.id)
          .where(a_.c.collect_id == collect_id).order_by(g_.c.id))
-    with store.engine.connect() as conn:
+    with connect(store) as conn:
         rows = conn.execute(q).all()
     return pd.DataFrame(rows, columns=["annotator", "hit", "status", "started_at", "completed_at", "answers"])
 
@@ -805,7 +869,7 @@ def collected_answers(store: Store, collect_id: int) -> pd.DataFrame:
          .join(i_, i_.c.id == r_.c.item_id).join(h_, h_.c.id == i_.c.hit_id)
          .where(and_(h_.c.collect_id == collect_id, i_.c.position.is_not(None), r_.c.final == True,  # noqa: E712
                      h_.c.kind.in_(("task", "page")))).order_by(r_.c.id))
-    with store.engine.connect() as conn:
+    with connect(store) as conn:
         rows = conn.execute(q).all()
     return pd.DataFrame(rows, columns=["annotator", "origin", "hit", "position", "item_type", "system", "segment",
                                        "doc", "raw", "spans", "started_at", "ended_at", "status", "qc_pass"])
@@ -818,6 +882,6 @@ def revision(store: Store, campaign: str) -> str:
          .join(m.language_pairs, m.language_pairs.c.id == c_.c.lp_id)
          .join(m.campaigns, m.campaigns.c.id == m.language_pairs.c.campaign_id)
          .where(m.campaigns.c.name == campaign))
-    with store.engine.connect() as conn:
+    with connect(store) as conn:
         count, last = conn.execute(q).one()
     return f"{int(count or 0)}-{int(last or 0)}"

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -30,9 +31,9 @@ from sqlalchemy import and_, bindparam, func, insert, select, update
 from ..errors import InputError
 from . import models as m
 from .bulk import insert_frame
-from .collect import (_SUBMIT_DONE, _SUBMIT_HOLD, _SUBMIT_JUDGMENT, _SUBMIT_LINK, _SUBMIT_SLOT_DONE, ACTIVE, DONE,
-                      EXPIRED, OPEN, _assignment_row, _code, _collection_import, _lp_for_collection, _utc, a_,
-                      c_, g_, h_, i_, r_, s_, write_transaction)
+from .collect import (_ASSIGNMENT, _SUBMIT_DONE, _SUBMIT_HOLD, _SUBMIT_SLOT_DONE, ACTIVE, DONE, EXPIRED, OPEN,
+                      _assignment_row, _code, _collection_import, _lp_for_collection, _utc, a_, c_, connect, g_, h_,
+                      i_, r_, s_, write_transaction)
 from .store import Store
 
 k_ = m.collect_cells
@@ -149,34 +150,60 @@ def settings(info: dict) -> dict:
 
 def hit_kinds(store: Store, collect_id: int) -> pd.DataFrame:
     """Every HIT of the campaign: id, name, kind, doc_index."""
-    with store.engine.connect() as conn:
+    with connect(store) as conn:
         rows = conn.execute(select(h_.c.id, h_.c.name, h_.c.kind, h_.c.doc_index)
                             .where(h_.c.collect_id == collect_id).order_by(h_.c.id)).all()
     return pd.DataFrame(rows, columns=["id", "name", "kind", "doc_index"])
 
 
 def hit_kind(store: Store, hit_id: int) -> str:
-    with store.engine.connect() as conn:
+    with connect(store) as conn:
         return str(conn.execute(select(h_.c.kind).where(h_.c.id == hit_id)).scalar_one())
 
 
-def page_items(store: Store, hit_id: int) -> pd.DataFrame:
-    """A HIT's items in display order with their page key (``pair_id``) and meta (parsed)."""
-    q = (select(i_.c.id, i_.c.seq, i_.c.position, i_.c.item_type, i_.c.system, i_.c.segment, i_.c.doc,
-                i_.c.pair_id, i_.c.text, i_.c.source, i_.c.note, i_.c.meta).where(i_.c.hit_id == hit_id)
-         .order_by(i_.c.seq))
-    with store.engine.connect() as conn:
-        rows = conn.execute(q).all()
-    frame = pd.DataFrame(rows, columns=["id", "seq", "position", "item_type", "system", "segment", "doc", "page",
-                                        "text", "source", "note", "meta"])
-    frame["position"] = frame["position"].astype("Int64")
-    frame["meta"] = frame["meta"].map(lambda t: json.loads(t) if isinstance(t, str) and t else {})
-    return frame
+class _Kept:
+    """Rows that never change once written, kept per process by key (the oldest dropped past ``size``)."""
+
+    def __init__(self, size: int) -> None:
+        self.size, self.rows, self.lock = size, {}, threading.Lock()
+
+    def get(self, key: tuple) -> Any:
+        return self.rows.get(key)
+
+    def put(self, key: tuple, value: Any) -> Any:
+        with self.lock:
+            self.rows[key] = value
+            while len(self.rows) > self.size:
+                del self.rows[next(iter(self.rows))]
+        return value
+
+
+_PAGE_ITEMS = (select(i_.c.id, i_.c.seq, i_.c.position, i_.c.item_type, i_.c.system, i_.c.segment, i_.c.doc,
+                      i_.c.pair_id.label("page"), i_.c.text, i_.c.source, i_.c.note, i_.c.meta)
+               .where(i_.c.hit_id == bindparam("b_hit")).order_by(i_.c.seq))
+_HIT_ITEMS = _Kept(4096)
+
+
+def _page_item(row: Any) -> dict[str, Any]:
+    return {**row, "meta": json.loads(row["meta"]) if isinstance(row["meta"], str) and row["meta"] else {}}
+
+
+def page_items(store: Store, hit_id: int) -> tuple[dict[str, Any], ...]:
+    """A HIT's items in display order: id, seq, position, item_type, system, segment, doc, page (its page key),
+    text, source, note, meta (parsed). Read once per process (a HIT's items never change; a page made here is
+    known from its making): read them, do not change them."""
+    key = (store.engine, hit_id)
+    kept = _HIT_ITEMS.get(key)
+    if kept is None:
+        with connect(store) as conn:
+            kept = _HIT_ITEMS.put(key, tuple(_page_item(r) for r in conn.execute(_PAGE_ITEMS, {"b_hit": hit_id})
+                                             .mappings()))
+    return kept
 
 
 def page_answers(store: Store, assignment_id: int) -> pd.DataFrame:
     """The answers of an assignment: item_id, raw, spans (parsed), final."""
-    with store.engine.connect() as conn:
+    with connect(store) as conn:
         rows = conn.execute(select(r_.c.item_id, r_.c.raw, r_.c.spans, r_.c.final, r_.c.started_at)
                             .where(r_.c.assignment_id == assignment_id).order_by(r_.c.id)).all()
     frame = pd.DataFrame(rows, columns=["item_id", "raw", "spans", "final", "started_at"])
@@ -190,32 +217,23 @@ _ANSWER_ROWS = (select(r_.c.item_id, r_.c.raw, r_.c.spans, r_.c.final)
 
 def answer_rows(store: Store, assignment_id: int) -> list[tuple[int, float, list, bool]]:
     """The answers of an assignment as plain rows ``(item_id, raw, spans (parsed), final)``, in answer order."""
-    with store.engine.connect() as conn:
+    with connect(store) as conn:
         rows = conn.execute(_ANSWER_ROWS, {"assignment_id": assignment_id}).all()
     return [(int(r[0]), float(r[1]), json.loads(r[2]) if isinstance(r[2], str) and r[2] else [], bool(r[3]))
             for r in rows]
 
 
-def active_assignments(store: Store, annotator_id: int) -> dict[bool, dict | None]:
-    """The annotator's active assignments: ``{False: main, True: tutorial or check}``."""
-    with store.engine.connect() as conn:
-        out = {}
-        for extra in (False, True):
-            out[extra] = _assignment_row(conn, "active", b_annotator=annotator_id, b_extra=extra)
-    return out
+_MY_ASSIGNMENTS = (_ASSIGNMENT.add_columns(g_.c.extra, g_.c.checks, h_.c.doc_index)
+                   .where(g_.c.annotator_id == bindparam("b_annotator")).order_by(None).order_by(g_.c.id))
 
 
-def history(store: Store, annotator_id: int) -> pd.DataFrame:
-    """Every assignment of the annotator with its HIT's kind: id, hit_id, name, kind, doc_index, status, extra,
-    checks (parsed), started_at."""
-    with store.engine.connect() as conn:
-        rows = conn.execute(select(g_.c.id, g_.c.hit_id, h_.c.name, h_.c.kind, h_.c.doc_index, g_.c.status, g_.c.extra,
-                                   g_.c.checks, g_.c.started_at).join(h_, h_.c.id == g_.c.hit_id)
-                            .where(g_.c.annotator_id == annotator_id).order_by(g_.c.id)).all()
-    frame = pd.DataFrame(rows, columns=["id", "hit_id", "name", "kind", "doc_index", "status", "extra", "checks",
-                                        "started_at"])
-    frame["checks"] = frame["checks"].map(lambda t: json.loads(t) if isinstance(t, str) and t else [])
-    return frame
+def annotator_assignments(store: Store, annotator_id: int) -> list[dict[str, Any]]:
+    """Every assignment of the annotator, oldest first, as :func:`.collect.assignment` reads one, with ``extra``,
+    ``checks`` (parsed) and its HIT's ``doc_index``: all that the annotator's next page depends on, in one query."""
+    with connect(store) as conn:
+        rows = conn.execute(_MY_ASSIGNMENTS, {"b_annotator": annotator_id}).mappings().all()
+    return [{**r, "checks": json.loads(r["checks"]) if isinstance(r["checks"], str) and r["checks"] else []}
+            for r in rows]
 
 
 _CELL_INDEX: dict[tuple[str, int], tuple[np.ndarray, np.ndarray, tuple[str, ...]]] = {}
@@ -238,7 +256,7 @@ def allocation_inputs(store: Store, collect_id: int) -> dict[str, Any]:
     """What an allocation rule looks at, read from the campaign's cells (documents × models, whatever the number
     of answers): per cell the annotators given it, and per model the count, sum and sum of squares of its final
     segment scores. Two light queries on one connection (plain cursor rows into numpy)."""
-    with store.engine.connect() as conn:
+    with connect(store) as conn:
         docs, col, models = _cell_index(store, conn, collect_id)
         cursor = conn.connection.driver_connection.cursor()
         mark = "%s" if conn.dialect.name == "postgresql" else "?"
@@ -262,7 +280,7 @@ def document_sizes(store: Store, collect_id: int) -> np.ndarray:
     campaign is created)."""
     key = (str(store.engine.url), collect_id)
     if key not in _DOC_SIZES:
-        with store.engine.connect() as conn:
+        with connect(store) as conn:
             rows = conn.execute(select(h_.c.doc_index, func.count(func.distinct(i_.c.segment)))
                                 .join(i_, i_.c.hit_id == h_.c.id)
                                 .where(and_(h_.c.collect_id == collect_id, h_.c.kind == "doc"))
@@ -300,7 +318,7 @@ def submitted_pages(store: Store, collect_id: int, after: int = 0) -> dict[str, 
     least those), and ``checks``: per worker, each attention check's first attempt (passed or not). One
     aggregate query for the table, driven by the judgments' primary key."""
     params = {"b_collect": collect_id, "b_after": after}
-    with store.engine.connect() as conn:
+    with connect(store) as conn:
         done = conn.execute(_PAGES_DONE, params).scalar_one()
         rows = conn.execute(_PAGES_TABLE, params).all()
         checks = conn.execute(_CHECK_LOGS, params).all()
@@ -318,29 +336,32 @@ def submitted_pages(store: Store, collect_id: int, after: int = 0) -> dict[str, 
             "checks": {w: list(v.values()) for w, v in first.items()}}
 
 
-def annotator_pages(store: Store, annotator_id: int) -> dict[str, Any]:
-    """How many main pages (dynamic) the annotator was given, and the documents they had."""
-    with store.engine.connect() as conn:
-        rows = conn.execute(select(h_.c.doc_index, g_.c.status).join(h_, h_.c.id == g_.c.hit_id)
-                            .where(and_(g_.c.annotator_id == annotator_id, h_.c.kind == "page"))).all()
-    return {"pages": len(rows), "done": sum(r.status == DONE for r in rows),
-            "docs": {int(r.doc_index) for r in rows}}
-
-
 # --------------------------------------------------------------------------- handing out
 
 
 _NEW_ASSIGNMENT = insert(g_).returning(g_.c.id)
-#: the annotator's row with their campaign's status and timeout (locked on PostgreSQL)
-_ANNOTATOR = (select(a_.c.id, a_.c.collect_id, a_.c.decision, c_.c.status, c_.c.timeout_seconds)
+#: the annotator's row with their campaign's status and timeout, the assignments they had and their active main
+#: ones (locked on PostgreSQL)
+_ANNOTATOR = (select(a_.c.id, a_.c.collect_id, a_.c.decision, c_.c.status, c_.c.timeout_seconds,
+                     select(func.count()).where(g_.c.annotator_id == a_.c.id).scalar_subquery().label("had"),
+                     select(func.count()).where(and_(g_.c.annotator_id == a_.c.id, g_.c.status == ACTIVE,
+                                                     g_.c.extra == False))  # noqa: E712
+                     .scalar_subquery().label("active_main"))
               .join(c_, c_.c.id == a_.c.collect_id).where(a_.c.id == bindparam("b_annotator")))
 _ANNOTATOR_LOCKED = _ANNOTATOR.with_for_update(of=a_)
 
 
-def _new_assignment(conn, hit_id: int, slot_id: int, annotator_id: int, extra: bool, now: datetime) -> dict:
+def _new_assignment(conn, hit_id: int, slot_id: int, annotator_id: int, extra: bool, now: datetime,
+                    hit: tuple[str, int, str] | None = None) -> dict:
+    """A new active assignment, as :func:`.collect.assignment` reads one; ``hit``: the name, counted items and kind
+    of a HIT the caller has just made (the row is then not read back)."""
     new_id = conn.execute(_NEW_ASSIGNMENT, {"hit_id": hit_id, "slot_id": slot_id, "annotator_id": annotator_id,
                                             "status": ACTIVE, "started_at": now, "extra": extra}).scalar_one()
-    return _assignment_row(conn, "id", b_id=new_id)
+    if hit is None:
+        return _assignment_row(conn, "id", b_id=new_id)
+    return {"id": new_id, "hit_id": hit_id, "slot_id": slot_id, "annotator_id": annotator_id, "status": ACTIVE,
+            "platform_assignment": None, "started_at": now, "completed_at": None, "qc_pass": None, "qc_p": None,
+            "hit": hit[0], "hit_items": hit[1], "hit_kind": hit[2]}
 
 
 def _check_annotator(conn, annotator_id: int, *, new: bool) -> Any:
@@ -376,13 +397,16 @@ def take_over_page(store: Store, annotator_id: int, collect_id: int, *, now: dat
     """A dynamic page whose holder let its time run out, for another annotator (its cells stay given); None if
     there is none they may take (not a document they had)."""
     now = now or m.now()
+    had = (select(h_.c.doc_index).join(g_, g_.c.hit_id == h_.c.id)
+           .where(and_(g_.c.annotator_id == annotator_id, h_.c.kind == "page")))
+    free = (select(s_.c.id, s_.c.hit_id).join(h_, h_.c.id == s_.c.hit_id)
+            .where(and_(h_.c.collect_id == collect_id, h_.c.kind == "page", s_.c.done == False,  # noqa: E712
+                        s_.c.held_until < now, h_.c.doc_index.not_in(had))).order_by(s_.c.id).limit(1))
+    with connect(store) as conn:  # usually there is none: look without a lock (or a write transaction) first
+        if conn.execute(free).first() is None:
+            return None
     with write_transaction(store.engine) as conn:
         _check_annotator(conn, annotator_id, new=True)
-        had = (select(h_.c.doc_index).join(g_, g_.c.hit_id == h_.c.id)
-               .where(and_(g_.c.annotator_id == annotator_id, h_.c.kind == "page")))
-        free = (select(s_.c.id, s_.c.hit_id).join(h_, h_.c.id == s_.c.hit_id)
-                .where(and_(h_.c.collect_id == collect_id, h_.c.kind == "page", s_.c.done == False,  # noqa: E712
-                            s_.c.held_until < now, h_.c.doc_index.not_in(had))).order_by(s_.c.id).limit(1))
         if conn.dialect.name == "postgresql":
             free = free.with_for_update(skip_locked=True, of=s_)
         slot = conn.execute(free).first()
@@ -395,15 +419,14 @@ def take_over_page(store: Store, annotator_id: int, collect_id: int, *, now: dat
         return _new_assignment(conn, slot.hit_id, slot.id, annotator_id, False, now)
 
 
-_ACTIVE_MAIN = select(g_.c.id).where(and_(g_.c.annotator_id == bindparam("b_annotator"), g_.c.status == ACTIVE,
-                                           g_.c.extra == False))  # noqa: E712
 _TAKE_CELL = (update(k_).where(and_(k_.c.collect_id == bindparam("b_collect"), k_.c.doc_index == bindparam("b_doc"),
                                     k_.c.model == bindparam("b_model"), k_.c.given < bindparam("b_cap")))
               .values(given=k_.c.given + 1))
 _TEMPLATE_ITEMS = (select(i_).join(h_, h_.c.id == i_.c.hit_id)
                    .where(and_(h_.c.collect_id == bindparam("b_collect"), h_.c.kind == "doc",
                                h_.c.doc_index == bindparam("b_doc"))).order_by(i_.c.seq))
-_ASSIGNMENTS_HAD = select(func.count()).select_from(g_).where(g_.c.annotator_id == bindparam("b_annotator"))
+_TEMPLATES = _Kept(4096)
+_NEW_ITEMS = insert(i_).returning(i_.c.id, sort_by_parameter_order=True)
 _NEW_HIT = insert(h_).returning(h_.c.id)
 _NEW_SLOT = insert(s_).returning(s_.c.id)
 
@@ -417,7 +440,7 @@ def create_page(store: Store, annotator_id: int, collect_id: int, doc_index: int
     now = now or m.now()
     with write_transaction(store.engine) as conn:
         ann = _check_annotator(conn, annotator_id, new=True)
-        if conn.execute(_ACTIVE_MAIN, {"b_annotator": annotator_id}).first():
+        if ann.active_main:
             return None
         taken_models = []
         for model in sorted(models):  # one lock order for every writer
@@ -428,19 +451,24 @@ def create_page(store: Store, annotator_id: int, collect_id: int, doc_index: int
         if len(taken_models) < min(2, len(models)):  # a contrast needs two: decide again (nothing written)
             conn.rollback()
             return None
-        models = taken_models
-        rows = [r for r in conn.execute(_TEMPLATE_ITEMS, {"b_collect": collect_id, "b_doc": doc_index}).mappings()
-                if r["system"] in models]
-        n = conn.execute(_ASSIGNMENTS_HAD, {"b_annotator": annotator_id}).scalar_one()
-        name = f"P{annotator_id}-{doc_index + 1}-{n + 1}"
+        key = (store.engine, collect_id, doc_index)  # a document's template never changes
+        template = _TEMPLATES.get(key) or _TEMPLATES.put(key, tuple(
+            dict(r) for r in conn.execute(_TEMPLATE_ITEMS, {"b_collect": collect_id, "b_doc": doc_index}).mappings()))
+        name = f"P{annotator_id}-{doc_index + 1}-{ann.had + 1}"
+        rows = [{**{k: v for k, v in r.items() if k not in ("id", "hit_id")}, "seq": q + 1, "position": q + 1}
+                for q, r in enumerate(r for r in template if r["system"] in taken_models)]
         hit_id = conn.execute(_NEW_HIT, {"collect_id": collect_id, "name": name, "items": len(rows), "kind": "page",
                                          "doc_index": doc_index, "random_item": bool(random_item)}).scalar_one()
-        conn.execute(insert(i_), [{**{k: v for k, v in r.items() if k not in ("id", "hit_id")}, "hit_id": hit_id,
-                                   "seq": q + 1, "position": q + 1} for q, r in enumerate(rows)])
+        ids = conn.execute(_NEW_ITEMS, [{**r, "hit_id": hit_id} for r in rows]).scalars().all()
         slot_id = conn.execute(_NEW_SLOT, {"hit_id": hit_id, "slot": 1, "holder_id": annotator_id,
                                            "held_until": now + timedelta(seconds=ann.timeout_seconds),
                                            "done": False}).scalar_one()
-        return _new_assignment(conn, hit_id, slot_id, annotator_id, False, now)
+        held = _new_assignment(conn, hit_id, slot_id, annotator_id, False, now, (name, len(rows), "page"))
+    # the page's items as page_items reads them, kept once they are committed
+    _HIT_ITEMS.put((store.engine, hit_id), tuple(_page_item({**{c: r[c] for c in (
+        "seq", "position", "item_type", "system", "segment", "doc", "text", "source", "note", "meta")},
+        "id": i, "page": r["pair_id"]}) for i, r in zip(ids, rows)))
+    return held
 
 
 # --------------------------------------------------------------------------- answers
@@ -500,7 +528,9 @@ def save_drafts(store: Store, annotator_id: int, assignment_id: int, answers: li
     return written
 
 
-_FINAL_ANSWER = insert(r_).returning(r_.c.id)
+#: several rows in one statement, their ids in the order of the rows given
+_FINAL_ANSWERS = insert(r_).returning(r_.c.id, sort_by_parameter_order=True)
+_FINAL_JUDGMENTS = insert(m.judgments).returning(m.judgments.c.id, sort_by_parameter_order=True)
 #: the annotator with their campaign's import, pair, assessment and timeout (``id``: the campaign's)
 _FINAL_ANNOTATOR = (select(a_.c.collect_id, a_.c.worker_id, a_.c.name, a_.c.decision, c_.c.import_id, c_.c.lp_id,
                            c_.c.assessment, c_.c.redundancy, c_.c.id, c_.c.timeout_seconds)
@@ -514,11 +544,10 @@ _FINAL_CELL = (update(k_).where(and_(k_.c.collect_id == bindparam("b_collect"), 
                                      k_.c.model == bindparam("b_model")))
                .values(done=k_.c.done + 1, n=k_.c.n + bindparam("b_n"), total=k_.c.total + bindparam("b_total"),
                        total_sq=k_.c.total_sq + bindparam("b_total_sq")))
-_FINAL_COUNT = select(func.count()).select_from(r_).where(and_(r_.c.assignment_id == bindparam("b_assignment"),
-                                                               r_.c.final == True))  # noqa: E712
 _FINALISE_ANSWER = (update(r_).where(r_.c.id == bindparam("b_answer"))
                     .values(raw=bindparam("b_raw"), spans=bindparam("b_spans"), ended_at=bindparam("b_ended"),
-                            final=True, revisions=r_.c.revisions + bindparam("b_more")))
+                            final=True, revisions=r_.c.revisions + bindparam("b_more"),
+                            judgment_id=bindparam("b_judgment")))
 
 
 def finalise_page(store: Store, annotator_id: int, assignment_id: int, page: str, answers: list[dict],
@@ -541,46 +570,49 @@ def finalise_page(store: Store, annotator_id: int, assignment_id: int, page: str
         given = {a["item_id"]: a for a in answers}
         if set(given) != {it.id for it in mine}:
             raise InputError("a page is submitted with an answer for every translation on it; nothing was stored")
-        spans_rows = []
-        for it in mine:
-            a = given[it.id]
-            old = have.get(it.id)
-            spans = json.dumps(a["spans"], sort_keys=True, ensure_ascii=False)
-            started = old.started_at if old is not None else a["started_at"]
-            if old is None:
-                answer_id = conn.execute(_FINAL_ANSWER, {
-                    "assignment_id": asg.id, "item_id": it.id, "raw": a["raw"], "spans": spans,
-                    "started_at": a["started_at"], "ended_at": a["ended_at"], "final": True}).scalar_one()
-            else:
-                answer_id = old.id
-                conn.execute(_FINALISE_ANSWER, {"b_answer": old.id, "b_raw": a["raw"], "b_spans": spans,
-                                                "b_ended": a["ended_at"], "b_more": 1 if old.final is False else 0})
-            if it.position is not None and it.kind in COUNTED_KINDS:
-                seconds = max(0.0, (_utc(a["ended_at"]) - _utc(started)).total_seconds())
-                judgment = conn.execute(_SUBMIT_JUDGMENT, {
-                    "import_id": info.import_id, "lp_id": info.lp_id, "assessment": info.assessment,
-                    "worker_id": ann.worker_id, "hit": it.hit, "position": int(it.position),
-                    "segment_id": it.segment_id, "system_id": it.system_id, "item_type": it.item_type,
-                    "raw": float(a["raw"]), "z": None, "seconds": seconds}).scalar_one()
-                conn.execute(_SUBMIT_LINK, {"b_answer": answer_id, "b_judgment": judgment})
-                spans_rows += [{"import_id": info.import_id, "lp_id": info.lp_id, "assessment": ASSESSMENT,
-                                "system_id": it.system_id, "segment_id": it.segment_id, "rater": ann.name,
-                                "category": None, "severity": s["severity"], "span_start": s.get("start"),
-                                "span_end": s.get("end"), "comment": s.get("token"), "line": answer_id}
-                               for s in a["spans"]]
+        # the page's judgments, then its answers linked to them: a few statements for the page, not a few per item
+        counted = [it for it in mine if it.position is not None and it.kind in COUNTED_KINDS]
+        started = {it.id: have[it.id].started_at if it.id in have else given[it.id]["started_at"] for it in mine}
+        judgment_ids = conn.execute(_FINAL_JUDGMENTS, [{
+            "import_id": info.import_id, "lp_id": info.lp_id, "assessment": info.assessment,
+            "worker_id": ann.worker_id, "hit": it.hit, "position": int(it.position), "segment_id": it.segment_id,
+            "system_id": it.system_id, "item_type": it.item_type, "raw": float(given[it.id]["raw"]), "z": None,
+            "seconds": max(0.0, (_utc(given[it.id]["ended_at"]) - _utc(started[it.id])).total_seconds())}
+            for it in counted]).scalars().all() if counted else []
+        judgment = dict(zip((it.id for it in counted), judgment_ids))
+        spans = {it.id: json.dumps(given[it.id]["spans"], sort_keys=True, ensure_ascii=False) for it in mine}
+        new = [it for it in mine if it.id not in have]
+        answer_ids = dict(zip((it.id for it in new), conn.execute(_FINAL_ANSWERS, [{
+            "assignment_id": asg.id, "item_id": it.id, "raw": given[it.id]["raw"], "spans": spans[it.id],
+            "started_at": given[it.id]["started_at"], "ended_at": given[it.id]["ended_at"], "final": True,
+            "judgment_id": judgment.get(it.id)} for it in new]).scalars().all())) if new else {}
+        drafts = [it for it in mine if it.id in have]
+        if drafts:
+            conn.execute(_FINALISE_ANSWER, [{
+                "b_answer": have[it.id].id, "b_raw": given[it.id]["raw"], "b_spans": spans[it.id],
+                "b_ended": given[it.id]["ended_at"], "b_more": 1 if have[it.id].final is False else 0,
+                "b_judgment": judgment.get(it.id)} for it in drafts])
+            answer_ids.update((it.id, have[it.id].id) for it in drafts)
+        spans_rows = [{"import_id": info.import_id, "lp_id": info.lp_id, "assessment": ASSESSMENT,
+                       "system_id": it.system_id, "segment_id": it.segment_id, "rater": ann.name, "category": None,
+                       "severity": sp["severity"], "span_start": sp.get("start"), "span_end": sp.get("end"),
+                       "comment": sp.get("token"), "line": answer_ids[it.id]}
+                      for it in counted for sp in given[it.id]["spans"]]
         if spans_rows:
             conn.execute(insert(m.expert_annotations), spans_rows)
         if checks:
             logged = json.loads(asg.checks) if asg.checks else []
             conn.execute(update(g_).where(g_.c.id == asg.id).values(checks=json.dumps(logged + checks)))
         if mine and mine[0].kind == "page":
-            for model in sorted({it.system for it in mine}):
+            cells = []
+            for model in sorted({it.system for it in mine}):  # one lock order for every writer
                 raws = [float(given[it.id]["raw"]) for it in mine if it.system == model and it.position is not None]
-                conn.execute(_FINAL_CELL, {"b_collect": info.id, "b_doc": mine[0].doc_index, "b_model": model,
-                                           "b_n": len(raws), "b_total": float(sum(raws)),
-                                           "b_total_sq": float(sum(r * r for r in raws))})
-        n_final = conn.execute(_FINAL_COUNT, {"b_assignment": asg.id}).scalar_one()
-        complete = n_final >= len(items)
+                cells.append({"b_collect": info.id, "b_doc": mine[0].doc_index, "b_model": model, "b_n": len(raws),
+                              "b_total": float(sum(raws)), "b_total_sq": float(sum(r * r for r in raws))})
+            conn.execute(_FINAL_CELL, cells)
+        # the assignment is locked (PostgreSQL) or the database is (SQLite): its answers are those read above
+        page_ids = {it.id for it in mine}
+        complete = len(mine) + sum(r.final and r.item_id not in page_ids for r in have.values()) >= len(items)
         if complete:
             conn.execute(_SUBMIT_DONE, {"b_assignment": asg.id, "b_when": m.now()})
             conn.execute(_SUBMIT_SLOT_DONE, {"b_slot": asg.slot_id})
@@ -600,7 +632,7 @@ def log_checks(store: Store, annotator_id: int, assignment_id: int, checks: list
 
 def check_results(store: Store, collect_id: int) -> pd.DataFrame:
     """Every logged check result: annotator, hit, kind, item_id, passed, loud, attempt."""
-    with store.engine.connect() as conn:
+    with connect(store) as conn:
         rows = conn.execute(select(a_.c.name, h_.c.name, h_.c.kind, g_.c.checks).join(g_, g_.c.annotator_id == a_.c.id)
                             .join(h_, h_.c.id == g_.c.hit_id)
                             .where(and_(a_.c.collect_id == collect_id, g_.c.checks.is_not(None)))).all()
@@ -610,7 +642,7 @@ def check_results(store: Store, collect_id: int) -> pd.DataFrame:
 
 def cells_progress(store: Store, collect_id: int) -> dict[str, int]:
     """Dynamic campaigns: document × model cells, given and done (each up to the redundancy)."""
-    with store.engine.connect() as conn:
+    with connect(store) as conn:
         n, given, done = conn.execute(select(func.count(k_.c.id), func.coalesce(func.sum(k_.c.given), 0),
                                              func.coalesce(func.sum(k_.c.done), 0))
                                       .where(k_.c.collect_id == collect_id)).one()
@@ -618,7 +650,7 @@ def cells_progress(store: Store, collect_id: int) -> dict[str, int]:
 
 
 def cells(store: Store, collect_id: int) -> pd.DataFrame:
-    with store.engine.connect() as conn:
+    with connect(store) as conn:
         rows = conn.execute(select(k_.c.doc_index, k_.c.model, k_.c.given, k_.c.done)
                             .where(k_.c.collect_id == collect_id)).all()
     return pd.DataFrame(rows, columns=["doc_index", "model", "given", "done"])
@@ -634,7 +666,7 @@ def final_answers(store: Store, collect_id: int) -> pd.DataFrame:
          .select_from(r_).join(g_, g_.c.id == r_.c.assignment_id).join(a_, a_.c.id == g_.c.annotator_id)
          .join(i_, i_.c.id == r_.c.item_id).join(h_, h_.c.id == i_.c.hit_id)
          .where(and_(a_.c.collect_id == collect_id, r_.c.final == True)))  # noqa: E712
-    with store.engine.connect() as conn:
+    with connect(store) as conn:
         rows = conn.execute(q).all()
     return pd.DataFrame(rows, columns=["worker", "assignment", "hit_name", "kind", "doc_index", "seq", "page",
                                        "segment", "system", "target", "source", "instructions", "answer", "raw",
