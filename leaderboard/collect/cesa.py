@@ -170,7 +170,7 @@ def _page_view(store: Store, annotator: Annotator, assignment: dict, kind: str, 
             old = given.get(item)
             translations.append({
                 "item": item, "label": LETTERS[slot], "text": text,
-                "tokens": [[a, b] for a, b in tokens(text, lang)],
+                "tokens": tokens(text, lang),
                 "given": None if old is None else {"score": float(old[1]), "spans": to_tokens(old[2], text, lang)},
                 "_model": model})
         segments.append({"segment": segment, "source": source, "note": note, "rules": rules,

@@ -21,10 +21,11 @@ SEVERITIES: tuple[str, ...] = ("minor", "major")
 MAX_SPANS = 200
 
 
-def tokens(text: str, lang: str) -> list[tuple[int, int]]:
+def tokens(text: str, lang: str) -> tuple[tuple[int, int], ...]:
     """Character (start, end) of every markable token of ``text``: the units a rotation moves (words, or
-    characters with their combining marks)."""
-    return list(_tokens(text, _by_character(lang)))
+    characters with their combining marks). Kept per process and shared: read it, never change it (tuples of
+    numbers also stay out of the garbage collector's scans, which matters with hundreds of pages held)."""
+    return _tokens(text, _by_character(lang))
 
 
 @lru_cache(maxsize=4096)
