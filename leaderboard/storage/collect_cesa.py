@@ -260,8 +260,13 @@ def allocation_inputs(store: Store, collect_id: int) -> dict[str, Any]:
         docs, col, models = _cell_index(store, conn, collect_id)
         cursor = conn.connection.driver_connection.cursor()
         mark = "%s" if conn.dialect.name == "postgresql" else "?"
-        cursor.execute(f"SELECT given FROM collect_cells WHERE collect_id = {mark} ORDER BY id", (collect_id,))
-        given = np.fromiter((r[0] for r in cursor.fetchall()), np.int64, len(docs))
+        if conn.dialect.name == "postgresql":  # one array value: the server sorts and packs, no row per cell
+            cursor.execute("SELECT array_agg(given ORDER BY id) FROM collect_cells WHERE collect_id = %s",
+                           (collect_id,))
+            given = np.asarray(cursor.fetchone()[0] or [], np.int64)
+        else:
+            cursor.execute("SELECT given FROM collect_cells WHERE collect_id = ? ORDER BY id", (collect_id,))
+            given = np.fromiter((r[0] for r in cursor.fetchall()), np.int64, len(docs))
         cursor.execute(f"SELECT model, SUM(n), SUM(total), SUM(total_sq) FROM collect_cells WHERE collect_id = {mark} "
                        "GROUP BY model", (collect_id,))
         stats = {r[0]: r[1:] for r in cursor.fetchall()}
