@@ -34,6 +34,18 @@ def _pearmut(shared: Path, kind: str):
     return from_pearmut(shared / "pearmut" / kind / "campaign.json")
 
 
+def _plain_dynamic(request, tmp_path, shared, backend: str):
+    """A store on ``backend`` holding the sample dynamic campaign "pm" without tutorial or checks, redundancy 2."""
+    from leaderboard.collect.campaigns import create_cesa
+    url = f"sqlite:///{tmp_path / 's.sqlite'}" if backend == "sqlite" else request.getfixturevalue("pg_url")
+    _, plan = _pearmut(shared, "dynamic")
+    plan.welcome, plan.checks = [], []
+    plan.settings.update(check_prob=0.0, docs_per_user=None, max_annotators=None, checks=0)
+    store = _store(url)
+    create_cesa(store, "pm", LP, plan, seed=1, redundancy=2)
+    return store
+
+
 def _answers(page, score=70, spans=None):
     return [{"item": t["item"], "score": score, "spans": spans or []} for s in page.segments for t in s["translations"]]
 
@@ -644,13 +656,7 @@ def test_a_submit_and_its_next_page_run_on_one_connection(request, tmp_path, sha
     from sqlalchemy import event
 
     from leaderboard.collect import cesa
-    from leaderboard.collect.campaigns import create_cesa
-    url = f"sqlite:///{tmp_path / 's.sqlite'}" if backend == "sqlite" else request.getfixturevalue("pg_url")
-    _, plan = _pearmut(shared, "dynamic")
-    plan.welcome, plan.checks = [], []
-    plan.settings.update(check_prob=0.0, docs_per_user=None, max_annotators=None, checks=0)
-    store = _store(url)
-    create_cesa(store, "pm", LP, plan, seed=1, redundancy=2)
+    store = _plain_dynamic(request, tmp_path, shared, backend)
     person, = _people(store, "pm", 1)
     page = cesa.next_page(store, person)
     counts = {"checkouts": 0, "statements": 0}
@@ -688,17 +694,11 @@ def test_a_page_whose_time_ran_out_goes_to_the_next_annotator(request, tmp_path,
     from sqlalchemy import func, select, update
 
     from leaderboard.collect import cesa
-    from leaderboard.collect.campaigns import create_cesa
     from leaderboard.errors import InputError
     from leaderboard.storage import collect_cesa as cdb
     from leaderboard.storage import models as m
     from leaderboard.storage.collect import collection
-    url = f"sqlite:///{tmp_path / 's.sqlite'}" if backend == "sqlite" else request.getfixturevalue("pg_url")
-    _, plan = _pearmut(shared, "dynamic")
-    plan.welcome, plan.checks = [], []
-    plan.settings.update(check_prob=0.0, docs_per_user=None, max_annotators=None, checks=0)
-    store = _store(url)
-    create_cesa(store, "pm", LP, plan, seed=1, redundancy=2)
+    store = _plain_dynamic(request, tmp_path, shared, backend)
     collect_id = collection(store, "pm", LP)["id"]
     late, next_one = _people(store, "pm", 2)
     held = cesa.next_page(store, late)
