@@ -716,3 +716,26 @@ def test_a_page_whose_time_ran_out_goes_to_the_next_annotator(request, tmp_path,
     with store.engine.connect() as conn:
         stored = conn.execute(select(func.count()).select_from(m.judgments)).scalar_one()
     assert stored == len(taken.item_ids)
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_a_new_page_comes_back_as_the_store_reads_it(request, tmp_path, shared, backend):
+    """The assignment a new page returns (built without reading it back) equals the row the store reads for it,
+    column for column, and its items are the ones stored."""
+    from leaderboard.storage import collect_cesa as cdb
+    from leaderboard.storage.collect import assignment, collection
+    store = _plain_dynamic(request, tmp_path, shared, backend)
+    info = collection(store, "pm", LP)
+    person, = _people(store, "pm", 1)
+    cells = cdb.cells(store, info["id"])
+    models = sorted(cells.loc[cells["doc_index"] == 0, "model"])[:3]
+    held = cdb.create_page(store, person.id, info["id"], 0, models, redundancy=2)
+    read = assignment(store, held["id"])
+    assert held.keys() == read.keys()
+    started = held.pop("started_at"), read.pop("started_at")
+    assert held == read
+    assert abs((started[0].replace(tzinfo=None) - started[1].replace(tzinfo=None)).total_seconds()) < 1
+    kept = cdb.page_items(store, held["hit_id"])
+    cdb._HIT_ITEMS.rows.clear()
+    assert cdb.page_items(store, held["hit_id"]) == kept
+    assert {r["system"] for r in kept} == set(models)

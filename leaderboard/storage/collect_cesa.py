@@ -156,13 +156,9 @@ def hit_kinds(store: Store, collect_id: int) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["id", "name", "kind", "doc_index"])
 
 
-def hit_kind(store: Store, hit_id: int) -> str:
-    with connect(store) as conn:
-        return str(conn.execute(select(h_.c.kind).where(h_.c.id == hit_id)).scalar_one())
-
-
 class _Kept:
-    """Rows that never change once written, kept per process by key (the oldest dropped past ``size``)."""
+    """Rows that never change once written, kept per process by key (the oldest dropped past ``size``). Keys
+    start with the store's engine, not its URL: a database made again at the same URL gets a new engine."""
 
     def __init__(self, size: int) -> None:
         self.size, self.rows, self.lock = size, {}, threading.Lock()
@@ -236,20 +232,21 @@ def annotator_assignments(store: Store, annotator_id: int) -> list[dict[str, Any
             for r in rows]
 
 
-_CELL_INDEX: dict[tuple[str, int], tuple[np.ndarray, np.ndarray, tuple[str, ...]]] = {}
+_CELL_INDEX = _Kept(256)
 
 
 def _cell_index(store: Store, conn, collect_id: int) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
     """Per cell (in id order) its document index and model column, and the model names — fixed when the campaign
     is created, so read once per process."""
-    key = (str(store.engine.url), collect_id)
-    if key not in _CELL_INDEX:
+    key = (store.engine, collect_id)
+    kept = _CELL_INDEX.get(key)
+    if kept is None:
         rows = conn.execute(select(k_.c.doc_index, k_.c.model).where(k_.c.collect_id == collect_id)
                             .order_by(k_.c.id)).all()
         docs = np.fromiter((r[0] for r in rows), np.int64, len(rows))
         models, col = np.unique(np.array([r[1] for r in rows], dtype=object).astype(str), return_inverse=True)
-        _CELL_INDEX[key] = (docs, col.astype(np.int64), tuple(str(x) for x in models))
-    return _CELL_INDEX[key]
+        kept = _CELL_INDEX.put(key, (docs, col.astype(np.int64), tuple(str(x) for x in models)))
+    return kept
 
 
 def allocation_inputs(store: Store, collect_id: int) -> dict[str, Any]:
@@ -277,14 +274,15 @@ def allocation_inputs(store: Store, collect_id: int) -> dict[str, Any]:
             "total_sq": np.array([float(stats.get(mm, (0, 0, 0))[2] or 0) for mm in models])}
 
 
-_DOC_SIZES: dict[tuple[str, int], np.ndarray] = {}
+_DOC_SIZES = _Kept(256)
 
 
 def document_sizes(store: Store, collect_id: int) -> np.ndarray:
     """Segments per document of a dynamic campaign (by document index), read once per process (fixed when the
     campaign is created)."""
-    key = (str(store.engine.url), collect_id)
-    if key not in _DOC_SIZES:
+    key = (store.engine, collect_id)
+    sizes = _DOC_SIZES.get(key)
+    if sizes is None:
         with connect(store) as conn:
             rows = conn.execute(select(h_.c.doc_index, func.count(func.distinct(i_.c.segment)))
                                 .join(i_, i_.c.hit_id == h_.c.id)
@@ -293,8 +291,8 @@ def document_sizes(store: Store, collect_id: int) -> np.ndarray:
         sizes = np.zeros(max((int(r[0]) for r in rows), default=-1) + 1, np.int64)
         for d, n in rows:
             sizes[int(d)] = int(n)
-        _DOC_SIZES[key] = sizes
-    return _DOC_SIZES[key]
+        _DOC_SIZES.put(key, sizes)
+    return sizes
 
 
 _PAGES_TABLE = (select(h_.c.id, m.judgments.c.worker_id, h_.c.doc_index, h_.c.random_item, m.systems.c.name,
@@ -364,9 +362,10 @@ def _new_assignment(conn, hit_id: int, slot_id: int, annotator_id: int, extra: b
                                             "status": ACTIVE, "started_at": now, "extra": extra}).scalar_one()
     if hit is None:
         return _assignment_row(conn, "id", b_id=new_id)
-    return {"id": new_id, "hit_id": hit_id, "slot_id": slot_id, "annotator_id": annotator_id, "status": ACTIVE,
-            "platform_assignment": None, "started_at": now, "completed_at": None, "qc_pass": None, "qc_p": None,
-            "hit": hit[0], "hit_items": hit[1], "hit_kind": hit[2]}
+    row = dict.fromkeys(_ASSIGNMENT.selected_columns.keys())  # the read row's columns, nothing beside them
+    row.update(id=new_id, hit_id=hit_id, slot_id=slot_id, annotator_id=annotator_id, status=ACTIVE, started_at=now,
+               hit=hit[0], hit_items=hit[1], hit_kind=hit[2])
+    return row
 
 
 def _check_annotator(conn, annotator_id: int, *, new: bool) -> Any:
