@@ -10,9 +10,13 @@ annotators at once one process serves at that speed without losing an answer.
 - ``browser`` (``--browser``): the same in Debian's chromium through the app, from the Enter key until the next
   page is drawn;
 - ``concurrency`` (PostgreSQL): N simulated annotators in threads of one process, each reading a page, thinking
-  ``--think`` seconds and submitting it; submit → next p95 and answers stored vs. given, for each N.
+  ``--think`` seconds and submitting it; submit → next p95 and answers stored vs. given, for each N;
+- ``served`` (PostgreSQL): the same through one ``mtlb serve`` process over HTTP, as the page component sends
+  drafts and submits to the annotation endpoint (two drafts and a submit per page), with the server's CPU per
+  page (``--served-levels``).
 
-    python bench/bench_cesa.py [--backends sqlite,postgres] [--levels 50,100,200,300] [--think 10] [--browser]
+    python bench/bench_cesa.py [--backends sqlite,postgres] [--levels 50,100,200,300]
+        [--served-levels 100,200,300] [--think 10] [--browser]
 
 Prints one JSON object (seconds).
 """
@@ -368,6 +372,120 @@ def bench_concurrency(levels: list[int], think: float, duration: float, folder: 
     return out
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process so far (Linux /proc)."""
+    import os
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def bench_served(levels: list[int], think: float, duration: float, folder: Path) -> list[dict]:
+    """N annotators at once against one ``mtlb serve`` process on PostgreSQL, over HTTP as the page sends its
+    requests to the annotation endpoint: each reads a page, sends two drafts while thinking ``think`` seconds
+    (0.5-1.5x), submits it and gets the next page. The annotators run in threads of this process (their
+    HTTP clients share the machine's two cores with the server). Reports submit → next page over HTTP, the
+    drafts, answers given vs. stored, and the server process's CPU per submitted page."""
+    import http.client
+    import os
+
+    from sqlalchemy import func, select
+
+    from leaderboard.collect.links import invitation_links
+    from leaderboard.storage import Store
+    from leaderboard.storage import models as m
+    from appserver import running_app
+    out = []
+    for n in levels:
+        url = _url("postgres", folder, f"served{n}")
+        store = Store(url)
+        _campaign(store, "bench", max(400, n * 3), seed=n, redundancy=3)
+        tokens = [link["url"].split("t=")[1] for link in invitation_links(store, "bench", "en-de", n, "http://x")]
+        env = {**os.environ, "DATABASE_URL": url, "MTLB_NO_DEMO": "1", "MTLB_DATA_DIR": str(folder / "served")}
+        with running_app(sys.executable, None, env=env, cwd=ROOT, log=folder / f"served{n}.log", timeout=120) as base:
+            port = int(base.rsplit(":", 1)[1])
+            server_pid = int(__import__("subprocess").check_output(["lsof", "-t", "-i", f"TCP:{port}", "-sTCP:LISTEN"])
+                             .split()[0]) if __import__("shutil").which("lsof") else None
+            lat, drafts, given, errors = [], [], [0], []
+            lock = threading.Lock()
+            start = threading.Barrier(n)
+            stop = time.perf_counter() + duration
+
+            def annotator(token: str, k: int) -> None:
+                rng = np.random.default_rng(k)
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+
+                def post(body: dict) -> tuple[int, dict]:
+                    nonlocal conn
+                    body["link"] = {"t": token}
+                    for attempt in (0, 1):
+                        try:
+                            conn.request("POST", "/mtlb-api/cesa", json.dumps(body),
+                                         {"Content-Type": "application/json"})
+                            r = conn.getresponse()
+                            return r.status, json.loads(r.read())
+                        except (BrokenPipeError, ConnectionResetError, http.client.RemoteDisconnected):
+                            # the server closed an idle kept-alive connection before the request reached it:
+                            # a browser sends it again on a new one, and so does this annotator
+                            conn.close()
+                            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+                            if attempt:
+                                raise
+                try:
+                    start.wait()
+                    time.sleep(float(rng.uniform(0, think)))
+                    status, reply = post({"kind": "page"})
+                    while reply.get("state") == "page" and time.perf_counter() < stop:
+                        page = reply["task"]["page"]
+                        items = [t["item"] for seg in page["segments"] for t in seg["translations"]]
+                        answers = [{"item": i, "score": int(rng.integers(0, 101)),
+                                    "spans": [{"start": 0, "end": 2, "severity": "minor"}]} for i in items]
+                        wait = float(rng.uniform(0.5, 1.5)) * think
+                        for part in (1, len(items) - 1):
+                            time.sleep(wait / 3)
+                            t0 = time.perf_counter()
+                            status, _ = post({"kind": "draft", "assignment": page["assignment_id"],
+                                              "answers": answers[:part]})
+                            with lock:
+                                drafts.append(time.perf_counter() - t0)
+                            if status != 200:
+                                raise RuntimeError(f"draft answered {status}")
+                        time.sleep(wait / 3)
+                        t0 = time.perf_counter()
+                        status, reply = post({"kind": "submit", "assignment": page["assignment_id"],
+                                              "answers": answers})
+                        with lock:
+                            lat.append(time.perf_counter() - t0)
+                            if status == 200:
+                                given[0] += len(answers)
+                        if status != 200:
+                            raise RuntimeError(f"submit answered {status}: {reply.get('error')}")
+                except Exception as exc:  # noqa: BLE001 - counted
+                    with lock:
+                        errors.append(repr(exc)[:200])
+                finally:
+                    conn.close()
+            threads = [threading.Thread(target=annotator, args=(tok, k), daemon=True) for k, tok in enumerate(tokens)]
+            cpu0 = _cpu_seconds(server_pid) if server_pid else None
+            t0 = time.perf_counter()
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(duration + 180)
+            seconds = time.perf_counter() - t0
+            cpu = _cpu_seconds(server_pid) - cpu0 if server_pid else None
+        with store.engine.connect() as conn:
+            stored = conn.execute(select(func.count()).select_from(m.judgments)).scalar_one()
+        q = _q(lat)
+        out.append({"annotators": n, "think_s": think, "seconds": round(seconds, 1), "pages_submitted": len(lat),
+                    "drafts": _q(drafts), "answers_given": given[0], "answers_stored": int(stored),
+                    "errors": len(errors), "first_error": errors[0] if errors else None, "submit_next": q,
+                    "server_cpu_s": None if cpu is None else round(cpu, 1),
+                    "server_cpu_ms_per_page": None if cpu is None or not lat else round(1000 * cpu / len(lat), 1),
+                    "met": q.get("p95", 9) <= 0.3 and not errors and stored == given[0]})
+        store.engine.dispose()
+    return out
+
+
 PROBE = """() => {
   const root = document.getElementById('root');
   const b = window.__bench = {t0: null, page: null, shown: []};
@@ -433,7 +551,8 @@ def main() -> None:
     parser.add_argument("--levels", default="50,100,200,300")
     parser.add_argument("--think", type=float, default=10.0, help="seconds an annotator spends on a page (mean)")
     parser.add_argument("--duration", type=float, default=60.0, help="seconds each concurrency level runs")
-    parser.add_argument("--skip", default="", help="parts to skip: decision,race,submit,concurrency")
+    parser.add_argument("--served-levels", default="100,200,300", help="annotators at once against `mtlb serve`")
+    parser.add_argument("--skip", default="", help="parts to skip: decision,race,submit,concurrency,served")
     parser.add_argument("--browser", action="store_true", help="also measure the page in chromium")
     args = parser.parse_args()
     skip = set(filter(None, args.skip.split(",")))
@@ -450,6 +569,9 @@ def main() -> None:
         if "concurrency" not in skip and "postgres" in args.backends:
             result["concurrency_postgres"] = bench_concurrency([int(x) for x in args.levels.split(",")], args.think,
                                                                args.duration, folder)
+        if "served" not in skip and "postgres" in args.backends:
+            result["served_postgres"] = bench_served([int(x) for x in args.served_levels.split(",")], args.think,
+                                                     args.duration, folder)
         if args.browser:
             result["browser"] = bench_browser(folder)
     _drop_schemas()

@@ -27,7 +27,7 @@ from ..errors import InputError
 from ..languages import script_direction, split_lp
 from ..storage import Store
 from ..storage import collect as db
-from .links import crowd_identity, crowd_preview, token_hash, valid_token
+from .links import CROWD_PARAM, TOKEN_PARAM, crowd_identity, crowd_preview, token_hash, valid_token
 
 
 def cdb_settings(info: dict) -> dict:
@@ -173,6 +173,14 @@ def open_crowd(store: Store, key: str | None, params: Mapping[str, str]) -> Anno
         raise InputError(f"this campaign has all the annotators it needs ({cap}); thank you for your interest")
     row = db.crowd_annotator(store, info["id"], name, origin)
     return Annotator(row["id"], row["name"], row["origin"], info, platform_assignment)
+
+
+def open_link(store: Store, params: Mapping[str, str]) -> Annotator | None:
+    """The annotator of a link's parameters: an invitation (``t``) or a crowd link (``c`` and the platform's worker
+    id); None for a crowd preview. The annotation page and the annotation endpoint both ask this."""
+    if params.get(TOKEN_PARAM):
+        return open_invitation(store, params[TOKEN_PARAM])
+    return open_crowd(store, params.get(CROWD_PARAM), params)
 
 
 @lru_cache(maxsize=512)

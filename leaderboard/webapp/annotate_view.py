@@ -52,12 +52,9 @@ def _annotator() -> service.Annotator:
         for key in ("_ann", "_ann_task", "_ann_error"):
             st.session_state.pop(key, None)
         store = state.get_store()
-        if params.get(TOKEN_PARAM):
-            person = service.open_invitation(store, params[TOKEN_PARAM])
-        else:
-            person = service.open_crowd(store, params.get(CROWD_PARAM), params)
-            if person is None:  # a preview (no worker id yet): show the task, hold nothing
-                st.session_state["_ann_preview"] = service.crowd_campaign(store, params.get(CROWD_PARAM))
+        person = service.open_link(store, params)
+        if person is None:  # a preview (no worker id yet): show the task, hold nothing
+            st.session_state["_ann_preview"] = service.crowd_campaign(store, params.get(CROWD_PARAM))
         st.session_state["_ann"] = person
         st.session_state["_ann_ident"] = ident
     return st.session_state["_ann"]

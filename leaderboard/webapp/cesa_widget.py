@@ -19,6 +19,11 @@ import streamlit.components.v1 as components
 
 FOLDER = Path(__file__).resolve().parent / "components" / "cesa"
 NAME = "mtlb_cesa"
+#: the annotation endpoint's path below the app's base path (:mod:`leaderboard.webapp.annotation_api`), and the
+#: same address relative to the component's page (``<base>/component/<name>/index.html``), so it holds behind any
+#: base path or proxy prefix
+API_PATH = "mtlb-api/cesa"
+API_ADDRESS = "../../" + API_PATH
 
 
 def _component():
@@ -36,6 +41,7 @@ def asset_address(folder: str | Path | None) -> Callable[[str], str] | None:
     return lambda path: f"../{served}/{quote(path)}"
 
 
-def cesa_page(task: dict[str, Any], key: str, on_change: Callable[[], None] | None = None) -> Any:
-    """Show one cESA page; returns the last value the browser sent (a draft or a submit)."""
-    return _component()(task=task, key=key, default=None, on_change=on_change)
+def cesa_page(task: dict[str, Any], key: str) -> Any:
+    """Show one cESA page. The browser sends a value only to ask for a rerun (the work is complete); answers go to
+    the annotation endpoint."""
+    return _component()(task=task, key=key, default=None)
