@@ -15,8 +15,11 @@ if __name__ == "__main__":
     main()
 else:
     import streamlit as st
+    from starlette.middleware import Middleware
     from streamlit import config
 
     from leaderboard.webapp.annotation_api import routes
+    from leaderboard.webapp.connections import SendAtOnce
 
-    app = st.App(__file__, routes=routes(config.get_option("server.baseUrlPath") or ""))
+    app = st.App(__file__, routes=routes(config.get_option("server.baseUrlPath") or ""),
+                 middleware=[Middleware(SendAtOnce)])
