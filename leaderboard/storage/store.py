@@ -430,14 +430,6 @@ class Store:
                                          "(altered since)")
         return json.loads(row.payload)
 
-    def snapshot_artifact_names(self, campaign: str, lp: str, assessment: str, version: int) -> list[str]:
-        """The names of a published version's stored artifacts."""
-        a = m.snapshot_artifacts
-        with self.engine.connect() as conn:
-            sid = self._snapshot_id(conn, campaign, lp, assessment, version)
-            return [] if sid is None else sorted(conn.execute(
-                select(a.c.name).where(a.c.snapshot_id == sid)).scalars())
-
     def save_snapshot_artifact(self, campaign: str, lp: str, assessment: str, version: int, name: str,
                                value: Any) -> bool:
         """Add an artifact to an already published version (computed later, e.g. for a snapshot published
