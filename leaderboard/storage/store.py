@@ -302,13 +302,6 @@ class Store:
         return merge_texts(stored, extra[extra["kind"] == kind] if kind else extra)
 
     # ---- metric submissions ----------------------------------------------------------------
-    def save_metric_submission(self, campaign: str, scores: pd.DataFrame, *, metric: str, level: str,
-                               higher_is_better: bool = True, owner: str | None = None,
-                               public: bool = False) -> int:
-        """Store one metric's validated scores (columns lp, system, [segment], score); returns its id."""
-        return self.save_metric_submissions(campaign, scores.assign(metric=metric), level=level,
-                                            higher_is_better=higher_is_better, owner=owner, public=public)[0]
-
     def save_metric_submissions(self, campaign: str, scores: pd.DataFrame, *, level: str,
                                 higher_is_better: bool = True, owner: str | None = None,
                                 public: bool = False) -> list[int]:
