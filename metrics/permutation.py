@@ -100,23 +100,6 @@ def permutation_samples(
     return np.atleast_1d(d_obs), d_star.T, pairs
 
 
-def permutation_test(
-    human: np.ndarray,
-    metric_a: np.ndarray,
-    metric_b: np.ndarray,
-    *,
-    stat: str = "pearson",
-    n_resamples: int = 1000,
-    seed: int | None = DEFAULT_SEED,
-    swaps: np.ndarray | None = None,
-) -> dict[str, float]:
-    """PERM-BOTH test of one pair: ``{"delta": r_a − r_b, "p": one-sided p that a is better}``."""
-    d_obs, d_star, _ = permutation_samples(human, {"a": metric_a, "b": metric_b}, stat=stat,
-                                           n_resamples=n_resamples, seed=seed, swaps=swaps)
-    delta = float(d_obs[0])
-    return {"delta": delta, "p": float(np.mean(d_star[0] >= delta - 1e-12))}
-
-
 def permutation_matrix(
     human: np.ndarray,
     metrics: Mapping[str, np.ndarray],

@@ -1,4 +1,4 @@
-"""Segment-level metric validation and system-level pairwise accuracy, with bootstrap CIs.
+"""Segment-level metric validation with bootstrap CIs, and system-level pairwise accuracy.
 
 * :func:`darr_tau` — the WMT17–20 "DA relative ranking" Kendall-like tau: for every source
   segment, every pair of system outputs whose raw human DA scores differ by at least 25 points
@@ -8,8 +8,7 @@
   scores with grouping ``none`` (all (system, segment) cells pooled), ``item`` (per segment
   across systems, then averaged) or ``system`` (per system across segments, then averaged).
 * :func:`pairwise_accuracy` — share of system pairs that the metric orders as the humans do
-  (Kocmi et al. 2021); :func:`tie_calibrated_accuracy` — the tie-aware accuracy (acc_eq) with the
-  metric tie threshold epsilon chosen to maximise it (Deutsch et al. 2023).
+  (Kocmi et al. 2021).
 
 Bootstrap CIs resample source segments with replacement (one draw shared by all systems and
 metrics) and never loop over resamples in Python: a draw is a count matrix ``(B, N)`` and every
@@ -27,7 +26,7 @@ from typing import Mapping
 
 import numpy as np
 
-from .bootstrap import DEFAULT_SEED, draw_indices, index_counts, percentile_interval, resampled_means
+from .bootstrap import DEFAULT_SEED, draw_indices, index_counts, percentile_interval
 
 # --------------------------------------------------------------------------------------------
 # DARR
@@ -295,79 +294,3 @@ def pairwise_accuracy(human: np.ndarray, metric: np.ndarray) -> np.ndarray | flo
     agree = np.sign(_pair_diffs(human)) == np.sign(_pair_diffs(metric))
     acc = agree.mean(axis=-1)
     return acc if np.ndim(acc) else float(acc)
-
-
-def tie_calibrated_accuracy(human: np.ndarray, metric: np.ndarray, human_tie: float = 0.0) -> tuple:
-    """Tie-aware pairwise accuracy (acc_eq) with the best metric tie threshold epsilon.
-
-    A pair is a human tie when |Δhuman| ≤ ``human_tie``; the metric declares a tie when
-    |Δmetric| ≤ epsilon. A pair agrees when both tie, or neither ties and the signs match.
-    epsilon is chosen among 0 and the observed |Δmetric| values to maximise the accuracy (the
-    smallest such epsilon). Works along the last axis; returns ``(accuracy, epsilon)``.
-    """
-    dh = _pair_diffs(human)
-    dm = _pair_diffs(metric)
-    ht = np.abs(dh) <= human_tie
-    same_sign = ~ht & (np.sign(dh) == np.sign(dm)) & (dm != 0)
-    a = np.abs(dm)
-    order = np.argsort(a, axis=-1, kind="stable")
-    a_s = np.take_along_axis(a, order, -1)
-    ht_s = np.take_along_axis(ht, order, -1).astype(float)
-    ss_s = np.take_along_axis(same_sign, order, -1).astype(float)
-    p = a.shape[-1]
-    zero = np.zeros(a.shape[:-1] + (1,))
-    cum_ht = np.concatenate([zero, np.cumsum(ht_s, -1)], -1)          # ties declared among the first k
-    cum_ss = np.concatenate([zero, np.cumsum(ss_s, -1)], -1)
-    acc_k = cum_ht + (cum_ss[..., -1:] - cum_ss)                       # (…, p + 1)
-    k = np.arange(p + 1)
-    n_zero = (a_s == 0).sum(-1, keepdims=True)
-    nxt = np.concatenate([a_s, np.full(zero.shape, np.inf)], -1)
-    prev = np.concatenate([np.full(zero.shape, -np.inf), a_s], -1)
-    allowed = (k >= n_zero) & (prev < nxt)                              # a threshold between distinct values
-    acc_k = np.where(allowed, acc_k, -1)
-    best = np.argmax(acc_k, axis=-1)
-    acc = np.take_along_axis(acc_k, best[..., None], -1)[..., 0] / p
-    eps = np.where(best > 0, np.take_along_axis(prev, best[..., None], -1)[..., 0], 0.0)
-    if np.ndim(acc) == 0:
-        return float(acc), float(eps)
-    return acc, eps
-
-
-def pairwise_accuracy_ci(
-    human: np.ndarray,
-    metrics: Mapping[str, np.ndarray],
-    *,
-    n_resamples: int = 1000,
-    seed: int | None = DEFAULT_SEED,
-    alpha: float = 0.05,
-    indices: np.ndarray | None = None,
-) -> dict[str, dict]:
-    """Pairwise accuracy and tie-calibrated accuracy of system means, with segment-resampling CIs.
-
-    ``human`` and each metric: ``(S, N)`` segment scores (NaN = missing). Returns per metric
-    ``{"accuracy", "accuracy_ci", "acc_eq", "epsilon", "acc_eq_ci"}``.
-    """
-    h = np.asarray(human, dtype=float)
-    names = list(metrics)
-    stack = np.stack([np.asarray(metrics[k], dtype=float) for k in names])
-    n = h.shape[1]
-    idx = draw_indices(n, n_resamples, seed) if indices is None else np.asarray(indices)
-    counts = index_counts(idx, n)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        h_mean, m_mean = np.nanmean(h, -1), np.nanmean(stack, -1)
-    hb = resampled_means(h, counts)                # (B, S)
-    mb = resampled_means(stack, counts)            # (B, K, S)
-    acc_b = pairwise_accuracy(hb[:, None, :], mb)  # (B, K)
-    eq_b, _ = tie_calibrated_accuracy(hb[:, None, :], mb)
-    out = {}
-    for k, name in enumerate(names):
-        acc_eq, eps = tie_calibrated_accuracy(h_mean, m_mean[k])
-        out[name] = {
-            "accuracy": pairwise_accuracy(h_mean, m_mean[k]),
-            "accuracy_ci": tuple(float(v) for v in percentile_interval(acc_b[:, k], alpha)),
-            "acc_eq": acc_eq,
-            "epsilon": eps,
-            "acc_eq_ci": tuple(float(v) for v in percentile_interval(eq_b[:, k], alpha)),
-        }
-    return out

@@ -13,20 +13,12 @@ All functions are pure: a systems × test sets frame in, frames out.
 from __future__ import annotations
 
 from itertools import combinations
-from typing import Mapping
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
 from leaderboard.errors import InputError
-
-
-def scores_table(results: Mapping[str, Mapping]) -> pd.DataFrame:
-    """Systems × test sets frame from ``{test set: score_systems(...) result or {system: score}}``."""
-    columns = {name: pd.Series(res.get("systems", res) if isinstance(res, Mapping) else res, dtype=float)
-               for name, res in results.items()}
-    return pd.DataFrame(columns)
 
 
 def percent_of_baseline(scores: pd.DataFrame, baseline: str) -> pd.DataFrame:

@@ -99,8 +99,8 @@ def test_a_page_its_drafts_and_its_submit(endpoint):
     status, saved = _post(address, {"link": mine, "kind": "draft", "assignment": assignment,
                                     "answers": [{"item": items[0], "score": 33, "spans": []}]})
     assert (status, saved) == (200, {"saved": 1})
-    drafts = cdb.page_answers(store, assignment)
-    assert list(drafts["raw"]) == [33] and not drafts["final"].any()
+    drafts = cdb.answer_rows(store, assignment)  # (item, raw, spans, final)
+    assert [raw for _, raw, _, _ in drafts] == [33] and not any(final for *_, final in drafts)
     # a submit with a translation unscored: refused, named, the same page sent back with the draft; nothing final
     status, back = _post(address, {"link": mine, "kind": "submit", "assignment": assignment,
                                    "answers": _answers(task)[1:]})
@@ -152,7 +152,7 @@ def test_what_is_refused_stores_nothing(endpoint):
     bad[0]["score"] = 101
     status, body = _post(address, {"link": mine, "kind": "submit", "assignment": assignment, "answers": bad})
     assert status == 409 and "0 to 100, got 101" in body["error"]
-    assert cdb.page_answers(store, assignment).empty and store.judgments("pm").empty
+    assert cdb.answer_rows(store, assignment) == [] and store.judgments("pm").empty
     # malformed requests
     assert _post(address, None, raw=b"{not json")[0] == 400
     assert _post(address, {"kind": "page"})[0] == 400
@@ -161,7 +161,7 @@ def test_what_is_refused_stores_nothing(endpoint):
     assert _declared_too_long(address, MAX_BODY + 1) == 413
     assert _post(address, None, raw=b"", method="GET")[0] == 405
     assert _post(address.replace("/base", ""), {"link": mine, "kind": "page"})[0] == 404
-    assert cdb.page_answers(store, assignment).empty and store.judgments("pm").empty
+    assert cdb.answer_rows(store, assignment) == [] and store.judgments("pm").empty
 
 
 def test_a_link_of_another_protocol_opens_no_page(endpoint, tmp_path):

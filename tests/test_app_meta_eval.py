@@ -27,8 +27,8 @@ def submissions(env) -> dict[str, pd.DataFrame]:
            "noisy": cells.assign(score=cells["raw"] + rng.normal(scale=40, size=len(cells))),
            "sentinel-cand-mqm": cells.assign(score=rng.normal(size=len(cells)))}
     for name, part in out.items():
-        env["store"].save_metric_submission("Lines", part.assign(lp="cs-en")[["lp", "system", "segment", "score"]],
-                                            metric=name, level="segment", public=True)
+        env["store"].save_metric_submissions("Lines", part.assign(lp="cs-en", metric=name), level="segment",
+                                             public=True)
     return {name: part for name, part in out.items()}
 
 

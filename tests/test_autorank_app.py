@@ -54,9 +54,8 @@ def cs_uk(app_env, shared):  # noqa: F811
     long = scores.melt(id_vars=["lp", "system"], var_name="metric", value_name="score")
     ids = {}
     for metric, higher in zip(METRICS, (False, True)):
-        ids[metric] = store.save_metric_submission("Now", long[long["metric"] == metric][["lp", "system", "score"]],
-                                                   metric=metric, level="system", higher_is_better=higher,
-                                                   owner="mdev")
+        [ids[metric]] = store.save_metric_submissions("Now", long[long["metric"] == metric], level="system",
+                                                      higher_is_better=higher, owner="mdev")
     return {**app_env, "published": published.set_index("system"), "ids": ids}
 
 
@@ -131,8 +130,8 @@ def test_both_protocols_available_lets_the_page_choose(cs_uk):
     for i, metric in enumerate(("GEMBA-ESA-CMDA", "GEMBA-ESA-GPT4.1", "MetricX-24-Hybrid-XL", "XCOMET-XL",
                                 "CometKiwi-XL")):
         sign = -1.0 if metric.startswith("MetricX") else 1.0
-        store.save_metric_submission("Now", scores.assign(score=sign * scores["score"] * (1 + i)),
-                                     metric=metric, level="system", public=True, owner="mdev")
+        store.save_metric_submissions("Now", scores.assign(score=sign * scores["score"] * (1 + i), metric=metric),
+                                      level="system", public=True, owner="mdev")
     at = run_app("automatic.py", user=ORGANISER, params={"campaign": "Now", "lp": "cs-uk", "tab": "AutoRank"})
     assert at.radio(key="auto_protocol").value == "wmt25"
     table = page_tables(at)[0]

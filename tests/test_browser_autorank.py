@@ -49,8 +49,8 @@ def server(tmp_path_factory):
                constrained=constrained, open_source=open_source)
     for j, metric in enumerate(("MetricX-23-XL", "CometKiwi-DA-XL")):
         scores = pd.DataFrame({"lp": "en-de", "system": list(SYSTEMS), "score": [v[2 + j] for v in SYSTEMS.values()]})
-        store.save_metric_submission("Shared", scores, metric=metric, level="system", higher_is_better=j == 1,
-                                     owner="olga", public=True)
+        store.save_metric_submissions("Shared", scores.assign(metric=metric), level="system", higher_is_better=j == 1,
+                                      owner="olga", public=True)
     ranking = {"lp": "en-de", "assessment": "adequacy", "signature": "sig", "pvalues": {},
                "systems": [{"system": s, "ave": 80.0 - i, "ave_z": 0.0, "rank_lo": i + 1, "rank_hi": i + 1,
                             "cluster": 1} for i, s in enumerate(["Alpha", "Beta", "Delta"])]}

@@ -229,8 +229,7 @@ def _wait_draft(page, state: dict) -> None:
     key = _page_key(page)
     assignment = int(key.split(":")[0])
     for _ in range(600):
-        drafts = cdb.page_answers(store, assignment)
-        if len(drafts) and (drafts["raw"] == 64).any():
+        if any(raw == 64 for _, raw, _, _ in cdb.answer_rows(store, assignment)):
             return
         page.wait_for_timeout(100)
     raise AssertionError("the draft was not stored")

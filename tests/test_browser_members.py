@@ -64,8 +64,8 @@ def _prepare(folder: Path, demo_template: Path) -> None:
     store.load_judgments(frame, file_name=HOSTILE_FILE, input_format="canonical")
     publish_rankings(store, HOSTILE_CAMPAIGN, "olga", qc="none", note=HOSTILE_NOTE)
     scores = pd.DataFrame({"lp": LP, "system": HOSTILE_SYSTEMS, "segment": None, "score": [4.0, 3.0, 2.5, 1.0]})
-    store.save_metric_submission(HOSTILE_CAMPAIGN, scores, metric=HOSTILE_METRIC, level="system", owner="mdev",
-                                 public=True)
+    store.save_metric_submissions(HOSTILE_CAMPAIGN, scores.assign(metric=HOSTILE_METRIC), level="system", owner="mdev",
+                                  public=True)
 
 
 @pytest.fixture(scope="module")

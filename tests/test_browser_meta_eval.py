@@ -38,7 +38,7 @@ def server(tmp_path_factory):
         "    rows = [('en-de', sy, str(g), -q + rng.normal(scale=noise))"
         " for sy, q in (('alpha', 0.0), ('beta', 1.0), ('gamma', 2.0)) for g in range(1, 41)]\n"
         "    f = pd.DataFrame(rows, columns=['lp', 'system', 'segment', 'score'])\n"
-        "    s.save_metric_submission('toy-mqm', f, metric=name, level='segment', public=True)\n")
+        "    s.save_metric_submissions('toy-mqm', f.assign(metric=name), level='segment', public=True)\n")
     subprocess.run([sys.executable, "-c", script], env=env, check=True, capture_output=True)
     with app_in(folder, MTLB_NO_DEMO="1") as base:
         yield base

@@ -54,7 +54,7 @@ def _prepare(folder: Path) -> None:
     publish_rankings(store, CAMPAIGN, "olga", qc="none")
     # an earlier public submission, so the page has a selection before the upload
     earlier = pd.DataFrame({"lp": LP, "system": SYSTEMS, "segment": None, "score": [5, 4, 3.5, 2, 1.5, 1.0]})
-    store.save_metric_submission(CAMPAIGN, earlier, metric="Earlier", level="system", owner="mdev", public=True)
+    store.save_metric_submissions(CAMPAIGN, earlier.assign(metric="Earlier"), level="system", owner="mdev", public=True)
     # an MQM campaign for the error-span tab (issue 40)
     from leaderboard.cli import main
     from test_app_metrics_spans import _mqm

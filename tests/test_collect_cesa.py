@@ -129,14 +129,14 @@ def test_pages_tutorial_drafts_and_final_answers(shared, sqlite_url):
     partial = _answers(page)[1:]
     with pytest.raises(InputError, match="translation A of segment 1 has no score yet"):
         cesa.submit_page(store, ann, page.assignment_id, partial)
-    assert cdb.page_answers(store, page.assignment_id).empty
+    assert cdb.answer_rows(store, page.assignment_id) == []
     # a loud rule that fails: refused with its warning; the answers stay as drafts
     back = cesa.submit_page(store, ann, page.assignment_id, _answers(page, score=50))
     assert back.warnings and back.page == page.page and back.stored is False
     texts = {w["text"] for w in back.warnings}
     assert any("score it 40 or less" in t for t in texts)
-    drafts = cdb.page_answers(store, page.assignment_id)
-    assert len(drafts) == 4 and not drafts["final"].any()
+    drafts = cdb.answer_rows(store, page.assignment_id)  # (item, raw, spans, final)
+    assert len(drafts) == 4 and not any(final for *_, final in drafts)
     # a reload gives the same page, drafts included, in the same order
     again = cesa.next_page(store, ann)
     assert [t["item"] for s in again.segments for t in s["translations"]] == page.item_ids
@@ -159,8 +159,8 @@ def test_pages_tutorial_drafts_and_final_answers(shared, sqlite_url):
     nxt = cesa.submit_page(store, ann, after.assignment_id, answers)
     stored = store.judgments("pm")
     assert len(stored) == len(answers) and sorted(stored["raw"]) == sorted(a["score"] for a in answers)
-    row = cdb.page_answers(store, after.assignment_id).set_index("item_id").loc[first]
-    assert row["raw"] == 77 and row["final"] and row["spans"] == [
+    _, raw, spans, final = {r[0]: r for r in cdb.answer_rows(store, after.assignment_id)}[first]
+    assert raw == 77 and final and spans == [
         {"start": None, "end": None, "severity": "major", "token": "[missing]"}]
     # a repeated submit stores nothing more; answers to a submitted page are refused
     with pytest.raises(InputError):

@@ -19,7 +19,7 @@ def test_rule_on_hand_made_matrices():
                    [0.02, NAN, 0.03],
                    [0.001, 0.97, NAN]])
     p, source = combined.combined_p(pa, pf)
-    wins = combined.combined_wins(pa, pf)
+    wins = np.nan_to_num(p, nan=1.0) < 0.05  # i beats j under the combined rule
     # adequacy decides 0 vs 2 in both directions: fluency's 2 > 0 (p = 0.001) is ignored
     assert source[0, 2] == source[2, 0] == "adequacy"
     assert wins[0, 2] and not wins[2, 0]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from metrics.bootstrap import (draw_indices, index_counts, resampled_means, segment_bootstrap_ci,
+from metrics.bootstrap import (draw_indices, index_counts, paired_pvalues, resampled_means, segment_bootstrap_ci,
                                segment_bootstrap_samples, system_bootstrap_ci, system_bootstrap_samples)
 from metrics.correlation import pearson
 
@@ -112,16 +112,13 @@ def test_system_bootstrap_coverage():
     assert 0.90 <= hits / 200 <= 0.985
 
 
-def test_paired_bootstrap_matrix_equals_loop():
-    from metrics.bootstrap import paired_bootstrap_matrix
-
+def test_paired_pvalues_equal_loop():
     rng = np.random.default_rng(6)
     s, n = 8, 60
     human = np.linspace(0, 1, s)[:, None] + rng.normal(size=(s, n))
     metrics = {"good": human + 0.3 * rng.normal(size=(s, n)), "bad": rng.normal(size=(s, n)) + 0.2 *
                np.linspace(0, 1, s)[:, None]}
-    metrics["good2"] = metrics["good"].copy()
-    res = paired_bootstrap_matrix(human, metrics, n_resamples=200, seed=5)
+    p = paired_pvalues(segment_bootstrap_samples(human, metrics, n_resamples=200, seed=5, stats=("pearson",))["pearson"])
     # the same draws that segment_bootstrap_samples makes with this seed
     idx = draw_indices(n, 200, seed=np.random.default_rng(5))
     deltas = []
@@ -130,8 +127,7 @@ def test_paired_bootstrap_matrix_equals_loop():
         deltas.append(stats.pearsonr(h, metrics["good"][:, row].mean(1))[0]
                       - stats.pearsonr(h, metrics["bad"][:, row].mean(1))[0])
     deltas = np.array(deltas)
-    assert res["p"].loc["good", "bad"] == pytest.approx(np.mean(deltas <= 0))
-    assert res["p"].loc["bad", "good"] == pytest.approx(np.mean(deltas >= 0))
-    assert res["delta_lo"].loc["good", "bad"] == pytest.approx(np.percentile(deltas, 2.5))
-    assert res["p"].loc["good", "bad"] < 0.05
-    assert np.isnan(res["p"].loc["good", "good2"]) and np.isnan(res["p"].loc["bad", "bad"])
+    assert p[0, 1] == pytest.approx(np.mean(deltas <= 0))
+    assert p[1, 0] == pytest.approx(np.mean(deltas >= 0))
+    assert p[0, 1] < 0.05
+    assert np.isnan(p[0, 0]) and np.isnan(p[1, 1])

@@ -78,8 +78,8 @@ def collected(tmp_path_factory):
     sub_path.write_text("\n".join(rows) + "\n", encoding="utf-8")
     from metrics.submissions import read_submission
     sub = read_submission(sub_path)
-    store.save_metric_submission("app", sub[["lp", "system", "segment", "score"]], metric="SentChrF",
-                                 level="segment", public=True)
+    store.save_metric_submissions("app", sub[["lp", "system", "segment", "score"]].assign(metric="SentChrF"),
+                                  level="segment", public=True)
     return {"folder": folder, "db": db, "store": store, "snapshot": snap_path, "segments": seg_path,
             "submission": sub_path, "scores": sub}
 

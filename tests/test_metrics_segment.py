@@ -8,8 +8,7 @@ import pytest
 from scipy import stats
 
 from metrics.bootstrap import draw_indices
-from metrics.segment import (darr_pairs, darr_tau, kendall_block_matrices, pairwise_accuracy,
-                             pairwise_accuracy_ci, segment_correlation, tie_calibrated_accuracy)
+from metrics.segment import darr_pairs, darr_tau, kendall_block_matrices, pairwise_accuracy, segment_correlation
 
 
 def test_darr_hand_example():
@@ -75,38 +74,6 @@ def test_pairwise_accuracy_hand_example():
     assert pairwise_accuracy(human, metric) == pytest.approx(5 / 6)
     assert pairwise_accuracy(human, human * 10) == 1.0
     assert pairwise_accuracy(human, -human) == 0.0
-
-
-def test_tie_calibrated_accuracy_hand_example():
-    # human: A = B (tie), C lower.  Pairs: (A,B) human tie, (A,C) A>C, (B,C) B>C.
-    # metric A .50, B .52, C .10: |Δm| = .02, .40, .42.
-    #  eps = 0    -> (A,B) not a tie: wrong; (A,C), (B,C) right -> 2/3
-    #  eps = .02  -> (A,B) tie: right; others right            -> 3/3 (best, smallest eps)
-    #  eps = .40  -> (A,C) becomes a tie: wrong                  -> 2/3
-    human = np.array([1.0, 1.0, 0.0])
-    metric = np.array([0.50, 0.52, 0.10])
-    acc, eps = tie_calibrated_accuracy(human, metric)
-    assert acc == 1.0 and eps == pytest.approx(0.02)
-    # no human ties: the best is eps = 0 with plain pairwise accuracy
-    acc, eps = tie_calibrated_accuracy(np.array([4.0, 3, 2, 1]), np.array([0.9, 0.5, 0.6, 0.1]))
-    assert (acc, eps) == (pytest.approx(5 / 6), 0.0)
-    # vectorised rows agree with single calls
-    h = np.array([[1.0, 1.0, 0.0], [4.0, 3.0, 2.0]])
-    m = np.array([[0.50, 0.52, 0.10], [0.9, 0.5, 0.6]])
-    accs, epss = tie_calibrated_accuracy(h, m)
-    assert accs.tolist() == [1.0, pytest.approx(2 / 3)]
-
-
-def test_pairwise_accuracy_ci():
-    rng = np.random.default_rng(4)
-    s, n = 6, 200
-    human = np.linspace(0, 1, s)[:, None] + rng.normal(size=(s, n))
-    metrics = {"good": human + 0.1 * rng.normal(size=(s, n)), "noise": rng.normal(size=(s, n))}
-    res = pairwise_accuracy_ci(human, metrics, n_resamples=300, seed=2)
-    assert res["good"]["accuracy"] == 1.0
-    lo, hi = res["good"]["accuracy_ci"]
-    assert lo <= 1.0 <= hi and hi == 1.0
-    assert res["noise"]["accuracy_ci"][0] < res["noise"]["accuracy"] <= res["noise"]["accuracy_ci"][1] + 1e-12
 
 
 def _data(seed=0, s=5, n=30, missing=0.2):

@@ -14,6 +14,18 @@ from leaderboard.storage import Store
 from leaderboard.storage.store import SnapshotIntegrityError, frame_hash
 
 
+def _artifact_names(store: Store, campaign: str, lp: str) -> list[str]:
+    """The names of the artifacts stored with version 1 of the campaign's adequacy ranking of ``lp``."""
+    from sqlalchemy import select
+    from leaderboard.storage import models as m
+    a, snap, c = m.snapshot_artifacts, m.snapshots, m.campaigns
+    with store.engine.connect() as conn:
+        return sorted(conn.execute(select(a.c.name).join(snap, a.c.snapshot_id == snap.c.id)
+                                   .join(c, snap.c.campaign_id == c.c.id)
+                                   .where(c.c.name == campaign, snap.c.lp == lp, snap.c.assessment == "adequacy",
+                                          snap.c.version == 1)).scalars())
+
+
 @pytest.fixture(scope="module")
 def demo_store(tmp_path_factory) -> Store:
     store = Store(f"sqlite:///{tmp_path_factory.mktemp('artifacts') / 'mtlb.sqlite'}")  # the app's file name
@@ -22,7 +34,7 @@ def demo_store(tmp_path_factory) -> Store:
 
 
 def test_every_demo_snapshot_is_published_with_its_artifacts(demo_store):
-    names = {(c, lp): demo_store.snapshot_artifact_names(c, lp, "adequacy", 1)
+    names = {(c, lp): _artifact_names(demo_store, c, lp)
              for c, lp in [(DEMO_CAMPAIGN, "cs-en"), (WMT21_CAMPAIGN, "cs-en"), (SIMULATED_CAMPAIGN, "de-en")]}
     assert names[(DEMO_CAMPAIGN, "cs-en")] == ["metric_baselines", "qc", "release_qc", "segment_scores", "spec"]
     assert names[(WMT21_CAMPAIGN, "cs-en")] == ["qc", "release_qc", "segment_scores", "spec"]  # no texts: no baselines
@@ -145,7 +157,7 @@ def test_old_snapshot_without_artifacts_still_renders_its_pages(tmp_path, monkey
     store.load_judgments(frame, file_name="old.csv", input_format="canonical")
     ranking = rank_judgments(frame, qc="paired-t")[0]
     store.publish("Old", "cs-en", "adequacy", ranking, data_hash=frame_hash(frame), publisher="t")  # no artifacts
-    assert store.snapshot_artifact_names("Old", "cs-en", "adequacy", 1) == []
+    assert _artifact_names(store, "Old", "cs-en") == []
     from pathlib import Path
     root = Path(__file__).resolve().parents[1]
     for page in ("system.py", "qc.py"):
@@ -154,7 +166,7 @@ def test_old_snapshot_without_artifacts_still_renders_its_pages(tmp_path, monkey
         at.run()
         at.switch_page(str(root / "leaderboard" / "webapp" / "pages" / page)).run()
         assert not at.exception, [e.value for e in at.exception]
-    assert store.snapshot_artifact_names("Old", "cs-en", "adequacy", 1) == ["qc", "segment_scores"]
+    assert _artifact_names(store, "Old", "cs-en") == ["qc", "segment_scores"]
     metrics = {m.label: m.value for m in page_figures(at)}
     assert metrics["Workers kept"].endswith("of 6")
 

@@ -77,7 +77,7 @@ def test_metric_submission_visibility(db_url):
     store = Store(db_url)
     store.load_judgments(_frame(), file_name="a.csv", input_format="canonical")
     scores = pd.DataFrame({"lp": "cs-en", "system": ["sys0", "sys1", "sys2"], "score": [1.0, 2.0, 3.0]})
-    sid = store.save_metric_submission("c1", scores, metric="M", level="system", owner="dev")
+    [sid] = store.save_metric_submissions("c1", scores.assign(metric="M"), level="system", owner="dev")
     assert store.metric_submissions("c1", viewer="someone").empty
     assert store.metric_submissions("c1", viewer="dev")["metric"].tolist() == ["M"]
     with pytest.raises(PermissionError):

@@ -10,7 +10,7 @@ from sqlalchemy import text, update
 from leaderboard.accounts.auth import create_user
 from leaderboard.storage import Store
 from leaderboard.storage import models as m
-from leaderboard.storage.sessions import create_session, revoke_session, revoke_user_sessions, session_user
+from leaderboard.storage.sessions import create_session, revoke_session, session_user
 
 
 def test_sessions_live_expire_and_revoke(db_url, monkeypatch):
@@ -36,6 +36,5 @@ def test_sessions_live_expire_and_revoke(db_url, monkeypatch):
     with store.engine.connect() as conn:
         assert conn.execute(text("SELECT COUNT(*) FROM web_sessions")).scalar() == 1
     monkeypatch.setenv("MTLB_SESSION_HOURS", "2")
-    third, expires = create_session(store, "mdev")
+    _, expires = create_session(store, "mdev")
     assert expires - datetime.now(timezone.utc) <= timedelta(hours=2)
-    assert revoke_user_sessions(store, "mdev") == 2 and session_user(store, third) is None

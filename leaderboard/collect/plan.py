@@ -54,7 +54,6 @@ class CesaPlan:
     tasks: list[list[int]] | None = None
     welcome: list[list[dict]] = field(default_factory=list)
     checks: list[list[dict]] = field(default_factory=list)
-    source_file: str | None = None
 
     @property
     def models(self) -> list[str]:
@@ -153,7 +152,7 @@ def from_pearmut(path: str | Path, *, assets: str | Path | None = None) -> tuple
     assignment = "fixed" if info.assignment == "task-based" else "dynamic"
     if assignment == "dynamic":
         settings["models_per_item"] = min(settings["models_per_item"], max(2, len(campaign.models)))
-    plan = CesaPlan(documents, settings, assignment, tasks, welcome, checks, source_file=file)
+    plan = CesaPlan(documents, settings, assignment, tasks, welcome, checks)
     plan.settings["assets"] = str(Path(assets).resolve()) if assets else str(Path(path).resolve().parent)
     return campaign.campaign_id, plan
 
@@ -196,7 +195,7 @@ def from_wmt26(testset: str | Path, systems: str | Path, lp: str, *, assets: str
                 segment["instructions"] = first["instructions"]
             segments.append(segment)
         documents.append(segments)
-    plan = CesaPlan(documents, settings_with(**settings), "dynamic", source_file=str(testset))
+    plan = CesaPlan(documents, settings_with(**settings), "dynamic")
     plan.settings["assets"] = str(assets.resolve())
     return plan
 

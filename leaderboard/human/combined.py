@@ -38,12 +38,6 @@ def combined_p(p_adequacy: np.ndarray, p_fluency: np.ndarray, alpha: float = 0.0
     return p, source
 
 
-def combined_wins(p_adequacy: np.ndarray, p_fluency: np.ndarray, alpha: float = 0.05) -> np.ndarray:
-    """Boolean k x k matrix: [i, j] True when i is better than j under the combined rule."""
-    p, _ = combined_p(p_adequacy, p_fluency, alpha)
-    return np.nan_to_num(p, nan=1.0) < alpha
-
-
 def combined_ranking(adequacy: pd.DataFrame, fluency: pd.DataFrame, alpha: float = 0.05,
                      systems: Sequence[str] | None = None) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
     """Rank the systems of one language pair from an adequacy and a fluency judgment frame.

@@ -305,12 +305,6 @@ def run_qc(frame: pd.DataFrame, qc: str, qc_alpha: float = 0.05) -> QualityContr
     return QualityControl(f"{method}@{qc_alpha:g}", method, float(qc_alpha), kept, report)
 
 
-def apply_qc(frame: pd.DataFrame, qc: str, qc_alpha: float = 0.05) -> tuple[pd.DataFrame, str]:
-    """The kept frame and the signature label of :func:`run_qc`."""
-    done = run_qc(frame, qc, qc_alpha)
-    return done.kept, done.label
-
-
 def _z_scores(frame: pd.DataFrame, standardise: str | None, exclude_ref: bool, exclude_bad_ref: bool,
               zero_sd: str) -> tuple[np.ndarray, str]:
     z_given = frame["z"].to_numpy(dtype=float, na_value=np.nan) if "z" in frame.columns \

@@ -114,17 +114,3 @@ def system_scores_from_segments(seg: pd.DataFrame) -> pd.DataFrame:
     table["n"] = table["n"].astype(int)
     table["n_all"] = table["n_all"].astype(int)
     return table
-
-
-def system_scores(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per system: Ave (mean raw), Ave z, N (segments) and N.ALL (SYSTEM + REPEAT judgments).
-
-    Columns system, ave, ave_z, n, n_all (preceded by lp / assessment when the frame holds
-    several), sorted by Ave z descending (Ave when z is unknown).
-    """
-    table = system_scores_from_segments(segment_scores(frame))
-    key = "ave_z" if table["ave_z"].notna().any() else "ave"
-    group = [c for c in ("lp", "assessment") if c in table.columns]
-    table = table.sort_values(group + [key, "system"], ascending=[True] * len(group) + [False, True],
-                              kind="mergesort", na_position="last")
-    return table.reset_index(drop=True)

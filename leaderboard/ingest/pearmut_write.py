@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from typing import Any, Sequence
 
 import numpy as np
@@ -92,16 +91,6 @@ def pearmut_log_lines(judgments: pd.DataFrame, items: pd.DataFrame, spans: pd.Da
         lines.append(json.dumps({"annotation": annotation, "item": shown, "user_id": worker, "item_i": item_i},
                                 ensure_ascii=False))
     return lines
-
-
-def write_pearmut_log(path: str | os.PathLike, judgments: pd.DataFrame, items: pd.DataFrame,
-                      spans: pd.DataFrame | None = None, *,
-                      special_tokens: Sequence[str] = WMT26_SPECIAL_TOKENS) -> int:
-    """Write :func:`pearmut_log_lines` to ``path`` (UTF-8, one line each); returns the number of lines."""
-    lines = pearmut_log_lines(judgments, items, spans, special_tokens=special_tokens)
-    with open(path, "w", encoding="utf-8", newline="\n") as fh:
-        fh.write("".join(line + "\n" for line in lines))
-    return len(lines)
 
 
 def _texts(items: pd.DataFrame) -> dict[tuple[str, str], tuple[str, str, str | None]]:

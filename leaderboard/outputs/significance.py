@@ -47,10 +47,6 @@ class PairedBootstrap:
     seed: int
     n_samples: int
 
-    def half_width(self) -> np.ndarray:
-        """sacrebleu's ``± ci``: half the width of the 95% interval."""
-        return 0.5 * (self.ci[:, 1] - self.ci[:, 0])
-
 
 def resample_indices(n_segments: int, n_samples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> np.ndarray:
     """sacrebleu's draws: ``default_rng(seed).choice(n_segments, size=(n_samples, n_segments))``."""

@@ -197,16 +197,6 @@ def page_items(store: Store, hit_id: int) -> tuple[dict[str, Any], ...]:
     return kept
 
 
-def page_answers(store: Store, assignment_id: int) -> pd.DataFrame:
-    """The answers of an assignment: item_id, raw, spans (parsed), final."""
-    with connect(store) as conn:
-        rows = conn.execute(select(r_.c.item_id, r_.c.raw, r_.c.spans, r_.c.final, r_.c.started_at)
-                            .where(r_.c.assignment_id == assignment_id).order_by(r_.c.id)).all()
-    frame = pd.DataFrame(rows, columns=["item_id", "raw", "spans", "final", "started_at"])
-    frame["spans"] = frame["spans"].map(lambda t: json.loads(t) if isinstance(t, str) and t else [])
-    return frame
-
-
 _ANSWER_ROWS = (select(r_.c.item_id, r_.c.raw, r_.c.spans, r_.c.final)
                 .where(r_.c.assignment_id == bindparam("assignment_id")).order_by(r_.c.id))
 

@@ -111,34 +111,25 @@ def esa_span_writer(spans: pd.DataFrame, assessment: str = "esa", outputs: pd.Da
             doc = part["doc"].astype(str)
             part = part[~np.logical_or.reduce([doc.str.contains(mark, regex=False).to_numpy()
                                                for mark in UNUSABLE_DOC_MARKS])]
-        lps = dict(conn.execute(select(m.language_pairs.c.lp, m.language_pairs.c.id)
-                                .where(m.language_pairs.c.campaign_id == cid)).all())
-        for lp, rows in part.groupby("lp", sort=True):
-            lp_id = lps.get(str(lp))
-            if lp_id is None:
-                continue  # spans of a language pair left out with --lp
-            systems = dict(conn.execute(select(m.systems.c.name, m.systems.c.id).where(m.systems.c.lp_id == lp_id)).all())
-            segments = dict(conn.execute(select(m.segments.c.key, m.segments.c.id).where(m.segments.c.lp_id == lp_id)).all())
-            sys_ids = rows["system"].astype(str).map(systems)
-            seg_ids = rows["segment"].astype(str).map(segments)
-            keep = (sys_ids.notna() & seg_ids.notna()).to_numpy()
+        for lp_id, rows, system_ids, segment_ids in _stored_rows(conn, cid, part):
             out = pd.DataFrame({
                 "import_id": import_id, "lp_id": lp_id, "assessment": assessment,
-                "system_id": sys_ids[keep].astype(int).to_numpy(), "segment_id": seg_ids[keep].astype(int).to_numpy(),
-                "rater": rows["rater"][keep].to_numpy(), "category": rows["category"][keep].to_numpy(),
-                "severity": rows["severity"][keep].to_numpy(),
-                "span_start": rows["span_start"][keep].astype("Int64").to_numpy(),
-                "span_end": rows["span_end"][keep].astype("Int64").to_numpy(),
-                "comment": None, "line": rows["line"][keep].to_numpy()})
+                "system_id": system_ids, "segment_id": segment_ids,
+                "rater": rows["rater"].to_numpy(), "category": rows["category"].to_numpy(),
+                "severity": rows["severity"].to_numpy(),
+                "span_start": rows["span_start"].astype("Int64").to_numpy(),
+                "span_end": rows["span_end"].astype("Int64").to_numpy(),
+                "comment": None, "line": rows["line"].to_numpy()})
             insert_frame(conn, "expert_annotations", out)
     return write
 
 
-def _write_outputs(conn: Connection, outputs: pd.DataFrame, cid: int, import_id: int) -> None:
-    """Store the rated texts of (system, segment) pairs the campaign has no text for yet."""
+def _stored_rows(conn: Connection, cid: int, frame: pd.DataFrame):
+    """Per language pair of ``frame`` that the campaign has (others, e.g. left out with --lp, are skipped):
+    ``(lp_id, rows, system_ids, segment_ids)`` for the rows whose system and segment the pair has stored."""
     lps = dict(conn.execute(select(m.language_pairs.c.lp, m.language_pairs.c.id)
                             .where(m.language_pairs.c.campaign_id == cid)).all())
-    for lp, rows in outputs.groupby("lp", sort=True):
+    for lp, rows in frame.groupby("lp", sort=True):
         lp_id = lps.get(str(lp))
         if lp_id is None:
             continue
@@ -147,10 +138,15 @@ def _write_outputs(conn: Connection, outputs: pd.DataFrame, cid: int, import_id:
         sys_ids = rows["system"].astype(str).map(systems)
         seg_ids = rows["segment"].astype(str).map(segments)
         keep = (sys_ids.notna() & seg_ids.notna()).to_numpy()
-        new = pd.DataFrame({"import_id": import_id, "lp_id": lp_id, "system_id": sys_ids[keep].astype(int).to_numpy(),
-                            "segment_id": seg_ids[keep].astype(int).to_numpy(),
-                            "source": rows["source"][keep].astype(str).to_numpy(),
-                            "target": rows["target"][keep].astype(str).to_numpy()})
+        yield lp_id, rows[keep], sys_ids[keep].astype(int).to_numpy(), seg_ids[keep].astype(int).to_numpy()
+
+
+def _write_outputs(conn: Connection, outputs: pd.DataFrame, cid: int, import_id: int) -> None:
+    """Store the rated texts of (system, segment) pairs the campaign has no text for yet."""
+    for lp_id, rows, system_ids, segment_ids in _stored_rows(conn, cid, outputs):
+        new = pd.DataFrame({"import_id": import_id, "lp_id": lp_id, "system_id": system_ids,
+                            "segment_id": segment_ids, "source": rows["source"].astype(str).to_numpy(),
+                            "target": rows["target"].astype(str).to_numpy()})
         new = new.drop_duplicates(["system_id", "segment_id"])
         if len(new):  # a text stored before (by this or a concurrent import) stays as it is
             conn.execute(insert_ignore(conn, m.expert_outputs), new.to_dict(orient="records"))

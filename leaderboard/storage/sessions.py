@@ -73,12 +73,3 @@ def revoke_session(store, session_id: str) -> bool:
         return conn.execute(update(m.web_sessions).where(and_(
             m.web_sessions.c.token_hash == _hash(session_id), m.web_sessions.c.revoked.is_(False)))
             .values(revoked=True)).rowcount > 0
-
-
-def revoke_user_sessions(store, user_name: str) -> int:
-    """End every session of a user (e.g. after a password change); returns how many were live."""
-    s, u = m.web_sessions, m.users
-    with store.engine.begin() as conn:
-        uid = select(u.c.id).where(u.c.name == user_name).scalar_subquery()
-        return conn.execute(update(s).where(and_(s.c.user_id == uid, s.c.revoked.is_(False)))
-                            .values(revoked=True)).rowcount

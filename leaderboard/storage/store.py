@@ -302,13 +302,6 @@ class Store:
         return merge_texts(stored, extra[extra["kind"] == kind] if kind else extra)
 
     # ---- metric submissions ----------------------------------------------------------------
-    def save_metric_submission(self, campaign: str, scores: pd.DataFrame, *, metric: str, level: str,
-                               higher_is_better: bool = True, owner: str | None = None,
-                               public: bool = False) -> int:
-        """Store one metric's validated scores (columns lp, system, [segment], score); returns its id."""
-        return self.save_metric_submissions(campaign, scores.assign(metric=metric), level=level,
-                                            higher_is_better=higher_is_better, owner=owner, public=public)[0]
-
     def save_metric_submissions(self, campaign: str, scores: pd.DataFrame, *, level: str,
                                 higher_is_better: bool = True, owner: str | None = None,
                                 public: bool = False) -> list[int]:
@@ -429,14 +422,6 @@ class Store:
                                          f"artifact {name} no longer matches the hash stored when it was published "
                                          "(altered since)")
         return json.loads(row.payload)
-
-    def snapshot_artifact_names(self, campaign: str, lp: str, assessment: str, version: int) -> list[str]:
-        """The names of a published version's stored artifacts."""
-        a = m.snapshot_artifacts
-        with self.engine.connect() as conn:
-            sid = self._snapshot_id(conn, campaign, lp, assessment, version)
-            return [] if sid is None else sorted(conn.execute(
-                select(a.c.name).where(a.c.snapshot_id == sid)).scalars())
 
     def save_snapshot_artifact(self, campaign: str, lp: str, assessment: str, version: int, name: str,
                                value: Any) -> bool:

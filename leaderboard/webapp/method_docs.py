@@ -67,8 +67,3 @@ def markdown(name: str) -> str:
     text = _read(name)
     text = _SIBLING.sub(lambda m: f"]({PAGE_PATH}?doc={m.group(1)}{m.group(2) or ''})", text)
     return _OUTSIDE.sub(lambda m: f"{m.group(1)} (docs/{m.group(2)} in the project's sources)", text)
-
-
-def link(name: str, section: str = "") -> str:
-    """A relative address of the Method page showing ``name`` (at ``section``), for Markdown links."""
-    return f"{PAGE_PATH}?doc={name}" + (f"#{section}" if section else "")
