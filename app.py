@@ -3,7 +3,7 @@
 
 One file, two roles: ``streamlit run`` finds the ``st.App`` below (``app``, in the module as imported) and
 serves it: the pages, which it runs from this same file as the page script (``__main__``), and beside them
-the annotation endpoint (:mod:`leaderboard.webapp.annotation_api`) on the same address.
+what :mod:`leaderboard.webapp.serving` adds (the annotation endpoint) on the same address.
 """
 
 if __name__ == "__main__":
@@ -12,11 +12,7 @@ if __name__ == "__main__":
     main()
 else:
     import streamlit as st
-    from starlette.middleware import Middleware
-    from streamlit import config
 
-    from leaderboard.webapp.annotation_api import routes
-    from leaderboard.webapp.connections import SendAtOnce
+    from leaderboard.webapp.serving import app_options
 
-    app = st.App(__file__, routes=routes(config.get_option("server.baseUrlPath") or ""),
-                 middleware=[Middleware(SendAtOnce)])
+    app = st.App(__file__, **app_options())

@@ -54,8 +54,15 @@ def test_every_connection_sends_at_once():
 
 def test_the_served_app_has_it():
     """Both entry scripts serve the pages with the middleware and the annotation endpoint."""
+    from starlette.middleware import Middleware
+
+    from leaderboard.webapp.connections import SendAtOnce
+    from leaderboard.webapp.serving import app_options
+    options = app_options()
+    assert [m.cls for m in options["middleware"]] == [SendAtOnce] and isinstance(options["middleware"][0], Middleware)
+    assert [r.path for r in options["routes"]] == ["/mtlb-api/cesa"]
     from pathlib import Path
     root = Path(__file__).resolve().parents[1]
     packaged = root / "leaderboard" / "webapp" / "entry" / "app.py"
     assert (root / "app.py").read_text().split('"""', 2)[2] == packaged.read_text().split('"""', 2)[2]
-    assert "middleware=[Middleware(SendAtOnce)]" in packaged.read_text()
+    assert "app = st.App(__file__, **app_options())" in packaged.read_text()

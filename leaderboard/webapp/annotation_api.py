@@ -28,7 +28,7 @@ from collections import OrderedDict
 from functools import lru_cache
 from typing import Any
 
-from starlette.concurrency import run_in_threadpool
+import anyio
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
@@ -47,6 +47,11 @@ MAX_BODY = 1_000_000
 KEEP_SECONDS, KEEP_LINKS = 60.0, 4096
 _people: OrderedDict[tuple, tuple[float, service.Annotator]] = OrderedDict()
 _people_lock = threading.Lock()
+#: requests answered at once, in worker threads: about the store's connection pool (5 + 10 overflow on
+#: PostgreSQL). More threads would only wait for a connection; each waiting thread still wakes and contends for
+#: the interpreter, which cost the server CPU under load. The rest wait their turn in the event loop.
+WORKERS = 12
+_limiter: list[anyio.CapacityLimiter] = []
 
 
 @lru_cache(maxsize=4)
@@ -78,7 +83,9 @@ async def _endpoint(request: Request) -> JSONResponse:
         data = json.loads(body)
     except (ValueError, UnicodeDecodeError):
         return _reply(400, {"error": "the request is not JSON"})
-    status, answer = await run_in_threadpool(respond, data)
+    if not _limiter:
+        _limiter.append(anyio.CapacityLimiter(WORKERS))
+    status, answer = await anyio.to_thread.run_sync(respond, data, limiter=_limiter[0])
     return _reply(status, answer)
 
 
