@@ -26,7 +26,9 @@ def endpoint(tmp_path: Path, shared: Path, monkeypatch):
     from leaderboard.collect.links import invitation_links
     from leaderboard.collect.plan import from_pearmut
     from leaderboard.storage import Store
-    from leaderboard.webapp.annotation_api import routes
+    from starlette.middleware import Middleware
+
+    from leaderboard.webapp.annotation_api import AnnotationEndpoint
     from appserver import free_port
 
     url = f"sqlite:///{tmp_path / 'api.sqlite'}"
@@ -38,7 +40,7 @@ def endpoint(tmp_path: Path, shared: Path, monkeypatch):
     create_cesa(store, "pm", LP, plan, seed=1, redundancy=2)
     links = [{"t": link["url"].split("t=")[1]} for link in invitation_links(store, "pm", LP, 2, "http://x.invalid")]
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(Starlette(routes=routes("/base/")), host="127.0.0.1", port=port,
+    server = uvicorn.Server(uvicorn.Config(Starlette(middleware=[Middleware(AnnotationEndpoint, base_path="/base/")]), host="127.0.0.1", port=port,
                                            log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

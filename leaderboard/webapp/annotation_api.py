@@ -1,5 +1,5 @@
 """The annotation endpoint: the contrastive-ESA page's drafts and submits, answered over plain HTTP beside the
-Streamlit app (a route of ``st.App``, see :mod:`leaderboard.webapp.entry.serve`).
+Streamlit app by the same server (a middleware of the app's ``st.App``, see :mod:`leaderboard.webapp.serving`).
 
 Why not through Streamlit: a value sent by a component reruns the whole page script on the server (the
 navigation, the annotator's page, the component's arguments serialised again and compared), about 35–80 ms of
@@ -26,12 +26,11 @@ import threading
 import time
 from collections import OrderedDict
 from functools import lru_cache
-from typing import Any
+from typing import Any, Awaitable, Callable
 
-import anyio
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.routing import Route
 
 from ..collect import cesa, service
 from ..errors import InputError
@@ -47,11 +46,6 @@ MAX_BODY = 1_000_000
 KEEP_SECONDS, KEEP_LINKS = 60.0, 4096
 _people: OrderedDict[tuple, tuple[float, service.Annotator]] = OrderedDict()
 _people_lock = threading.Lock()
-#: requests answered at once, in worker threads: about the store's connection pool (5 + 10 overflow on
-#: PostgreSQL). More threads would only wait for a connection; each waiting thread still wakes and contends for
-#: the interpreter, which cost the server CPU under load. The rest wait their turn in the event loop.
-WORKERS = 12
-_limiter: list[anyio.CapacityLimiter] = []
 
 
 @lru_cache(maxsize=4)
@@ -60,10 +54,26 @@ def _store(url: str) -> Store:
     return Store(url)
 
 
-def routes(base_path: str = "") -> list[Route]:
-    """The endpoint's route below the app's base path (``server.baseUrlPath``)."""
-    prefix = "/".join(part for part in (base_path.strip("/"), API_PATH) if part)
-    return [Route("/" + prefix, _endpoint, methods=["POST"])]
+class AnnotationEndpoint:
+    """ASGI middleware in front of the app: requests to the endpoint's path (below the app's base path,
+    ``server.baseUrlPath``) are answered here; everything else goes on to Streamlit. In front, because
+    Streamlit's own middleware (sessions, gzip, path checks, its router) is of no use to these requests and
+    cost about a tenth of the server's CPU under load when they went through it."""
+
+    def __init__(self, app: Callable[..., Awaitable[None]], base_path: str = "") -> None:
+        self.app = app
+        self.path = "/" + "/".join(part for part in (base_path.strip("/"), API_PATH) if part)
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] != "http" or scope["path"].rstrip("/") != self.path:
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope, receive)
+        if request.method != "POST":
+            response = JSONResponse({"error": "send answers with POST"}, status_code=405, headers={"Allow": "POST"})
+        else:
+            response = await _endpoint(request)
+        await response(scope, receive, send)
 
 
 def _reply(status: int, body: dict[str, Any]) -> JSONResponse:
@@ -83,9 +93,7 @@ async def _endpoint(request: Request) -> JSONResponse:
         data = json.loads(body)
     except (ValueError, UnicodeDecodeError):
         return _reply(400, {"error": "the request is not JSON"})
-    if not _limiter:
-        _limiter.append(anyio.CapacityLimiter(WORKERS))
-    status, answer = await anyio.to_thread.run_sync(respond, data, limiter=_limiter[0])
+    status, answer = await run_in_threadpool(respond, data)
     return _reply(status, answer)
 
 
@@ -97,7 +105,7 @@ def _link(data: Any) -> dict[str, str] | None:
 
 
 def respond(data: Any) -> tuple[int, dict[str, Any]]:
-    """One request, answered as ``(HTTP status, JSON body)``; what the route runs in a worker thread, on one pooled
+    """One request, answered as ``(HTTP status, JSON body)``; what the endpoint runs in a worker thread, on one pooled
     connection from the link's check to the next page (:func:`leaderboard.storage.collect.one_connection`)."""
     link = _link(data)
     if link is None:
