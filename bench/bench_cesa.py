@@ -372,11 +372,11 @@ def bench_concurrency(levels: list[int], think: float, duration: float, folder: 
     return out
 
 
-def _cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of a process so far (Linux /proc)."""
+def _cpu_seconds(pid: int) -> tuple[float, float]:
+    """(user, system) CPU seconds of a process so far (Linux /proc)."""
     import os
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / os.sysconf("SC_CLK_TCK"), int(fields[12]) / os.sysconf("SC_CLK_TCK")
 
 
 def bench_served(levels: list[int], think: float, duration: float, folder: Path) -> list[dict]:
@@ -472,7 +472,9 @@ def bench_served(levels: list[int], think: float, duration: float, folder: Path)
             for t in threads:
                 t.join(duration + 180)
             seconds = time.perf_counter() - t0
-            cpu = _cpu_seconds(server_pid) - cpu0 if server_pid else None
+            cpu1 = _cpu_seconds(server_pid) if server_pid else None
+            user, system = (cpu1[0] - cpu0[0], cpu1[1] - cpu0[1]) if server_pid else (None, None)
+            cpu = user + system if server_pid else None
         with store.engine.connect() as conn:
             stored = conn.execute(select(func.count()).select_from(m.judgments)).scalar_one()
         q = _q(lat)
@@ -480,6 +482,8 @@ def bench_served(levels: list[int], think: float, duration: float, folder: Path)
                     "drafts": _q(drafts), "answers_given": given[0], "answers_stored": int(stored),
                     "errors": len(errors), "first_error": errors[0] if errors else None, "submit_next": q,
                     "server_cpu_s": None if cpu is None else round(cpu, 1),
+                    "server_user_s": None if cpu is None else round(user, 1),
+                    "server_system_s": None if cpu is None else round(system, 1),
                     "server_cpu_ms_per_page": None if cpu is None or not lat else round(1000 * cpu / len(lat), 1),
                     "met": q.get("p95", 9) <= 0.3 and not errors and stored == given[0]})
         store.engine.dispose()
