@@ -466,12 +466,14 @@ def bench_served(levels: list[int], think: float, duration: float, folder: Path)
                     conn.close()
             threads = [threading.Thread(target=annotator, args=(tok, k), daemon=True) for k, tok in enumerate(tokens)]
             cpu0 = _cpu_seconds(server_pid) if server_pid else None
+            client0 = time.process_time()
             t0 = time.perf_counter()
             for t in threads:
                 t.start()
             for t in threads:
                 t.join(duration + 180)
             seconds = time.perf_counter() - t0
+            client = time.process_time() - client0
             cpu1 = _cpu_seconds(server_pid) if server_pid else None
             user, system = (cpu1[0] - cpu0[0], cpu1[1] - cpu0[1]) if server_pid else (None, None)
             cpu = user + system if server_pid else None
@@ -481,7 +483,7 @@ def bench_served(levels: list[int], think: float, duration: float, folder: Path)
         out.append({"annotators": n, "think_s": think, "seconds": round(seconds, 1), "pages_submitted": len(lat),
                     "drafts": _q(drafts), "answers_given": given[0], "answers_stored": int(stored),
                     "errors": len(errors), "first_error": errors[0] if errors else None, "submit_next": q,
-                    "server_cpu_s": None if cpu is None else round(cpu, 1),
+                    "server_cpu_s": None if cpu is None else round(cpu, 1), "clients_cpu_s": round(client, 1),
                     "server_user_s": None if cpu is None else round(user, 1),
                     "server_system_s": None if cpu is None else round(system, 1),
                     "server_cpu_ms_per_page": None if cpu is None or not lat else round(1000 * cpu / len(lat), 1),
