@@ -44,9 +44,14 @@ def _language(code: str) -> str:
     return LANGUAGE_NAMES.get(code, LANGUAGE_NAMES.get(str(code).split("_")[0].lower(), code))
 
 
+def _link() -> dict[str, str]:
+    """The link's parameters (an invitation token, or a crowd key and the platform's worker id)."""
+    return {k: st.query_params.get(k) for k in st.query_params}
+
+
 def _annotator() -> service.Annotator:
     """The annotator of this browser tab's link (looked up once per tab)."""
-    params = {k: st.query_params.get(k) for k in st.query_params}
+    params = _link()
     ident = tuple(sorted(params.items()))
     if st.session_state.get("_ann_ident") != ident:
         for key in ("_ann", "_ann_task", "_ann_error"):
@@ -266,7 +271,7 @@ def render() -> None:
     if person.protocol == "cesa":
         from . import cesa_view
         try:
-            cesa_view.render(person)
+            cesa_view.render(person, _link())
         except InputError as exc:
             st.warning(md_escape(str(exc)))
         return

@@ -80,15 +80,19 @@ def _reply(status: int, body: dict[str, Any]) -> JSONResponse:
     return JSONResponse(body, status_code=status, headers={"Cache-Control": "no-store"})
 
 
+def _too_large() -> JSONResponse:
+    return _reply(413, {"error": f"the request is larger than {MAX_BODY} bytes"})
+
+
 async def _endpoint(request: Request) -> JSONResponse:
     declared = request.headers.get("content-length")
     if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
-        return _reply(413, {"error": f"the request is larger than {MAX_BODY} bytes"})
+        return _too_large()
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
         if len(body) > MAX_BODY:
-            return _reply(413, {"error": f"the request is larger than {MAX_BODY} bytes"})
+            return _too_large()
     try:
         data = json.loads(body)
     except (ValueError, UnicodeDecodeError):
@@ -120,7 +124,7 @@ def respond(data: Any) -> tuple[int, dict[str, Any]]:
 
 def _person(store: Store, link: dict[str, str]) -> service.Annotator | None:
     """The link's annotator, as :func:`leaderboard.collect.service.open_link` finds it, kept a minute per link."""
-    key = (str(store.engine.url), tuple(sorted(link.items())))
+    key = (store.engine, tuple(sorted(link.items())))  # the engine, not the URL, as the collection storage keys
     now = time.monotonic()
     with _people_lock:
         kept = _people.get(key)

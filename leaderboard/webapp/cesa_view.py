@@ -81,9 +81,9 @@ def _next_hit() -> None:
     st.session_state["_cesa_new_hit"] = True
 
 
-def render(person) -> None:
-    """The page of a cESA annotator (called by :mod:`leaderboard.webapp.annotate_view`). The page is asked for on
-    every run: the annotation endpoint may have moved the annotator on since the last one."""
+def render(person, link: dict[str, str]) -> None:
+    """The page of a cESA annotator, opened by ``link`` (called by :mod:`leaderboard.webapp.annotate_view`). The page
+    is asked for on every run: the annotation endpoint may have moved the annotator on since the last one."""
     store = state.get_store()
     page = cesa.next_page(store, person, new_hit=bool(st.session_state.pop("_cesa_new_hit", False)))
     if page.state == "none":
@@ -96,5 +96,4 @@ def render(person) -> None:
             st.caption("Keep this code: the organisers may ask for it.")
             st.button("Start another HIT", on_click=_next_hit, key="cesa_next_hit", type="primary")
         return
-    link = {k: st.query_params.get(k) for k in st.query_params}
     cesa_page(page_args(store, person, page, link), key=KEY)
