@@ -156,7 +156,11 @@ def _submit(page, before: str) -> bool:
         arg=[FRAME, before, response])
     if page.locator(".st-key-completion-code code").count():
         return False
-    return _page_key(page) == before
+    if _page_key(page) == before:
+        return True
+    # a new page starts at its top, wherever the annotator had scrolled to on the last one
+    page.wait_for_function("(sel) => Math.abs(document.querySelector(sel).getBoundingClientRect().top) < 50", arg=FRAME)
+    return False
 
 
 def _answer_page(page, scores: dict[str, int]) -> None:
